@@ -1,0 +1,15 @@
+"""What the encoder reads: metric names, language and code, rendered by the model's template.
+
+Training and every runtime path render inputs with this one function, so a
+model sees the same text at training time and in the editor.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+DEFAULT_TEMPLATE = "<metrics> {metrics} <lang> {language} <code>\n{code}"
+
+
+def render(template: str, metrics: Sequence[str], language: str, code: str) -> str:
+    return template.format(metrics=" ".join(metrics), language=language, code=code)

@@ -1,0 +1,120 @@
+"""Build the RLM: a code tokenizer that carries the number tokens, and a T5 encoder-decoder.
+
+A checkpoint directory, as written by `save_checkpoint`, is what `rlm-export` reads:
+
+    config.json, model.safetensors, generation_config.json   (Hugging Face T5)
+    tokenizer.json                                           (tokenizers BPE + number tokens)
+    rlm_meta.json                                            (metrics, template, max tokens, data summary)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+from rlm_lsp import numbers
+from rlm_lsp.template import DEFAULT_TEMPLATE
+
+PAD, EOS, UNK = "<pad>", "</s>", "<unk>"
+SPECIAL_TOKENS = [PAD, EOS, UNK, "<metrics>", "<lang>", "<code>", *numbers.ALL_TOKENS]
+
+SIZES = {
+    # name: (d_model, d_ff, encoder layers, decoder layers, heads, d_kv)
+    "tiny": (32, 64, 1, 1, 2, 16),
+    "small": (256, 1024, 3, 2, 4, 64),
+    "base": (384, 1536, 4, 2, 6, 64),
+}
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 8000) -> Tokenizer:
+    """Byte-level BPE over code; special and number tokens get fixed low ids (pad=0, eos=1)."""
+    tok = Tokenizer(models.BPE(unk_token=UNK))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        min_frequency=2,
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single=f"$A {EOS}", special_tokens=[(EOS, tok.token_to_id(EOS))]
+    )
+    return tok
+
+
+def number_token_ids(tok: Tokenizer) -> dict[str, int]:
+    ids = {t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}
+    missing = [t for t, i in ids.items() if i is None]
+    if missing:
+        raise ValueError(f"tokenizer lacks number tokens: {missing[:5]}")
+    return ids
+
+
+def build_model(tok: Tokenizer, size: str = "small", dropout: float = 0.1):
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    d_model, d_ff, enc, dec, heads, d_kv = SIZES[size]
+    config = T5Config(
+        vocab_size=tok.get_vocab_size(),
+        d_model=d_model,
+        d_ff=d_ff,
+        d_kv=d_kv,
+        num_layers=enc,
+        num_decoder_layers=dec,
+        num_heads=heads,
+        dropout_rate=dropout,
+        feed_forward_proj="gated-gelu",
+        tie_word_embeddings=False,
+        pad_token_id=tok.token_to_id(PAD),
+        eos_token_id=tok.token_to_id(EOS),
+        decoder_start_token_id=tok.token_to_id(PAD),
+    )
+    return T5ForConditionalGeneration(config)
+
+
+def target_ids(tok: Tokenizer, values: Sequence[float | None]) -> list[int]:
+    """Decoder labels: one P10 block per metric; a missing metric is -100 (ignored by the loss)."""
+    ids = number_token_ids(tok)
+    out: list[int] = []
+    for value in values:
+        if value is None:
+            out.extend([-100] * numbers.TOKENS_PER_NUMBER)
+        else:
+            out.extend(ids[t] for t in numbers.encode(value))
+    return out
+
+
+def default_meta(metrics: Sequence[dict], max_input_tokens: int = 512, **extra) -> dict:
+    return {
+        "metrics": list(metrics),
+        "input_template": DEFAULT_TEMPLATE,
+        "max_input_tokens": max_input_tokens,
+        "languages": ["python"],
+        "preprocess": "none",
+        **extra,
+    }
+
+
+def save_checkpoint(model, tok: Tokenizer, out_dir: str | Path, meta: dict) -> Path:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(out)
+    tok.save(str(out / "tokenizer.json"))
+    (out / "rlm_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+    return out
+
+
+def load_checkpoint(path: str | Path):
+    from transformers import T5ForConditionalGeneration
+
+    path = Path(path)
+    tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+    meta = json.loads((path / "rlm_meta.json").read_text())
+    model = T5ForConditionalGeneration.from_pretrained(path)
+    return model, tok, meta
