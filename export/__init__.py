@@ -1,0 +1,6 @@
+"""Checkpoint -> shipped model directory: optimum ONNX export, int8 quantization, parity checks.
+
+    rlm-export CHECKPOINT_DIR OUT_DIR          (also: python -m export)
+
+Needs the training extra (torch, transformers, optimum-onnx); the runtime never imports this.
+"""

@@ -1,0 +1,138 @@
+"""rlm-export CHECKPOINT_DIR OUT_DIR: export, quantize, validate, write rlm_config.json.
+
+Steps, each reported:
+1. optimum exports encoder, decoder and decoder-with-past to ONNX (fp32, checked at atol 1e-4);
+2. parity: constrained greedy decode in ONNX fp32 equals PyTorch's, token for token, on sample inputs;
+3. int8 dynamic quantization (default; --no-int8 ships fp32);
+4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change.
+The report is printed and saved as OUT_DIR/export_report.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+from export.config import write_model_config
+from export.onnx_export import ExportError, check_checkpoint, export_fp32, quantize_int8
+
+SAMPLE_CODES = [
+    "def f(n):\n    return sum(range(n))\n",
+    "def build(n):\n    return [[0] * n for _ in range(n)]\n",
+    "def count(s):\n    seen = {}\n    for ch in s:\n        seen[ch] = seen.get(ch, 0) + 1\n    return seen\n",
+    "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n",
+    "import sys\n\ndata = sys.stdin.read().split()\nprint(sorted(map(int, data)))\n",
+    "class Solution:\n    def twoSum(self, nums, target):\n        d = {}\n        for i, x in enumerate(nums):\n"
+    "            if target - x in d:\n                return [d[target - x], i]\n            d[x] = i\n",
+    "def grid(n, m):\n    dp = [[0] * (m + 1) for _ in range(n + 1)]\n    for i in range(1, n + 1):\n"
+    "        for j in range(1, m + 1):\n            dp[i][j] = dp[i - 1][j] + dp[i][j - 1] + 1\n    return dp[n][m]\n",
+    "def words(text):\n    return sorted(set(text.lower().split()), key=len)\n",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rlm-export", description=__doc__.splitlines()[0])
+    parser.add_argument("checkpoint", type=Path, help="checkpoint directory written by training.train")
+    parser.add_argument("out", type=Path, help="model directory to write")
+    parser.add_argument("--no-int8", dest="int8", action="store_false", help="ship fp32 instead of int8")
+    parser.add_argument("--fp32-out", type=Path, help="also keep the fp32 model directory here")
+    parser.add_argument("--eval-jsonl", type=Path, help="rows {code, language, <metric>: value} (.gz ok)")
+    parser.add_argument("--eval-limit", type=int, default=400)
+    parser.add_argument("--model-version", help="defaults to <checkpoint name>-<weights sha256[:8]>")
+    args = parser.parse_args(argv)
+    try:
+        report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out,
+                        eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version)
+    except ExportError as exc:
+        print(f"rlm-export: error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2))
+    parity = report["parity"]
+    if parity["token_exact"] != parity["inputs"]:
+        print(f"rlm-export: parity FAILED on {parity['inputs'] - parity['token_exact']} inputs", file=sys.stderr)
+        return 1
+    return 0
+
+
+def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
+           eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None) -> dict:
+    from export.parity import check_parity
+
+    meta = check_checkpoint(checkpoint)
+    weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
+    version = model_version or meta.get("model_version") or f"{checkpoint.name}-{_sha(weights)[:8]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
+        export_fp32(checkpoint, fp32)
+        write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32"})
+        report: dict = {"checkpoint": str(checkpoint), "model_version": version}
+        report["parity"] = check_parity(checkpoint, fp32, SAMPLE_CODES)
+        staging = Path(tmp) / "final"
+        if int8:
+            quantize_int8(fp32, staging)
+            write_model_config(staging, checkpoint, meta, version, {"precision": "int8"})
+        else:
+            shutil.copytree(fp32, staging)
+            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32"})
+        if eval_jsonl:
+            report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
+        report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())
+        (staging / "export_report.json").write_text(json.dumps(report, indent=2) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(staging, out)
+    return report
+
+
+def _compare(fp32: Path, final: Path, rows_path: Path, limit: int) -> dict:
+    """Spearman against measured values for fp32 and the shipped precision, per metric."""
+    from rlm_lsp.predictor import Predictor
+
+    opener = gzip.open if rows_path.suffix == ".gz" else open
+    with opener(rows_path, "rt", encoding="utf-8") as fh:
+        rows = [json.loads(line) for line, _ in zip(fh, range(limit))]
+    out = {}
+    preds = {}
+    for name, path in (("fp32", fp32), ("shipped", final)):
+        predictor = Predictor.from_dir(path, device="cpu")
+        preds[name] = predictor.predict([r["code"] for r in rows])
+        metrics = predictor.config.metric_names
+    for metric in metrics:
+        idx = [i for i, r in enumerate(rows) if r.get(metric) is not None]
+        truth = [rows[i][metric] for i in idx]
+        scores = {name: spearman([preds[name][i][metric].value for i in idx], truth) for name in preds}
+        out[metric] = {**scores, "change": scores["shipped"] - scores["fp32"], "n": len(idx)}
+    return out
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float:
+    import numpy as np
+
+    def ranks(x):
+        x = np.asarray(x, dtype=float)
+        order = x.argsort(kind="mergesort")
+        r = np.empty(len(x))
+        r[order] = np.arange(len(x))
+        for value in np.unique(x):  # average ties
+            m = x == value
+            r[m] = r[m].mean()
+        return r
+
+    if len(a) < 2:
+        return float("nan")
+    return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
+
+
+def _sha(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()

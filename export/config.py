@@ -1,0 +1,41 @@
+"""Writes rlm_config.json for an exported model directory."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from rlm_lsp import numbers
+from rlm_lsp.model_dir import CONFIG_NAME, FORMAT_VERSION, MODEL_FILES, sha256_file
+
+
+def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_version: str, extra: dict) -> dict:
+    """Copies tokenizer.json next to the ONNX files and writes a validated rlm_config.json."""
+    shutil.copyfile(checkpoint / "tokenizer.json", out_dir / "tokenizer.json")
+    hf_config = json.loads((checkpoint / "config.json").read_text())
+    vocab = json.loads((out_dir / "tokenizer.json").read_text())["model"]["vocab"]
+    added = {t["content"]: t["id"] for t in json.loads((out_dir / "tokenizer.json").read_text())["added_tokens"]}
+    token_ids = {t: added.get(t, vocab.get(t)) for t in numbers.ALL_TOKENS}
+    config = {
+        "format_version": FORMAT_VERSION,
+        "model_version": model_version,
+        "metrics": meta["metrics"],
+        "number_format": {"kind": "P10", "mantissa_digits": numbers.MANTISSA_DIGITS,
+                          "exp_min": numbers.EXP_MIN, "exp_max": numbers.EXP_MAX,
+                          "value": "sign * d.ddd * 10^exp, one 6-token block per metric in `metrics` order"},
+        "max_input_tokens": int(meta.get("max_input_tokens", 512)),
+        "input_template": meta["input_template"],
+        "languages": meta.get("languages", ["python"]),
+        "preprocess": meta.get("preprocess", "none"),
+        "decoder_start_token_id": int(hf_config["decoder_start_token_id"]),
+        "pad_token_id": int(hf_config.get("pad_token_id", 0)),
+        "number_tokens": token_ids,
+        "training_data": meta.get("training_data", {}),
+        "architecture": {k: hf_config.get(k) for k in ("model_type", "d_model", "num_layers", "num_decoder_layers",
+                                                       "num_heads", "vocab_size")},
+        **extra,
+        "files": {name: sha256_file(out_dir / name) for name in MODEL_FILES},
+    }
+    (out_dir / CONFIG_NAME).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    return config

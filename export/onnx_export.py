@@ -1,0 +1,69 @@
+"""optimum's ONNX exporter and onnxruntime's dynamic int8 quantization."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+GRAPHS = ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")
+
+
+class ExportError(Exception):
+    """The checkpoint cannot be exported; the message says why."""
+
+
+def check_checkpoint(checkpoint: Path) -> dict:
+    """Returns rlm_meta.json after checking the checkpoint is a T5 RLM with a tokenizer."""
+    if not checkpoint.is_dir():
+        raise ExportError(f"checkpoint directory not found: {checkpoint}")
+    for name in ("config.json", "tokenizer.json", "rlm_meta.json"):
+        if not (checkpoint / name).is_file():
+            what = "tokenizer" if name == "tokenizer.json" else name
+            raise ExportError(f"checkpoint {checkpoint} has no {what} ({name} missing)")
+    hf_config = json.loads((checkpoint / "config.json").read_text())
+    if hf_config.get("model_type") != "t5":
+        raise ExportError(f"unsupported architecture {hf_config.get('model_type')!r} in {checkpoint / 'config.json'}: "
+                          "rlm-export handles T5 encoder-decoder checkpoints written by training.train")
+    if not any((checkpoint / w).is_file() for w in ("model.safetensors", "pytorch_model.bin")):
+        raise ExportError(f"checkpoint {checkpoint} has no weights (model.safetensors)")
+    return json.loads((checkpoint / "rlm_meta.json").read_text())
+
+
+def export_fp32(checkpoint: Path, out_dir: Path) -> None:
+    """Runs optimum's exporter (text2text-generation-with-past); it checks outputs at atol 1e-4."""
+    from optimum.exporters.onnx import main_export
+
+    with tempfile.TemporaryDirectory() as tmp:
+        source = _with_hf_tokenizer(checkpoint, Path(tmp) / "ckpt")
+        main_export(str(source), output=str(Path(tmp) / "onnx"), task="text2text-generation-with-past",
+                    atol=1e-4, no_post_process=True, device="cpu")
+        out_dir.mkdir(parents=True, exist_ok=True)
+        for name in GRAPHS:
+            shutil.copyfile(Path(tmp) / "onnx" / name, out_dir / name)
+
+
+def quantize_int8(fp32_dir: Path, out_dir: Path) -> None:
+    """Dynamic int8 (weights int8, activations quantized on the fly) of each graph."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in GRAPHS:
+        quantize_dynamic(str(fp32_dir / name), str(out_dir / name), weight_type=QuantType.QInt8,
+                         per_channel=False, extra_options={"MatMulConstBOnly": True})
+
+
+def _with_hf_tokenizer(checkpoint: Path, dest: Path) -> Path:
+    """optimum loads a transformers tokenizer; make one from tokenizer.json if the checkpoint has none."""
+    if (checkpoint / "tokenizer_config.json").is_file():
+        return checkpoint
+    from tokenizers import Tokenizer
+    from transformers import PreTrainedTokenizerFast
+
+    shutil.copytree(checkpoint, dest)
+    tok = PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_file(str(checkpoint / "tokenizer.json")),
+                                  model_input_names=["input_ids", "attention_mask"],
+                                  pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
+    tok.save_pretrained(dest)
+    return dest

@@ -1,0 +1,65 @@
+"""Constrained decoding of P10 numbers.
+
+The loop knows nothing about ONNX: it takes a `step` function that maps the
+last chosen token of each row, shape (B, 1), to next-token logits, shape
+(B, V), and keeps its own KV cache. At each position only the tokens the
+number grammar allows can be chosen, so every output parses.
+
+Greedy picks the best allowed token. Sampling draws from the softmax over the
+allowed tokens (temperature 1 by default), with uniforms supplied per row so
+a row's result does not depend on what else is in the batch.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from rlm_lsp import numbers
+
+StepFn = Callable[[np.ndarray], np.ndarray]  # (B, 1) int64 -> (B, V) float
+
+
+def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool]) -> list[np.ndarray]:
+    """The allowed token ids at each decoding position: six per number, one number per metric.
+
+    A nonnegative metric (bytes, milliseconds) may only take the <+> sign.
+    """
+    out = []
+    for positive in nonnegative:
+        for pos in range(numbers.TOKENS_PER_NUMBER):
+            tokens = ("<+>",) if pos == 0 and positive else numbers.allowed_at(pos)
+            out.append(np.array([number_tokens[t] for t in tokens], dtype=np.int64))
+    return out
+
+
+def constrained_decode(
+    step: StepFn,
+    start_ids: np.ndarray,  # (B,)
+    allowed: Sequence[np.ndarray],  # per position: (A,)
+    uniforms: np.ndarray | None = None,  # (B, P) in [0, 1): sample; None: greedy
+    temperature: float = 1.0,
+) -> np.ndarray:
+    """Returns the chosen token ids, shape (B, P)."""
+    tokens = start_ids.astype(np.int64)
+    chosen = []
+    for pos, ids in enumerate(allowed):
+        logits = step(tokens[:, None])[:, ids].astype(np.float64)  # (B, A)
+        if uniforms is None:
+            pick = logits.argmax(axis=-1)
+        else:
+            pick = _sample(logits / temperature, uniforms[:, pos])
+        tokens = ids[pick]  # (B,)
+        chosen.append(tokens)
+    return np.stack(chosen, axis=1)
+
+
+def _sample(logits: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Inverse-CDF draw from softmax(logits) per row; u has shape (B,)."""
+    logits = logits - logits.max(axis=-1, keepdims=True)
+    probs = np.exp(logits)
+    cdf = np.cumsum(probs, axis=-1)  # (B, A)
+    cdf /= cdf[:, -1:]
+    pick = (cdf < u[:, None]).sum(axis=-1)
+    return np.minimum(pick, logits.shape[-1] - 1)

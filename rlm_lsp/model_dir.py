@@ -1,0 +1,135 @@
+"""A model directory on disk, and `rlm_config.json` that describes it.
+
+Loading checks everything before a session is built, so a missing, corrupt
+or mismatched file fails with one message that names it:
+
+    ModelError: model file missing: /path/decoder_model.onnx
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rlm_lsp import numbers
+
+CONFIG_NAME = "rlm_config.json"
+MODEL_FILES = (
+    "encoder_model.onnx",
+    "decoder_model.onnx",
+    "decoder_with_past_model.onnx",
+    "tokenizer.json",
+)
+FORMAT_VERSION = 1
+DEFAULT_DIR = Path(__file__).parent / "models" / "default"
+
+
+class ModelError(Exception):
+    """The model directory cannot be used. The message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str
+    unit: str
+    definition: str
+    nonnegative: bool = True  # decoding may only choose <+> for the sign
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    path: Path
+    model_version: str
+    metrics: tuple[MetricSpec, ...]
+    input_template: str
+    max_input_tokens: int
+    languages: tuple[str, ...]
+    preprocess: str
+    decoder_start_token_id: int
+    number_tokens: dict[str, int]
+    training_data: dict = field(default_factory=dict)
+    raw: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def metric_names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    def metric(self, name: str) -> MetricSpec:
+        for spec in self.metrics:
+            if spec.name == name:
+                return spec
+        raise KeyError(name)
+
+    @classmethod
+    def load(cls, path: str | Path, verify_hashes: bool = True) -> "ModelConfig":
+        path = Path(path)
+        if not path.is_dir():
+            raise ModelError(f"model directory not found: {path}")
+        config_file = path / CONFIG_NAME
+        if not config_file.is_file():
+            raise ModelError(f"model file missing: {config_file}")
+        try:
+            raw = json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ModelError(f"model config is not valid JSON: {config_file}: {exc}") from None
+        if not isinstance(raw, dict):
+            raise ModelError(f"model config is not a JSON object: {config_file}")
+        for name in MODEL_FILES:
+            if not (path / name).is_file():
+                raise ModelError(f"model file missing: {path / name}")
+        try:
+            config = cls._from_raw(path, raw)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"model config {config_file} is invalid: {exc!r}") from None
+        if verify_hashes:
+            _verify_hashes(path, raw.get("files", {}))
+        return config
+
+    @classmethod
+    def _from_raw(cls, path: Path, raw: dict) -> "ModelConfig":
+        if raw.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"format_version {raw.get('format_version')!r}, expected {FORMAT_VERSION}")
+        fmt = raw["number_format"]
+        if (fmt["kind"], fmt["mantissa_digits"], fmt["exp_min"], fmt["exp_max"]) != (
+            "P10", numbers.MANTISSA_DIGITS, numbers.EXP_MIN, numbers.EXP_MAX):
+            raise ValueError(f"unsupported number_format {fmt}")
+        number_tokens = {str(k): int(v) for k, v in raw["number_tokens"].items()}
+        missing = [t for t in numbers.ALL_TOKENS if t not in number_tokens]
+        if missing:
+            raise ValueError(f"number_tokens lacks {missing[:3]}")
+        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
+                        for m in raw["metrics"])
+        if not metrics:
+            raise ValueError("no metrics")
+        return cls(
+            path=path,
+            model_version=str(raw["model_version"]),
+            metrics=metrics,
+            input_template=str(raw["input_template"]),
+            max_input_tokens=int(raw["max_input_tokens"]),
+            languages=tuple(raw.get("languages", ["python"])),
+            preprocess=str(raw.get("preprocess", "none")),
+            decoder_start_token_id=int(raw["decoder_start_token_id"]),
+            number_tokens=number_tokens,
+            training_data=dict(raw.get("training_data", {})),
+            raw=raw,
+        )
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _verify_hashes(path: Path, files: dict) -> None:
+    for name in MODEL_FILES:
+        expected = files.get(name)
+        if expected is None:
+            raise ModelError(f"model config lists no sha256 for {path / name}")
+        if sha256_file(path / name) != expected:
+            raise ModelError(f"model file is corrupt or was replaced (sha256 mismatch): {path / name}")

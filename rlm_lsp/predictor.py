@@ -1,0 +1,182 @@
+"""Predictor: code in, Prediction per metric out.
+
+    code -> preprocess -> template -> tokens -> encoder (once per batch)
+         -> constrained decode (N samples share the encoder output) -> P10 tokens
+         -> floats -> median and p10..p90 -> Prediction
+
+Results are cached by a hash of (model, language, code), so unchanged
+functions never run the model twice. Inputs are batched by length with no
+padding to a fixed size. Sampling is seeded per input, so the same input
+always gives the same numbers, whatever else is in its batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+from tokenizers import Tokenizer
+
+from rlm_lsp import decode, numbers, preprocess, sessions, template
+from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig, ModelError
+from rlm_lsp.seq2seq import Seq2Seq
+
+
+@dataclass(frozen=True)
+class Prediction:
+    metric: str
+    value: float  # median of the samples
+    low: float  # p10
+    high: float  # p90
+    unit: str
+
+
+class InputError(ValueError):
+    """This input cannot be scored (empty code, unknown language, too long)."""
+
+
+class Predictor:
+    def __init__(self, config: ModelConfig, device: str = "auto", threads: int = 1,
+                 samples: int = 16, seed: int = 0, cache_size: int = 4096, batch_size: int = 8):
+        self.config = config
+        self.samples = max(1, int(samples))
+        self.seed = int(seed)
+        self.batch_size = max(1, int(batch_size))
+        try:
+            self.tokenizer = Tokenizer.from_file(str(config.path / "tokenizer.json"))
+        except Exception as exc:  # noqa: BLE001 - tokenizers raises plain Exception
+            raise ModelError(f"tokenizer cannot be read: {config.path / 'tokenizer.json'}: {exc}") from None
+        self.tokenizer.no_padding()
+        self.tokenizer.no_truncation()
+        for token, token_id in config.number_tokens.items():
+            if self.tokenizer.token_to_id(token) != token_id:
+                raise ModelError(f"tokenizer does not match rlm_config.json number token {token}: "
+                                 f"{config.path / 'tokenizer.json'}")
+        try:
+            providers = sessions.providers_for(device, config.path / "encoder_model.onnx")
+            self.model = Seq2Seq(config.path, providers, threads)
+        except ModelError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own hierarchy
+            raise ModelError(f"ONNX model cannot be loaded from {config.path}: {exc}") from None
+        self._eos = self.tokenizer.token_to_id("</s>")
+        self._pad = config.raw.get("pad_token_id", 0)
+        self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics])
+        self._id_to_token = {v: k for k, v in config.number_tokens.items()}
+        self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
+
+    @classmethod
+    def from_dir(cls, path: str | Path, **kwargs) -> "Predictor":
+        return cls(ModelConfig.load(path), **kwargs)
+
+    @classmethod
+    def default(cls, **kwargs) -> "Predictor":
+        if not (DEFAULT_DIR / "rlm_config.json").is_file():
+            raise ModelError(f"no shipped default model at {DEFAULT_DIR}; pass a model directory")
+        return cls.from_dir(DEFAULT_DIR, **kwargs)
+
+    @property
+    def device(self) -> str:
+        return "cuda" if "CUDAExecutionProvider" in self.model.providers else "cpu"
+
+    # -- inputs ---------------------------------------------------------------
+
+    def render(self, code: str, language: str = "python") -> str:
+        code = preprocess.apply(self.config.preprocess, code)
+        return template.render(self.config.input_template, self.config.metric_names, language, code)
+
+    def token_ids(self, code: str, language: str = "python") -> list[int]:
+        return self.tokenizer.encode(self.render(code, language)).ids
+
+    def check(self, code: str, language: str = "python") -> None:
+        """Raise InputError when `code` cannot be scored at all (the CLI's --jsonl uses this)."""
+        if not isinstance(code, str) or not code.strip():
+            raise InputError("empty code")
+        if language not in self.config.languages:
+            raise InputError(f"unknown language {language!r}; this model knows {list(self.config.languages)}")
+
+    # -- prediction -----------------------------------------------------------
+
+    def predict(self, codes: Sequence[str], language: str = "python",
+                metrics: Sequence[str] | None = None) -> list[dict[str, Prediction]]:
+        """One dict {metric: Prediction} per code, in input order. Long inputs are truncated."""
+        for code in codes:
+            self.check(code, language)
+        keys = [self._key(code, language) for code in codes]
+        with self._lock:
+            known = {k: self._cache[k] for k in keys if k in self._cache}
+        todo = {k: c for k, c in zip(keys, codes) if k not in known}
+        if todo:
+            known.update(self._run(list(todo.items()), language))
+        with self._lock:
+            for key in keys:
+                self._cache[key] = known[key]
+                self._cache.move_to_end(key)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
+
+    def cached(self, code: str, language: str = "python") -> dict[str, Prediction] | None:
+        with self._lock:
+            return self._cache.get(self._key(code, language))
+
+    def _key(self, code: str, language: str) -> str:
+        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{code}"
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _run(self, items: list[tuple[str, str]], language: str) -> dict[str, dict[str, Prediction]]:
+        limit = self.config.max_input_tokens
+        encoded = []
+        for key, code in items:
+            ids = self.token_ids(code, language)
+            if len(ids) > limit:
+                ids = ids[: limit - 1] + [self._eos]
+            encoded.append((key, ids))
+        encoded.sort(key=lambda item: len(item[1]))  # similar lengths share a batch
+        results = {}
+        for start in range(0, len(encoded), self.batch_size):
+            batch = encoded[start : start + self.batch_size]
+            values = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
+            for (key, _), row in zip(batch, values):
+                results[key] = self._aggregate(row)
+        return results
+
+    def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> np.ndarray:
+        """Returns sampled values, shape (B, N, M): batch, samples, metrics."""
+        width = max(len(ids) for ids in batch_ids)
+        input_ids = np.full((len(batch_ids), width), self._pad, dtype=np.int64)
+        mask = np.zeros((len(batch_ids), width), dtype=np.int64)
+        for i, ids in enumerate(batch_ids):
+            input_ids[i, : len(ids)] = ids
+            mask[i, : len(ids)] = 1
+        hidden = self.model.encode(input_ids, mask)  # (B, S, D)
+        n = self.samples
+        hidden = np.repeat(hidden, n, axis=0)  # (B*N, S, D)
+        mask = np.repeat(mask, n, axis=0)
+        start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)
+        uniforms = None
+        if n > 1:
+            uniforms = np.concatenate([self._uniforms(key, n) for key in keys])  # (B*N, P)
+        tokens = decode.constrained_decode(self.model.stepper(hidden, mask), start, self._allowed, uniforms)
+        values = np.array([numbers.decode_many([self._id_to_token[t] for t in row]) for row in tokens])
+        return values.reshape(len(batch_ids), n, len(self.config.metrics))
+
+    def _uniforms(self, key: str, n: int) -> np.ndarray:
+        rng = np.random.default_rng([self.seed, int(key[:16], 16)])
+        return rng.random((n, len(self._allowed)))
+
+    def _aggregate(self, samples: np.ndarray) -> dict[str, Prediction]:
+        """(N, M) sampled values -> median and p10..p90 per metric."""
+        out = {}
+        for j, spec in enumerate(self.config.metrics):
+            col = samples[:, j]
+            low, value, high = np.percentile(col, [10, 50, 90])
+            out[spec.name] = Prediction(spec.name, float(value), float(low), float(high), spec.unit)
+        return out

@@ -1,0 +1,57 @@
+"""The three ONNX graphs of an exported T5, driven as encoder + KV-cached decoder.
+
+    encoder_model.onnx            input_ids, attention_mask -> last_hidden_state
+    decoder_model.onnx            first step: logits + present.* (self and cross KV)
+    decoder_with_past_model.onnx  later steps: past_key_values.* -> logits + present.*.decoder.*
+
+The cross-attention keys and values come out of the first step and are reused
+for every later step; only the self-attention cache grows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from rlm_lsp.sessions import open_session
+
+
+class Seq2Seq:
+    def __init__(self, model_dir: Path, providers: list[str], threads: int = 1):
+        self.encoder = open_session(model_dir / "encoder_model.onnx", providers, threads)
+        self.decoder = open_session(model_dir / "decoder_model.onnx", providers, threads)
+        self.decoder_past = open_session(model_dir / "decoder_with_past_model.onnx", providers, threads)
+        self.providers = self.encoder.get_providers()
+        self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
+        self._first_outputs = [o.name for o in self.decoder.get_outputs()]
+        self._past_outputs = [o.name for o in self.decoder_past.get_outputs()]
+
+    def encode(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """(B, S) ids and mask -> (B, S, D) hidden states."""
+        (hidden,) = self.encoder.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": attention_mask})
+        return hidden
+
+    def stepper(self, hidden: np.ndarray, attention_mask: np.ndarray):
+        """A decode step function over fixed encoder outputs; it keeps the KV cache between calls."""
+        cache: dict[str, np.ndarray] = {}
+
+        def step(input_ids: np.ndarray) -> np.ndarray:  # (B, 1) -> (B, V)
+            if not cache:
+                outputs = self.decoder.run(None, {
+                    "input_ids": input_ids,
+                    "encoder_hidden_states": hidden,
+                    "encoder_attention_mask": attention_mask,
+                })
+                names = self._first_outputs
+            else:
+                feeds = {"input_ids": input_ids, "encoder_attention_mask": attention_mask}
+                feeds.update({name: cache[name.replace("past_key_values.", "present.")] for name in self._past_inputs})
+                outputs = self.decoder_past.run(None, feeds)
+                names = self._past_outputs
+            for name, value in zip(names, outputs):
+                if name.startswith("present."):
+                    cache[name] = value
+            return outputs[names.index("logits")][:, -1, :]
+
+        return step

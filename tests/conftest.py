@@ -1,0 +1,70 @@
+"""Shared fixtures: a tiny random-weight RLM, trained tokenizer and all, exported through the real path.
+
+The model's numbers mean nothing, but every runtime test runs real ONNX
+sessions built by optimum's exporter, not mocks.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+TOKENIZER_TEXTS = [
+    "def f(n):\n    return [i * i for i in range(n)]\n",
+    "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n"
+    "            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n",
+    "import sys\nfor line in sys.stdin:\n    print(sum(map(int, line.split())))\n",
+    "@triton.jit\ndef add_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n",
+    "def total(values):\n    out = 0\n    for v in values:\n        out += v\n    return out\n",
+]
+METRICS = [
+    {"name": "memory", "unit": "bytes", "definition": "tracemalloc peak bytes while the code runs"},
+    {"name": "latency", "unit": "ms", "definition": "median wall time in milliseconds"},
+]
+
+
+def build_tiny_checkpoint(out: Path, seed: int = 0) -> Path:
+    import torch
+
+    from training import rlm_model
+
+    torch.manual_seed(seed)
+    tok = rlm_model.train_tokenizer(TOKENIZER_TEXTS * 20, vocab_size=400)
+    model = rlm_model.build_model(tok, "tiny")
+    meta = rlm_model.default_meta(METRICS, max_input_tokens=256, model_version=f"tiny-test-{seed}")
+    return rlm_model.save_checkpoint(model, tok, out, meta)
+
+
+@pytest.fixture(scope="session")
+def tiny_checkpoint(tmp_path_factory) -> Path:
+    return build_tiny_checkpoint(tmp_path_factory.mktemp("tiny") / "checkpoint")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tiny_checkpoint, tmp_path_factory) -> Path:
+    """int8 model directory, as shipped."""
+    from export.cli import export
+
+    out = tmp_path_factory.mktemp("tiny") / "model"
+    export(tiny_checkpoint, out, int8=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir_fp32(tiny_checkpoint, tmp_path_factory) -> Path:
+    from export.cli import export
+
+    out = tmp_path_factory.mktemp("tiny") / "model-fp32"
+    export(tiny_checkpoint, out, int8=False)
+    return out
+
+
+@pytest.fixture
+def model_copy(tiny_model_dir, tmp_path) -> Path:
+    """A writable copy of the tiny model, for tests that break it."""
+    import shutil
+
+    dest = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, dest)
+    return dest
