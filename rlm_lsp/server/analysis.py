@@ -1,0 +1,160 @@
+"""Document text -> one FunctionResult per function: its predictions and its HEAD baseline.
+
+Runs in the worker thread only. Knows nothing of LSP: the feature modules (hints,
+lens, hover, diagnostics) turn FunctionResults into protocol objects.
+
+Only functions whose text changed reach the model: each document keeps a memo
+code -> predictions, rebuilt after every analysis from the functions it still has,
+so it stays the size of the document however many edits come in (the Predictor
+has its own content cache on top).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rlm_lsp.snippets import Snippet, extract
+
+logger = logging.getLogger(__name__)
+
+MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
+KERNEL_PREFIX = "kernel_"  # metrics for @triton.jit kernels are named kernel_*
+_SAMPLE = 8192
+
+
+@dataclass(frozen=True)
+class FunctionResult:
+    snippet: Snippet
+    predictions: Mapping[str, Any]  # metric -> Prediction; empty when no model covers this kind
+    head: Mapping[str, Any] | None  # predictions of the HEAD version; None when there is none
+    head_state: str  # "same" | "changed" | "new" (not in HEAD) | "unknown" (no git / untracked)
+    header_text: str  # the header line as predicted; features show the result while it is unchanged
+    name_text: str  # the line holding the name (hover, diagnostics)
+
+
+def skip_reason(text: str) -> str | None:
+    """Why a document gets no hints at all, or None. Cheap: no full scan of a small file."""
+    if len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
+        return "larger than 1 MB"
+    head = text[:_SAMPLE]
+    if "\0" in head:
+        return "binary"
+    if head.count("\ufffd") > max(3, len(head) // 100):
+        return "not UTF-8"
+    return None
+
+
+class Analyzer:
+    """Predictions for documents, re-predicting only functions whose text changed."""
+
+    def __init__(self, predictor: Any) -> None:
+        self.predictor = predictor
+        self._memo: dict[str, dict[str, Mapping[str, Any]]] = {}
+        metrics = [m.name for m in predictor.config.metrics]
+        self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
+        self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
+        self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
+
+    def forget(self, uri: str) -> None:
+        self._memo.pop(uri, None)
+
+    def analyze(
+        self, uri: str, text: str, head_text: str | None, snippets: Sequence[Snippet] | None = None
+    ) -> list[FunctionResult]:
+        snippets = extract(text) if snippets is None else snippets
+        head_code: dict[str, str] = {}
+        if head_text is not None:
+            for s in _safe_extract(head_text):
+                head_code.setdefault(s.qualname, s.code)
+        memo = self._memo.get(uri, {})
+        wanted: dict[str, list[str]] = {"function": [], "kernel": []}
+        for s in snippets:
+            group = _group(s)
+            codes = [s.code]
+            base = head_code.get(s.qualname)
+            if base is not None and base != s.code:
+                codes.append(base)
+            for code in codes:
+                if code not in memo and code not in wanted[group]:
+                    wanted[group].append(code)
+        fresh: dict[str, Mapping[str, Any]] = {}
+        for group, codes in wanted.items():
+            metrics = self.function_metrics if group == "function" else self.kernel_metrics
+            if not codes or not metrics:
+                continue
+            only = metrics if self.kernel_metrics else None  # None: every metric of the model
+            results = self.predictor.predict(codes, language="python", metrics=only)
+            self.predicted += len(codes)
+            fresh.update(zip(codes, results))
+
+        def preds(code: str, group: str) -> Mapping[str, Any]:
+            if group == "kernel" and not self.kernel_metrics:
+                return {}
+            return memo.get(code) or fresh.get(code) or {}
+
+        lines = text.splitlines()
+        out: list[FunctionResult] = []
+        keep: dict[str, Mapping[str, Any]] = {}
+        for s in snippets:
+            group = _group(s)
+            current = preds(s.code, group)
+            keep[s.code] = current
+            base = head_code.get(s.qualname)
+            if head_text is None:
+                state, head = "unknown", None
+            elif base is None:
+                state, head = "new", None
+            elif base == s.code:
+                state, head = "same", current
+            else:
+                state, head = "changed", preds(base, group)
+                keep[base] = head
+            out.append(
+                FunctionResult(
+                    snippet=s,
+                    predictions=current,
+                    head=head,
+                    head_state=state,
+                    header_text=_line(lines, s.header_end_line),
+                    name_text=_line(lines, s.name_line),
+                )
+            )
+        self._memo[uri] = {code: p for code, p in keep.items() if p}
+        return out
+
+
+def _group(s: Snippet) -> str:
+    return "kernel" if s.kind == "triton_kernel" else "function"
+
+
+def _safe_extract(text: str) -> list[Snippet]:
+    try:
+        return extract(text)
+    except Exception:  # noqa: BLE001 - HEAD text is whatever was committed; never fail on it
+        logger.debug("could not extract functions from HEAD text", exc_info=True)
+        return []
+
+
+def _line(lines: list[str], i: int) -> str:
+    return lines[i] if 0 <= i < len(lines) else ""
+
+
+def still_valid(result: FunctionResult, lines: Sequence[str]) -> bool:
+    """True while the document's header and name lines are the ones the result was made for.
+
+    Between an edit and its re-analysis the cached results are for an older version;
+    a function whose lines did not move keeps its hint, one that moved or changed
+    loses it until fresh results land (no hint is ever drawn on the wrong line).
+    """
+    s = result.snippet
+    return _strip_eol(lines, s.header_end_line) == result.header_text and (
+        s.name_line == s.header_end_line or _strip_eol(lines, s.name_line) == result.name_text
+    )
+
+
+def _strip_eol(lines: Sequence[str], i: int) -> str | None:
+    if not 0 <= i < len(lines):
+        return None
+    return lines[i].rstrip("\r\n")

@@ -1,0 +1,81 @@
+"""textDocument/hover on a function name: every metric's median and p10–p90, what the
+metric means, the model version, and the change against the committed (HEAD) version
+of the same function. Answered from the cache, like hints.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from lsprotocol import types
+
+from rlm_lsp.server.analysis import FunctionResult, still_valid
+from rlm_lsp.server.settings import Settings
+from rlm_lsp.units import format_ratio, format_value
+
+
+def find(
+    results: Sequence[FunctionResult],
+    lines: Sequence[str],
+    position: types.Position,
+    client_col: Callable[[int, int], int],
+) -> FunctionResult | None:
+    """The result whose name is under `position` (client units), if still valid."""
+    for r in results:
+        s = r.snippet
+        if s.name_line != position.line:
+            continue
+        start = client_col(s.name_line, s.name_col)
+        end = client_col(s.name_line, s.name_col + len(s.name))
+        if start <= position.character <= end and still_valid(r, lines):
+            return r
+    return None
+
+
+def name_range(r: FunctionResult, client_col: Callable[[int, int], int]) -> types.Range:
+    s = r.snippet
+    return types.Range(
+        types.Position(s.name_line, client_col(s.name_line, s.name_col)),
+        types.Position(s.name_line, client_col(s.name_line, s.name_col + len(s.name))),
+    )
+
+
+def change_vs_head(r: FunctionResult, metric: str) -> str:
+    if r.head_state == "same":
+        return "unchanged"
+    if r.head_state == "new":
+        return "new since HEAD"
+    if r.head_state == "unknown" or not r.head or metric not in r.head:
+        return "no HEAD version"
+    now, base = r.predictions[metric], r.head[metric]
+    base_text = format_value(base.unit, base.value)
+    if base.value <= 0:
+        return f"HEAD {base_text}"
+    ratio = now.value / base.value
+    sign = "+" if ratio >= 1 else "−"
+    return f"{format_ratio(ratio)} ({sign}{abs(ratio - 1) * 100:.0f}%, HEAD {base_text})"
+
+
+def markdown(
+    r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str
+) -> str | None:
+    shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
+    if not shown:
+        return None
+    rows = [
+        f"| {m} | {format_value(p.unit, p.value)} | "
+        f"{format_value(p.unit, p.low)} – {format_value(p.unit, p.high)} | {change_vs_head(r, m)} |"
+        for m, p in shown
+    ]
+    meanings = [f"- **{m}**: {definitions[m]}" for m, _ in shown if definitions.get(m)]
+    return "\n".join(
+        [
+            f"**`{r.snippet.qualname}`** — predicted by rlm (model `{model_version}`)",
+            "",
+            "| metric | median | p10 – p90 | vs HEAD |",
+            "|---|---|---|---|",
+            *rows,
+            "",
+            *meanings,
+        ]
+    ).rstrip() + "\n"
