@@ -1,0 +1,218 @@
+"""Gate settings: defaults, then `[tool.rlm]` in pyproject.toml, then the command line.
+
+```toml
+[tool.rlm]
+model = "models/rlm"               # model directory, relative to this file; default: the shipped model
+metrics = ["memory", "latency"]    # metrics the gate judges (others are switched off)
+ratio = 2.0                        # fail when new/old >= this, for every metric...
+latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
+memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
+latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
+include = ["src/**"]               # only these paths (fnmatch on the repository-relative path)
+exclude = ["tests/**", "*_pb2.py"]
+```
+
+Keys may be spelled with `-` or `_`. Keys the gate does not know are left to the other
+`rlm` tools that share the table. A pattern matches the whole repository-relative posix
+path, `*` also crosses `/`, and a pattern without `/` also matches the file name alone.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+import re
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+DEFAULT_RATIO = 2.0
+DEFAULT_METRICS = ("memory", "latency")
+
+_SIZE_UNITS = {
+    "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+    "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40,
+}  # fmt: skip
+_TIME_UNITS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3, "min": 6e4}
+_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµμ]*)\s*$")
+
+
+class ConfigError(Exception):
+    """A setting that cannot be used; the message names the key or flag and the value."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """An absolute ceiling, in the metric's base unit ("bytes" or "ms")."""
+
+    value: float
+    unit: str  # "bytes" | "ms" | "" when given as a bare number (taken in the metric's unit)
+    text: str  # as written, for messages
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    default_ratio: float = DEFAULT_RATIO
+    ratios: dict[str, float] = field(default_factory=dict)  # metric -> ratio; missing -> default_ratio
+    budgets: dict[str, Budget] = field(default_factory=dict)
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    model: str | None = None  # absolute path, or None for the shipped model
+    source: str | None = None  # the pyproject.toml read, for messages
+
+    def ratio(self, metric: str) -> float:
+        return self.ratios.get(metric, self.default_ratio)
+
+    def wants(self, path: str) -> bool:
+        """Whether the include/exclude globs let this repository-relative path through."""
+        if self.include and not any(_glob_match(path, p) for p in self.include):
+            return False
+        return not any(_glob_match(path, p) for p in self.exclude)
+
+
+def parse_quantity(text: str | float | int, where: str) -> Budget:
+    """'512 MB' -> Budget(512e6, 'bytes'); '2 s' -> Budget(2000, 'ms'); 300 -> Budget(300, '')."""
+    if isinstance(text, bool):
+        raise ConfigError(f"{where}: expected a number or a quantity like '512 MB' or '200 ms', got {text!r}")
+    if isinstance(text, int | float):
+        value, unit = float(text), ""
+    else:
+        match = _QUANTITY.match(text)
+        if not match:
+            raise ConfigError(f"{where}: expected a quantity like '512 MB' or '200 ms', got {text!r}")
+        number, suffix = float(match[1]), match[2]
+        key = suffix.lower()
+        if not suffix:
+            value, unit = number, ""
+        elif key in _SIZE_UNITS:
+            value, unit = number * _SIZE_UNITS[key], "bytes"
+        elif key in _TIME_UNITS:
+            value, unit = number * _TIME_UNITS[key], "ms"
+        else:
+            raise ConfigError(f"{where}: unknown unit {suffix!r} in {text!r} (sizes: B kB MB GB MiB GiB; times: ns us ms s)")
+    if not math.isfinite(value) or value < 0:
+        raise ConfigError(f"{where}: must be a finite non-negative amount, got {text!r}")
+    return Budget(value, unit, str(text))
+
+
+def parse_ratio(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ConfigError(f"{where}: expected a number > 1, got {value!r}")
+    try:
+        ratio = float(value)
+    except ValueError:
+        raise ConfigError(f"{where}: expected a number > 1, got {value!r}") from None
+    if not ratio > 1.0 or math.isnan(ratio):
+        raise ConfigError(f"{where}: a ratio must be greater than 1, got {value!r}")
+    return ratio
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The pyproject.toml at `start` (the repository root), if any."""
+    candidate = start / "pyproject.toml"
+    return candidate if candidate.is_file() else None
+
+
+def load(pyproject: Path | None) -> GateConfig:
+    """Defaults overlaid with `[tool.rlm]` of `pyproject` (None: defaults only)."""
+    if pyproject is None:
+        return GateConfig()
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{pyproject}: cannot read: {exc}") from None
+    table = data.get("tool", {}).get("rlm", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{pyproject}: [tool.rlm] must be a table")
+    return from_table(table, base_dir=pyproject.parent, source=str(pyproject))
+
+
+def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]") -> GateConfig:
+    settings = {key.replace("_", "-"): value for key, value in table.items()}
+    config = GateConfig(source=source)
+    ratios: dict[str, float] = {}
+    budgets: dict[str, Budget] = {}
+    for key, value in settings.items():
+        where = f"{source}: {key}"
+        if key == "ratio":
+            config = replace(config, default_ratio=parse_ratio(value, where))
+        elif key.endswith("-ratio"):
+            ratios[key.removesuffix("-ratio").replace("-", "_")] = parse_ratio(value, where)
+        elif key.endswith("-budget"):
+            budgets[key.removesuffix("-budget").replace("-", "_")] = parse_quantity(value, where)
+    if "metrics" in settings:
+        config = replace(config, metrics=_strings(settings["metrics"], f"{source}: metrics"))
+    if "include" in settings:
+        config = replace(config, include=_strings(settings["include"], f"{source}: include"))
+    if "exclude" in settings:
+        config = replace(config, exclude=_strings(settings["exclude"], f"{source}: exclude"))
+    if "model" in settings:
+        model = settings["model"]
+        if not isinstance(model, str) or not model:
+            raise ConfigError(f"{source}: model: expected a path, got {model!r}")
+        config = replace(config, model=str((base_dir / model).resolve()))
+    return replace(config, ratios=ratios, budgets=budgets)
+
+
+def override(
+    config: GateConfig,
+    *,
+    ratios: list[str] | None = None,
+    budgets: list[str] | None = None,
+    metrics: str | None = None,
+    include: list[str] | None = None,
+    exclude: list[str] | None = None,
+    model: str | None = None,
+) -> GateConfig:
+    """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
+    `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
+    new_ratios = dict(config.ratios)
+    for item in ratios or []:
+        metric, _, value = item.rpartition("=")
+        if metric:
+            new_ratios[metric] = parse_ratio(value, f"--ratio {item}")
+        else:  # one ratio for every metric replaces the file's per-metric ones
+            config = replace(config, default_ratio=parse_ratio(value, f"--ratio {item}"))
+            new_ratios = {}
+    new_budgets = dict(config.budgets)
+    for item in budgets or []:
+        metric, sep, value = item.partition("=")
+        if not sep or not metric:
+            raise ConfigError(f"--budget {item}: expected METRIC=AMOUNT, e.g. memory=512MB")
+        new_budgets[metric] = parse_quantity(value, f"--budget {item}")
+    config = replace(config, ratios=new_ratios, budgets=new_budgets)
+    if metrics is not None:
+        config = replace(config, metrics=tuple(m.strip() for m in metrics.split(",") if m.strip()))
+    if include:
+        config = replace(config, include=tuple(include))
+    if exclude:
+        config = replace(config, exclude=tuple(exclude))
+    if model is not None:
+        config = replace(config, model=str(Path(model).resolve()))
+    return config
+
+
+def _strings(value: Any, where: str) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    return tuple(value)
+
+
+def _glob_match(path: str, pattern: str) -> bool:
+    pattern = pattern.removeprefix("./")
+    if pattern.endswith("/"):
+        pattern += "*"
+    if fnmatch.fnmatchcase(path, pattern):
+        return True
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(path.rsplit("/", 1)[-1], pattern)
+    if pattern.startswith("**/"):
+        return fnmatch.fnmatchcase(path, pattern[3:])
+    return False

@@ -1,0 +1,338 @@
+"""rlm-gate: block a commit whose functions' predicted memory or latency blows up.
+
+pre-commit runs it (`.pre-commit-hooks.yaml`, id `rlm-gate`) with the staged Python files;
+`rlm gate` and `rlm-gate` run it by hand or in CI. For every changed file it reads the
+version in HEAD and the staged version (or `--base REF` against `--head REF` or the working
+tree), finds the functions whose normalized code changed (`hooks.compare`), predicts both
+versions in one batch, and fails a function when a metric grows by the configured ratio or
+more, or its new prediction exceeds a budget. New functions meet the budgets only.
+
+It only reads: git plumbing, file bytes, the model. It never runs the code it judges, never
+writes the working tree or the index, and gives the same answer for the same input (fixed
+seed, one CPU thread by default). The model is loaded only when something needs predicting.
+
+Exit status: 0 passed, 1 a regression, or the gate could not judge (bad model, git error,
+bad setting); with `--fail-open` a model that cannot be loaded passes with a warning.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from hooks import compare, config as config_mod, git, report
+from hooks.compare import Function
+from hooks.config import ConfigError, GateConfig
+from hooks.report import GateResult, Note
+
+MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
+PYTHON_SUFFIXES = (".py", ".pyw")
+
+
+class ModelUnavailable(Exception):
+    """The model could not be loaded or could not predict; --fail-open lets this pass."""
+
+
+@dataclass(frozen=True)
+class FileVersions:
+    """Both sides of one changed file, as bytes (None where the side does not exist)."""
+
+    path: str  # new path (old path for a deletion)
+    old_path: str | None
+    old: bytes | None
+    new: bytes | None
+    deleted: bool = False
+
+
+PredictorLoader = Callable[[], Any]  # -> object with .config.metrics/.model_version and .predict()
+
+
+def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = None) -> int:
+    """Run the gate; `loader` replaces the model loading (tests)."""
+    args = _parser().parse_args(argv)
+    out = sys.stdout
+    try:
+        out.reconfigure(errors="replace")  # type: ignore[union-attr]  # arrows on odd consoles
+    except AttributeError:
+        pass
+    result = run(args, loader)
+    if args.report == "text" or args.report_file not in (None, "-"):
+        out.write(report.text(result, verbose=args.verbose))
+    if args.report != "text":
+        body = report.to_json(result) if args.report == "json" else report.to_markdown(result)
+        if args.report_file in (None, "-"):
+            out.write(body)
+        else:
+            Path(args.report_file).write_text(body, encoding="utf-8")
+    out.flush()
+    return 0 if result.passed else 1
+
+
+def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> GateResult:
+    """Everything but the printing: settings, git, matching, prediction, verdict."""
+    cwd = Path(args.cwd or ".")
+    base_label, head_label = _labels(args)
+    try:
+        root = git.toplevel(cwd)
+        if args.base is None and args.head is None:
+            # `pre-commit run --from-ref A --to-ref B` (CI, pre-push): judge what B adds to A
+            from_ref, to_ref = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
+            if from_ref and to_ref:
+                args.base, args.head = git.merge_base(from_ref, to_ref, root), to_ref
+                base_label, head_label = from_ref, to_ref
+    except git.GitError as exc:
+        return GateResult(GateConfig(), base_label, head_label, error=str(exc))
+    try:
+        pyproject = Path(args.config) if args.config else config_mod.find_pyproject(root)
+        config = config_mod.override(
+            config_mod.load(pyproject),
+            ratios=args.ratio,
+            budgets=args.budget,
+            metrics=args.metrics,
+            include=args.include,
+            exclude=args.exclude,
+            model=args.model,
+        )
+    except ConfigError as exc:
+        return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
+    result = GateResult(config, base_label, head_label)
+    try:
+        versions = collect(root, args.base, _head(args), args.filenames, cwd, config)
+    except git.GitError as exc:
+        result.error = str(exc)
+        return result
+    if loader is None:
+        loader = lambda: load_predictor(config.model, args.threads, args.samples, args.device)  # noqa: E731
+    return evaluate(versions, config, loader, result, fail_open=args.fail_open)
+
+
+def collect(
+    root: Path,
+    base: str | None,
+    head: str,
+    filenames: Sequence[str],
+    cwd: Path,
+    config: GateConfig,
+) -> list[FileVersions]:
+    """The two versions of every changed Python file the gate should judge."""
+    changes = git.changes(root, base, head)
+    wanted = {_relative(f, cwd, root) for f in filenames} if filenames else None
+    picked: list[git.Change] = []
+    for change in changes:
+        if change.status == "D":
+            if change.path.endswith(PYTHON_SUFFIXES):
+                picked.append(change)  # a deleted file's functions may reappear elsewhere (a move)
+            continue
+        if wanted is not None:
+            if change.path not in wanted:
+                continue
+        elif not change.path.endswith(PYTHON_SUFFIXES):
+            continue
+        if config.wants(change.path):
+            picked.append(change)
+    blobs = git.read_blobs(
+        [b for c in picked for b in (c.old_blob, c.new_blob) if b is not None and _is_file(c, b)], root
+    )
+    out = []
+    for change in sorted(picked, key=lambda c: c.path):
+        old = blobs.get(change.old_blob) if change.old_blob else None
+        if change.status == "D":
+            out.append(FileVersions(change.path, change.old_path, old, None, deleted=True))
+            continue
+        if change.new_mode not in git.FILE_MODES:
+            out.append(FileVersions(change.path, change.old_path, None, None))
+            continue
+        if change.new_blob is not None:
+            new = blobs[change.new_blob]
+        else:
+            new = git.read_worktree(change.path, root)
+        if change.old_mode not in git.FILE_MODES:
+            old = None
+        out.append(FileVersions(change.path, change.old_path, old, new))
+    return out
+
+
+def evaluate(
+    versions: Sequence[FileVersions],
+    config: GateConfig,
+    loader: PredictorLoader,
+    result: GateResult,
+    fail_open: bool = False,
+) -> GateResult:
+    """Match, predict and judge `versions`; fills and returns `result`."""
+    old: dict[str, list[Function]] = {}
+    new: dict[str, list[Function]] = {}
+    old_path_of: dict[str, str] = {}
+    for fv in versions:
+        if fv.old is not None and fv.old_path is not None:
+            functions, problem = _functions(fv.old_path, fv.old)
+            if problem is None:
+                old[fv.old_path] = functions
+            elif not fv.deleted:
+                result.notes.append(Note(fv.path, f"previous version {problem}; its functions count as new"))
+        if fv.deleted:
+            continue
+        if fv.new is None:
+            result.notes.append(Note(fv.path, "skipped: not a regular file (symlink or submodule)"))
+            continue
+        functions, problem = _functions(fv.path, fv.new)
+        if problem is not None:
+            result.notes.append(Note(fv.path, f"skipped: {problem}"))
+            continue
+        new[fv.path] = functions
+        result.files += 1
+        if fv.old_path is not None and fv.old_path != fv.path:
+            old_path_of[fv.path] = fv.old_path
+        for fn in functions:
+            if fn.pragma == "":
+                result.notes.append(
+                    Note(fv.path, f"line {fn.line}: `# rlm: allow-regression` needs a reason; ignored")
+                )
+    matching = compare.match(old, new, old_path_of)
+    result.matching = matching
+    if not matching.changed:
+        result.metrics = list(config.metrics)
+        return result
+
+    try:
+        predictor = loader()
+        specs = {spec.name: spec for spec in predictor.config.metrics}
+        result.model = str(getattr(predictor.config, "model_version", None) or "") or None
+    except Exception as exc:  # noqa: BLE001  # any load failure is "no model"; the message says which
+        return _model_failure(result, f"cannot load the model: {_describe(exc)}", fail_open)
+
+    metrics = [m for m in config.metrics if m in specs]
+    for m in config.metrics:
+        if m not in specs:
+            result.notes.append(Note("(settings)", f"metric {m!r} is not predicted by this model; ignored"))
+    result.metrics = metrics
+    try:
+        _check_budget_units(config, specs)
+    except ConfigError as exc:
+        result.error = f"bad setting: {exc}"
+        return result
+
+    codes = compare.codes_to_predict(matching.changed)
+    try:
+        predicted = predictor.predict(codes, language="python", metrics=metrics)
+    except Exception as exc:  # noqa: BLE001
+        return _model_failure(result, f"prediction failed: {_describe(exc)}", fail_open)
+    result.predictions = dict(zip(codes, predicted, strict=True))
+    result.findings = compare.judge(matching.changed, result.predictions, config, metrics)
+    return result
+
+
+def load_predictor(model: str | None, threads: int, samples: int | None, device: str) -> Any:
+    """The runtime Predictor, imported here so that a run with nothing to predict stays fast."""
+    from rlm_lsp.predictor import Predictor
+
+    kwargs: dict[str, Any] = {"device": device, "threads": threads}
+    if samples is not None:
+        kwargs["samples"] = samples
+    if model is None:
+        return Predictor.default(**kwargs)
+    return Predictor.from_dir(model, **kwargs)
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
+    """(functions, None) or ([], why the file cannot be judged)."""
+    if b"\0" in data[:8192]:
+        return [], "binary file"
+    if len(data) > MAX_FILE_BYTES:
+        return [], f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        return [], f"not UTF-8 (byte {exc.start})"
+    try:
+        return compare.parse_functions(path, source), None
+    except SyntaxError as exc:
+        return [], f"syntax error at line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return [], f"cannot parse: {exc}"
+
+
+def _check_budget_units(config: GateConfig, specs: dict[str, Any]) -> None:
+    for metric, budget in config.budgets.items():
+        if metric not in specs:
+            continue
+        if budget.unit and budget.unit != specs[metric].unit:
+            raise ConfigError(f"{metric} budget {budget.text!r} is not in {specs[metric].unit}")
+
+
+def _model_failure(result: GateResult, message: str, fail_open: bool) -> GateResult:
+    result.error = message
+    result.fail_open = fail_open
+    return result
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _is_file(change: git.Change, blob: str) -> bool:
+    mode = change.old_mode if blob == change.old_blob else change.new_mode
+    return mode in git.FILE_MODES
+
+
+def _relative(filename: str, cwd: Path, root: Path) -> str:
+    path = Path(filename)
+    if not path.is_absolute():
+        path = cwd.resolve() / path
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return Path(os.path.relpath(path, root)).as_posix()
+
+
+def _head(args: argparse.Namespace) -> str:
+    if args.head:
+        return args.head
+    if args.base:
+        return git.WORKTREE
+    return git.INDEX
+
+
+def _labels(args: argparse.Namespace) -> tuple[str, str]:
+    head = args.head or ("working tree" if args.base else "index")
+    return args.base or "HEAD", head
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="rlm-gate",
+        description="Fail when a change's functions are predicted to need much more memory or time. "
+        "Compares the staged files with HEAD, or --base REF with --head REF / the working tree.",
+    )
+    p.add_argument("filenames", nargs="*", help="only these files (pre-commit passes the staged ones)")
+    p.add_argument("--base", metavar="REF", help="compare against this ref instead of HEAD (e.g. a merge base)")
+    p.add_argument("--head", metavar="REF", help="with --base: the new side (default: the working tree)")
+    p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
+    p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
+    p.add_argument("--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency)")
+    p.add_argument("--include", action="append", metavar="GLOB", help="only paths matching (repeatable)")
+    p.add_argument("--exclude", action="append", metavar="GLOB", help="skip paths matching (repeatable)")
+    p.add_argument("--model", metavar="DIR", help="model directory (default: [tool.rlm] model, else shipped)")
+    p.add_argument("--config", metavar="PYPROJECT", help="read [tool.rlm] from this file")
+    p.add_argument("--report", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--report-file", metavar="PATH", help="write the report here; text still goes to stdout")
+    p.add_argument("--fail-open", action="store_true", help="pass with a warning when the model cannot load")
+    p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
+    p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
+    p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
+    p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)
+    p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")
+    return p
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
