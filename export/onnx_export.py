@@ -45,13 +45,27 @@ def export_fp32(checkpoint: Path, out_dir: Path) -> None:
 
 
 def quantize_int8(fp32_dir: Path, out_dir: Path) -> None:
-    """Dynamic int8 (weights int8, activations quantized on the fly) of each graph."""
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    """Weight-only int8 of every MatMul (MatMulNBits, bits=8, blocks of 32); embeddings stay fp32.
 
+    Activations stay fp32, so a row's result does not depend on the other rows of
+    its batch. Dynamic int8 (QuantizeLinear on activations) picks one scale per
+    tensor over the whole batch, which made a snippet's prediction depend on its
+    neighbours; the runtime promises the same output for the same input.
+    """
+    import logging
+
+    import onnx
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.WARNING)
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in GRAPHS:
-        quantize_dynamic(str(fp32_dir / name), str(out_dir / name), weight_type=QuantType.QInt8,
-                         per_channel=False, extra_options={"MatMulConstBOnly": True})
+        quantizer = MatMulNBitsQuantizer(
+            onnx.load(str(fp32_dir / name)), bits=8, block_size=32, is_symmetric=True,
+            op_types_to_quantize=("MatMul",), quant_axes=(("MatMul", 0),),
+        )
+        quantizer.process()
+        quantizer.model.save_model_to_file(str(out_dir / name), use_external_data_format=False)
 
 
 def _with_hf_tokenizer(checkpoint: Path, dest: Path) -> Path:

@@ -1,0 +1,74 @@
+"""A missing, corrupt or mismatched model gives one clear error that names the file."""
+
+import json
+
+import pytest
+
+from rlm_lsp import ModelConfig, ModelError, Predictor
+
+
+def test_valid_dir_loads(tiny_model_dir):
+    config = ModelConfig.load(tiny_model_dir)
+    assert config.metric_names == ["memory", "latency"]
+    assert config.max_input_tokens == 256
+    assert config.metric("memory").unit == "bytes"
+    assert config.training_data == {} or isinstance(config.training_data, dict)
+
+
+def test_missing_directory(tmp_path):
+    with pytest.raises(ModelError, match="model directory not found: .*nope"):
+        Predictor.from_dir(tmp_path / "nope")
+
+
+@pytest.mark.parametrize("name", ["encoder_model.onnx", "decoder_with_past_model.onnx", "tokenizer.json",
+                                  "rlm_config.json"])
+def test_missing_file_is_named(model_copy, name):
+    (model_copy / name).unlink()
+    with pytest.raises(ModelError, match=f"model file missing: .*{name}"):
+        Predictor.from_dir(model_copy)
+
+
+def test_corrupt_onnx_is_caught_by_hash(model_copy):
+    path = model_copy / "decoder_model.onnx"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(ModelError, match="sha256 mismatch.*decoder_model.onnx"):
+        Predictor.from_dir(model_copy)
+
+
+def test_truncated_onnx_without_hash_check_still_gives_model_error(model_copy):
+    (model_copy / "encoder_model.onnx").write_bytes(b"not a model")
+    config = ModelConfig.load(model_copy, verify_hashes=False)
+    with pytest.raises(ModelError, match="ONNX model cannot be loaded"):
+        Predictor(config)
+
+
+def test_invalid_json_config(model_copy):
+    (model_copy / "rlm_config.json").write_text("{ nope")
+    with pytest.raises(ModelError, match="not valid JSON: .*rlm_config.json"):
+        Predictor.from_dir(model_copy)
+
+
+def test_config_missing_key(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    del raw["number_tokens"]
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="rlm_config.json is invalid.*number_tokens"):
+        Predictor.from_dir(model_copy)
+
+
+def test_unsupported_number_format(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["number_format"]["mantissa_digits"] = 3
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="unsupported number_format"):
+        Predictor.from_dir(model_copy)
+
+
+def test_tokenizer_mismatch(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["number_tokens"]["<+>"] += 1
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="tokenizer does not match.*<\\+>"):
+        Predictor.from_dir(model_copy)

@@ -1,0 +1,73 @@
+import math
+
+import pytest
+
+from rlm_lsp import numbers
+
+ROUND_TRIPS = [
+    # value, tokens, decoded
+    (0.0, "<+> <0> <0> <0> <0> <E0>", 0.0),
+    (-0.0, "<-> <0> <0> <0> <0> <E0>", -0.0),
+    (1.0, "<+> <1> <0> <0> <0> <E0>", 1.0),
+    (0.1725, "<+> <1> <7> <2> <5> <E-1>", 0.1725),
+    (-3.5, "<-> <3> <5> <0> <0> <E0>", -3.5),
+    (48_123_456, "<+> <4> <8> <1> <2> <E7>", 48_120_000.0),
+    (1e-10, "<+> <1> <0> <0> <0> <E-10>", 1e-10),
+    (9.999e10, "<+> <9> <9> <9> <9> <E10>", 9.999e10),
+    (9.99971, "<+> <1> <0> <0> <0> <E1>", 10.0),  # mantissa rounds up into the next exponent
+    (1e20, "<+> <9> <9> <9> <9> <E10>", 9.999e10),  # clipped to the largest value
+    (-1e20, "<-> <9> <9> <9> <9> <E10>", -9.999e10),
+    (5e-11, "<+> <1> <0> <0> <0> <E-10>", 1e-10),  # rounds up to the smallest value
+    (1e-12, "<+> <0> <0> <0> <0> <E0>", 0.0),  # too small to show: zero
+]
+
+
+@pytest.mark.parametrize("value,tokens,decoded", ROUND_TRIPS)
+def test_table(value, tokens, decoded):
+    assert numbers.encode(value) == tokens.split()
+    assert numbers.decode(tokens.split()) == decoded
+    assert math.copysign(1, numbers.decode(tokens.split())) == math.copysign(1, decoded)
+
+
+@pytest.mark.parametrize("value", [1.234, 5678.0, 0.001234, 3.3e-7, 7.77e9, 123.4])
+def test_four_digit_values_round_trip_exactly(value):
+    assert numbers.decode(numbers.encode(value)) == pytest.approx(value, rel=1e-12)
+
+
+def test_relative_error_is_bounded_over_the_range():
+    for exp in range(-10, 11):
+        for m in (1.0, 1.23456, 4.99951, 9.87654):
+            v = m * 10.0**exp
+            assert abs(numbers.decode(numbers.encode(v)) - v) <= 5e-4 * v
+
+
+def test_grammar_positions_and_vocab():
+    assert numbers.allowed_at(0) == ("<+>", "<->")
+    assert all(numbers.allowed_at(p) == numbers.DIGIT_TOKENS for p in range(1, 5))
+    assert numbers.allowed_at(5)[0] == "<E-10>" and numbers.allowed_at(5)[-1] == "<E10>"
+    assert numbers.allowed_at(6) == numbers.allowed_at(0)  # the next number starts again
+    assert len(numbers.ALL_TOKENS) == 33
+
+
+@pytest.mark.parametrize("bad", [
+    ["<+>", "<1>", "<0>", "<0>", "<E0>"],  # too short
+    ["<1>", "<1>", "<0>", "<0>", "<0>", "<E0>"],  # digit where the sign goes
+    ["<+>", "<1>", "<E1>", "<0>", "<0>", "<E0>"],  # exponent among the digits
+    ["<+>", "<1>", "<0>", "<0>", "<0>", "<E11>"],  # exponent out of range
+])
+def test_decode_rejects_invalid(bad):
+    with pytest.raises(ValueError):
+        numbers.decode(bad)
+
+
+def test_nan_is_rejected():
+    with pytest.raises(ValueError):
+        numbers.encode(float("nan"))
+
+
+def test_many():
+    tokens = numbers.encode_many([1024.0, 12.5])
+    assert len(tokens) == 12
+    assert numbers.decode_many(tokens) == [1024.0, 12.5]
+    with pytest.raises(ValueError):
+        numbers.decode_many(tokens[:-1])

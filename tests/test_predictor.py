@@ -1,0 +1,118 @@
+"""The predictor on real ONNX sessions of the tiny exported model."""
+
+import json
+
+import numpy as np
+import pytest
+
+from rlm_lsp import ModelError, Prediction, Predictor
+from rlm_lsp.predictor import InputError
+
+CODES = [
+    "def f(n):\n    return sum(range(n))\n",
+    "def g(n):\n    return [list(range(n)) for _ in range(n)]\n",
+    "def h(s):\n    return s[::-1]\n",
+    "x = 1\n",
+    "def long(n):\n" + "    n += 1\n" * 400 + "    return n\n",  # truncated to max_input_tokens
+]
+
+
+@pytest.fixture(scope="module")
+def predictor(tiny_model_dir):
+    return Predictor.from_dir(tiny_model_dir, samples=8)
+
+
+def test_predictions_have_every_metric_with_ordered_interval(predictor):
+    results = predictor.predict(CODES)
+    assert len(results) == len(CODES)
+    for result in results:
+        assert set(result) == {"memory", "latency"}
+        for metric, p in result.items():
+            assert isinstance(p, Prediction) and p.metric == metric
+            assert p.unit == {"memory": "bytes", "latency": "ms"}[metric]
+            assert 0 <= p.low <= p.value <= p.high  # nonnegative metrics, p10 <= median <= p90
+
+
+def test_same_input_same_output_across_instances_and_batches(tiny_model_dir, predictor):
+    fresh = Predictor.from_dir(tiny_model_dir, samples=8)
+    together = fresh.predict(CODES)
+    alone = [Predictor.from_dir(tiny_model_dir, samples=8).predict([c])[0] for c in CODES]
+    assert together == alone
+    assert predictor.predict(CODES) == together
+
+
+def test_cache_serves_repeats_without_running_the_model(predictor, monkeypatch):
+    predictor.predict(CODES[:2])
+    assert predictor.cached(CODES[0]) is not None
+    monkeypatch.setattr(predictor, "_run", lambda *a, **k: pytest.fail("model ran on a cached input"))
+    predictor.predict(CODES[:2])
+
+
+def test_cache_is_bounded(tiny_model_dir):
+    small = Predictor.from_dir(tiny_model_dir, samples=1, cache_size=3)
+    small.predict([f"def f{i}():\n    return {i}\n" for i in range(10)])
+    assert len(small._cache) == 3
+
+
+def test_greedy_has_a_point_interval(tiny_model_dir):
+    greedy = Predictor.from_dir(tiny_model_dir, samples=1)
+    for p in greedy.predict(CODES[:2])[0].values():
+        assert p.low == p.value == p.high
+
+
+def test_metric_filter(predictor):
+    assert set(predictor.predict(CODES[:1], metrics=["memory"])[0]) == {"memory"}
+
+
+def test_no_fixed_padding(predictor, monkeypatch):
+    widths = []
+    encode = predictor.model.encode
+    monkeypatch.setattr(predictor.model, "encode", lambda ids, mask: widths.append(ids.shape[1]) or encode(ids, mask))
+    predictor.predict(["def a():\n    return 1\n", "def b():\n    return 2\n"])
+    assert widths and max(widths) < 40  # padded to the longest input, not to max_input_tokens
+
+
+def test_bad_inputs_raise_input_error(predictor):
+    with pytest.raises(InputError, match="empty"):
+        predictor.predict(["   \n"])
+    with pytest.raises(InputError, match="unknown language"):
+        predictor.predict(["int main() {}"], language="cobol")
+
+
+def test_threads_and_cpu_device(tiny_model_dir):
+    p = Predictor.from_dir(tiny_model_dir, device="cpu", threads=2, samples=1)
+    assert p.device == "cpu"
+    assert p.predict(CODES[:1])
+
+
+def test_cuda_request_falls_back_to_cpu_quietly(tiny_model_dir, capfd):
+    p = Predictor.from_dir(tiny_model_dir, device="cuda", samples=1)
+    assert p.device in ("cpu", "cuda")
+    p.predict(CODES[:1])
+    if p.device == "cpu":
+        assert capfd.readouterr().err == ""
+
+
+def test_onnx_greedy_equals_pytorch_greedy_token_for_token(tiny_checkpoint, tiny_model_dir_fp32):
+    from export.parity import check_parity
+
+    codes = CODES + [f"def f{i}(a, b):\n    return a * {i} + b\n" for i in range(10)]
+    report = check_parity(tiny_checkpoint, tiny_model_dir_fp32, codes)
+    assert report["inputs"] == len(codes)
+    assert report["token_exact"] == len(codes), report["mismatches"]
+
+
+def test_default_model_error_is_clear(monkeypatch, tmp_path):
+    from rlm_lsp import predictor as predictor_module
+
+    monkeypatch.setattr(predictor_module, "DEFAULT_DIR", tmp_path / "nothing")
+    with pytest.raises(ModelError, match="no shipped default model"):
+        Predictor.default()
+
+
+def test_export_report_is_written(tiny_model_dir):
+    report = json.loads((tiny_model_dir / "export_report.json").read_text())
+    assert report["parity"]["token_exact"] == report["parity"]["inputs"]
+    config = json.loads((tiny_model_dir / "rlm_config.json").read_text())
+    assert config["precision"] == "int8"
+    assert np.isfinite(report["size_bytes"])
