@@ -76,7 +76,7 @@ class RlmServer(LanguageServer):
     # --- client capabilities -------------------------------------------------------------
 
     def _cap(self, *path: str) -> Any:
-        node: Any = self.client_capabilities
+        node: Any = getattr(self.protocol, "client_capabilities", None)  # None before initialize
         for name in path:
             node = getattr(node, name, None)
             if node is None:
@@ -87,12 +87,13 @@ class RlmServer(LanguageServer):
 
     def on_loop(self, fn: Callable[[], Any]) -> None:
         """Run `fn` on the protocol thread: every message to the client goes out from there."""
-        if self.loop is None or self.loop.is_closed():
-            return
-        if threading.current_thread() is threading.main_thread():
-            fn()
+        if self.loop is None or threading.current_thread() is threading.main_thread():
+            fn()  # no loop yet (in-process use) or already on it
         else:
-            self.loop.call_soon_threadsafe(_logged(fn))
+            try:
+                self.loop.call_soon_threadsafe(_logged(fn))
+            except RuntimeError:  # the loop closed: the server is exiting
+                pass
 
     def _call_on_loop(self, fn: Callable[[], Any]) -> concurrent.futures.Future:
         fut: concurrent.futures.Future = concurrent.futures.Future()

@@ -1,0 +1,274 @@
+"""The real server process over stdio, driven by a real LSP client (rlm_lsp.server.client).
+
+Every test also checks that stdout carried nothing but protocol messages.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rlm_lsp.server.client import LspClient, LspError, file_uri
+
+pytestmark = pytest.mark.timeout(120)
+
+DEMO = '''import numpy as np
+
+
+def make_table(n):
+    return [[i * j for j in range(n)] for i in range(n)]
+
+
+class Parser:
+    def parse(self, text: str) -> list[str]:
+        return text.split()
+
+    async def fetch(self, url):
+        return url
+'''
+HINT = re.compile(r"^≈ \S+ \S+ · \S+ \S+$")  # ≈ 48 MB · 120 ms
+
+
+def git(cwd: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path) -> Path:
+    """A git repo with demo.py committed."""
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.email", "t@example.com")
+    git(tmp_path, "config", "user.name", "t")
+    (tmp_path / "demo.py").write_text(DEMO)
+    git(tmp_path, "add", "demo.py")
+    git(tmp_path, "commit", "-qm", "demo")
+    return tmp_path
+
+
+def start(model_dir, root: Path, **settings) -> LspClient:
+    client = LspClient(settings={"modelPath": str(model_dir), "debounceMs": 50, **settings}, cwd=root)
+    client.initialize(root)
+    return client
+
+
+def test_hints_lenses_hover_and_progress(tiny_model_dir, repo):
+    with start(tiny_model_dir, repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        hints = c.wait_hints(uri, 3)
+        assert [(h["position"]["line"], h["position"]["character"]) for h in hints] == [(3, 18), (8, 44), (11, 31)]
+        assert all(HINT.match(h["label"]) for h in hints), hints
+
+        lenses = c.code_lenses(uri)
+        assert [lens["range"]["start"]["line"] for lens in lenses] == [3, 8, 11]
+        assert all(lens["command"]["title"].startswith("rlm p10–p90: memory ") for lens in lenses)
+
+        hover = c.hover(uri, 8, 9)  # on "parse"
+        text = hover["contents"]["value"]
+        assert "`Parser.parse`" in text and "tiny-test-0" in text and "p10 – p90" in text
+        assert "tracemalloc peak bytes" in text and "unchanged" in text  # committed as is
+        assert hover["range"] == {"start": {"line": 8, "character": 8}, "end": {"line": 8, "character": 13}}
+        assert c.hover(uri, 0, 3) is None
+
+        # model load: progress create/begin/end and the status notifications the VS Code status bar uses
+        assert c.messages("window/workDoneProgress/create")
+        kinds = [m["params"]["value"]["kind"] for m in c.messages("$/progress")]
+        assert kinds == ["begin", "end"]
+        states = [m["params"]["state"] for m in c.messages("rlm/status")]
+        assert states[:2] == ["loading", "ready"] and "working" in states
+        assert c.messages("workspace/inlayHint/refresh") and c.messages("workspace/codeLens/refresh")
+        assert not c.messages("window/showMessage")
+        assert c.garbage == []
+
+
+def test_change_against_head_in_hover(tiny_model_dir, repo):
+    changed = DEMO.replace("return text.split()", "return [w.upper() for w in text.split() for _ in range(9)]")
+    with start(tiny_model_dir, repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, changed)
+        c.wait_hints(uri, 3)
+        text = c.hover(uri, 8, 9)["contents"]["value"]
+        assert re.search(r"\d\.\d×|\d+×", text) and "HEAD " in text, text
+        assert "unchanged" in c.hover(uri, 3, 6)["contents"]["value"]
+
+
+def test_inlay_hint_answers_from_cache_and_refresh_follows(tiny_model_dir, repo):
+    with start(tiny_model_dir, repo, debounceMs=1500) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)  # didOpen is not debounced
+        before = c.wait_hints(uri, 3)
+        refreshes = len(c.messages("workspace/inlayHint/refresh"))
+        sent = time.monotonic()
+        # edit the body of make_table: its header line is unchanged, the rest did not move
+        c.change(uri, 2, "    return [[i + j for j in range(n)] for i in range(n)]",
+                 {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": len(DEMO.splitlines()[4])}})
+        t0 = time.monotonic()
+        during = c.inlay_hints(uri)
+        assert time.monotonic() - t0 < 0.5  # the request never waits for the model
+        assert during == before  # cached hints stay where their lines did not change
+        c.wait_for(lambda m: m.get("method") == "workspace/inlayHint/refresh", timeout=30, since=sent)
+        assert time.monotonic() - sent >= 1.4  # only after the debounce
+        assert len(c.messages("workspace/inlayHint/refresh")) == refreshes + 1
+        after = c.inlay_hints(uri)
+        assert [h["position"] for h in after] == [h["position"] for h in before]
+        assert after[1:] == before[1:]  # the other functions were not re-predicted (same numbers)
+        # a line inserted above everything: old hints disappear instead of landing on wrong lines
+        c.change(uri, 3, "# comment\n", {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}})
+        assert c.inlay_hints(uri) == []
+        moved = c.wait_hints(uri, 3)
+        assert [h["position"]["line"] for h in moved] == [4, 9, 12]
+        assert c.garbage == []
+
+
+def test_debounce_publishes_only_the_last_version(tiny_model_dir, repo):
+    with start(tiny_model_dir, repo, debounceMs=300) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        c.wait_hints(uri, 3)
+        for v in range(2, 22):
+            c.change(uri, v, DEMO + f"\n\ndef extra():\n    return {v}\n")
+        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                   and m["params"].get("version") == 21, timeout=30)
+        time.sleep(0.5)
+        versions = [m["params"].get("version") for m in c.messages("textDocument/publishDiagnostics")]
+        assert versions == [1, 21]
+        assert len(c.wait_hints(uri, 4)) == 4
+
+
+def test_settings_apply_live(tiny_model_dir, repo):
+    settings = {"modelPath": str(tiny_model_dir), "debounceMs": 50}
+    with start(tiny_model_dir, repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        c.wait_hints(uri, 3)
+        assert c.diagnostics(uri) == []
+
+        def reconfigure(**change):
+            settings.update(change)
+            c.settings = {"rlm": settings}
+            c.notify("workspace/didChangeConfiguration", {"settings": {"rlm": settings}})
+            time.sleep(0.3)
+
+        reconfigure(metrics={"latency": False})
+        assert all(re.match(r"^≈ \S+ \S+$", h["label"]) for h in c.wait_hints(uri, 3))
+        reconfigure(features={"inlayHints": False, "codeLens": False})
+        assert c.inlay_hints(uri) == [] and c.code_lenses(uri) == []
+        reconfigure(features={}, metrics={}, budgets={"latency": "0.000001 ns"})
+        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"])
+        [diag, *_] = c.diagnostics(uri)
+        assert diag["severity"] == 2 and diag["source"] == "rlm" and "exceeds the budget" in diag["message"]
+        assert re.search(r"\d×", diag["message"])
+        reconfigure(budgets={})
+        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and not m["params"]["diagnostics"],
+                   since=time.monotonic() - 0.3)
+        loads = len(c.messages("$/progress"))
+        reconfigure(threads=2)  # a model setting: reload, with progress again
+        c.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end"
+                   and len(c.messages("$/progress")) >= loads + 2)
+        assert len(c.wait_hints(uri, 3)) == 3
+        assert c.garbage == []
+
+
+def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, tmp_path):
+    model = tmp_path / "model-copy"
+    shutil.copytree(tiny_model_dir, model)
+    with start(model, repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        c.wait_hints(uri, 3)
+
+        def still_answers():
+            assert len(c.inlay_hints(uri)) == 3
+            assert c.hover(uri, 3, 6) is not None
+
+        # malformed message: bad JSON, then a body without a method
+        c.send_raw(b"Content-Length: 12\r\n\r\n{not json!!}")
+        c.send_raw(b'Content-Length: 2\r\n\r\n{}')
+        still_answers()
+        # unknown method: an error response, not a dead server
+        with pytest.raises(LspError, match="-32601"):
+            c.request("rlm/doesNotExist", {})
+        c.notify("rlm/unknownNotification", {})
+        still_answers()
+        # syntax errors: the functions that still parse keep their hints
+        broken = DEMO.replace("def parse(self, text: str) -> list[str]:", "def parse(self, text: str -> list[str]:")
+        bad_uri = file_uri(repo / "broken.py")
+        c.open(bad_uri, broken)
+        bad_hints = c.wait_hints(bad_uri, 2)
+        assert {h["position"]["line"] for h in bad_hints} == {3, 11}
+        still_answers()
+        # a binary file and a 5 MB file: no hints, no crash
+        for name, text in [("blob.py", "\0\1\2 binary \0" * 100), ("huge.py", "def f():\n    return 1\n" * 230_000)]:
+            other = file_uri(repo / name)
+            c.open(other, text)
+            c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == other)
+            assert c.inlay_hints(other) == [] and c.code_lenses(other) == []
+            still_answers()
+        # the model directory deleted under a running server, then a reload (a model setting changed)
+        shutil.rmtree(model)
+        c.notify("workspace/didChangeConfiguration",
+                 {"settings": {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}})
+        c.settings = {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}
+        msg = c.wait_for(lambda m: m.get("method") == "window/showMessage")
+        assert msg["params"]["type"] == 1 and str(model) in msg["params"]["message"]
+        assert c.request("textDocument/inlayHint", {"textDocument": {"uri": uri},
+                         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}) == []
+        assert c.hover(uri, 3, 6) is None
+        c.change(uri, 2, DEMO + "\n")
+        time.sleep(0.3)
+        assert len(c.messages("window/showMessage")) == 1  # one clear message, not one per edit
+        assert c.garbage == []
+        assert c.proc.poll() is None
+
+
+def test_missing_model_one_message_and_server_stays_up(repo, tmp_path):
+    with start(tmp_path / "no-such-model", repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        msg = c.wait_for(lambda m: m.get("method") == "window/showMessage")
+        assert "cannot load the model" in msg["params"]["message"]
+        assert "no-such-model" in msg["params"]["message"]
+        for v in range(2, 5):
+            c.change(uri, v, DEMO)
+        assert c.inlay_hints(uri) == [] and c.hover(uri, 3, 6) is None
+        time.sleep(0.3)
+        assert len(c.messages("window/showMessage")) == 1
+        assert [m["params"]["state"] for m in c.messages("rlm/status")][-1] == "error"
+        assert c.garbage == []
+
+
+def test_tcp_transport(tiny_model_dir, repo):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp", "--tcp", f"127.0.0.1:{port}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                conn = socket.create_connection(("127.0.0.1", port), timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+        body = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}'
+        conn.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while b"inlayHintProvider" not in data:
+            chunk = conn.recv(65536)
+            assert chunk, data
+            data += chunk
+        conn.close()
+    finally:
+        proc.kill()
+        out, _ = proc.communicate(timeout=10)
+    assert out == b""  # protocol goes over the socket; stdout stays empty

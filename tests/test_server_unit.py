@@ -1,0 +1,275 @@
+"""Language server parts that need no process: settings, worker, analysis, features."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import pytest
+from lsprotocol import types
+from pygls.workspace import Workspace
+
+from rlm_lsp.predictor import Prediction
+from rlm_lsp.server import diagnostics, hints, hover, lens
+from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason, still_valid
+from rlm_lsp.server.git_head import HeadSource
+from rlm_lsp.server.server import DocResults, RlmServer
+from rlm_lsp.server.settings import Settings, parse_quantity
+from rlm_lsp.server.worker import Worker
+
+SOURCE = '''import triton
+
+
+def small(n):
+    return n + 1
+
+
+class Box:
+    def grow(self, n):
+        return [0] * n
+
+
+@triton.jit
+def add_kernel(x_ptr, n):
+    pass
+'''
+
+
+@dataclass
+class FakePredictor:
+    """Predicts len(code) bytes and len(code)/10 ms; records what it was asked."""
+
+    metrics: tuple = ("memory", "latency")
+    calls: list = field(default_factory=list)
+
+    @property
+    def config(self):
+        units = {"memory": "bytes", "latency": "ms", "kernel_latency": "ms"}
+        return SimpleNamespace(
+            metrics=[SimpleNamespace(name=m, unit=units[m], definition=f"{m} meaning") for m in self.metrics],
+            model_version="fake-1",
+        )
+
+    def predict(self, codes, language="python", metrics=None):
+        self.calls.append(list(codes))
+        out = []
+        for code in codes:
+            preds = {}
+            for m in metrics or self.metrics:
+                v = float(len(code)) * (1e6 if m == "memory" else 0.1)
+                preds[m] = Prediction(m, v, v / 2, v * 2, "bytes" if m == "memory" else "ms")
+            out.append(preds)
+        return out
+
+
+# --- settings ------------------------------------------------------------------------------
+
+
+def test_settings_from_dict_and_fallbacks():
+    s = Settings.from_dict(
+        {"rlm": {"device": "cpu", "threads": 2, "debounceMs": 10, "metrics": {"latency": False},
+                 "features": {"codeLens": False}, "budgets": {"memory": "512 MB", "latency": 20},
+                 "regressionRatio": 2}}
+    )
+    assert (s.device, s.threads, s.debounce_ms, s.regression_ratio) == ("cpu", 2, 10, 2.0)
+    assert not s.metric_enabled("latency") and s.metric_enabled("memory")
+    assert not s.feature_enabled("codeLens") and s.feature_enabled("inlayHints")
+    assert s.budget("memory", "bytes") == 512e6 and s.budget("latency", "ms") == 20
+    # bad values keep the previous value, unknown keys are ignored
+    t = Settings.from_dict({"device": "tpu", "threads": -1, "regressionRatio": 0.5, "bogus": 1}, s)
+    assert (t.device, t.threads, t.regression_ratio) == ("cpu", 2, 2.0)
+    assert Settings.from_dict(None, s) == s
+
+
+@pytest.mark.parametrize(
+    "raw, unit, value",
+    [("512 MB", "bytes", 512e6), ("1.5GB", "bytes", 1.5e9), ("2 KiB", "bytes", 2048), (100, "bytes", 100.0),
+     ("200 ms", "ms", 200.0), ("2 s", "ms", 2000.0), ("300us", "ms", 0.3), ("7", "ms", 7.0)],
+)
+def test_parse_quantity(raw, unit, value):
+    assert parse_quantity(raw, unit) == pytest.approx(value)
+
+
+@pytest.mark.parametrize("raw, unit", [("512 MB", "ms"), ("2 s", "bytes"), ("lots", "ms"), (True, "ms")])
+def test_parse_quantity_rejects(raw, unit):
+    with pytest.raises(ValueError):
+        parse_quantity(raw, unit)
+
+
+# --- worker ----------------------------------------------------------------------------------
+
+
+def test_worker_debounces_per_key_and_runs_calls_first():
+    ran: list = []
+    done = threading.Event()
+
+    def job(key, payload):
+        ran.append((key, payload))
+        if len(ran) == 3:
+            done.set()
+
+    w = Worker(job)
+    try:
+        for v in range(10):
+            w.schedule("a", v, 0.15)  # each edit restarts the delay: only the last runs
+        w.schedule("b", "x", 0.05)
+        w.call(lambda: ran.append(("call", None)))
+        assert done.wait(5)
+        assert ran == [("call", None), ("b", "x"), ("a", 9)]
+        w.schedule("c", 1, 0.05)
+        w.cancel("c")
+        time.sleep(0.2)
+        assert len(ran) == 3 and w.idle()
+    finally:
+        w.stop()
+
+
+def test_worker_survives_a_failing_job():
+    ran = threading.Event()
+
+    def job(key, payload):
+        if payload == "boom":
+            raise RuntimeError("boom")
+        ran.set()
+
+    w = Worker(job)
+    try:
+        w.schedule("a", "boom", 0)
+        w.schedule("b", "ok", 0.05)
+        assert ran.wait(5)
+    finally:
+        w.stop()
+
+
+# --- analysis --------------------------------------------------------------------------------
+
+
+def test_skip_reason():
+    assert skip_reason("def f():\n    pass\n") is None
+    assert skip_reason("x\0y") == "binary"
+    assert skip_reason("\ufffd" * 50 + "abc") == "not UTF-8"
+    assert skip_reason("#" * 1_000_001) == "larger than 1 MB"
+    assert skip_reason("é" * 600_000) == "larger than 1 MB"  # 1.2 MB in UTF-8
+
+
+def test_only_changed_functions_are_predicted_again():
+    fake = FakePredictor()
+    a = Analyzer(fake)
+    first = a.analyze("u", SOURCE, None)
+    assert [r.snippet.qualname for r in first] == ["small", "Box.grow", "add_kernel"]
+    assert a.predicted == 2  # the kernel is not sent: the model has no kernel metric
+    edited = SOURCE.replace("return n + 1", "return n + 2")
+    second = a.analyze("u", edited, None)
+    assert a.predicted == 3 and fake.calls[-1] == [second[0].snippet.code]
+    assert second[1].predictions == first[1].predictions
+    a.analyze("u", edited, None)
+    assert a.predicted == 3  # nothing changed: no model call at all
+
+
+def test_triton_kernels_get_nothing_without_a_kernel_metric_and_a_hint_with_one():
+    without = Analyzer(FakePredictor()).analyze("u", SOURCE, None)
+    assert without[2].snippet.kind == "triton_kernel" and without[2].predictions == {}
+    assert hints.label(without[2], Settings()) is None
+    with_kernel = Analyzer(FakePredictor(metrics=("memory", "latency", "kernel_latency"))).analyze("u", SOURCE, None)
+    assert list(with_kernel[2].predictions) == ["kernel_latency"]
+    assert list(with_kernel[0].predictions) == ["memory", "latency"]
+
+
+def test_head_states_and_regression_diagnostic():
+    head = SOURCE.replace("return [0] * n", "return n")  # Box.grow changed since HEAD
+    head = head.replace("def small(n):\n    return n + 1\n", "")  # small is new
+    results = Analyzer(FakePredictor()).analyze("u", SOURCE, head)
+    states = {r.snippet.qualname: r.head_state for r in results}
+    assert states == {"small": "new", "Box.grow": "changed", "add_kernel": "same"}
+    grow = results[1]
+    assert grow.head["memory"].value < grow.predictions["memory"].value
+    msgs = diagnostics.messages(grow, Settings(regression_ratio=1.05))
+    assert [code for code, _ in msgs] == ["regression", "regression"]
+    text = msgs[0][1]
+    ratio = grow.predictions["memory"].value / grow.head["memory"].value
+    assert "Box.grow" in text and f"{ratio:.1f}×" in text and "at HEAD" in text and "now" in text
+    assert diagnostics.messages(grow, Settings(regression_ratio=0)) == []
+    assert "HEAD" in hover.change_vs_head(grow, "memory")
+    assert hover.change_vs_head(results[0], "memory") == "new since HEAD"
+    assert hover.change_vs_head(results[2], "memory") == "unchanged"
+
+
+def test_budget_diagnostic_states_value_budget_and_ratio():
+    [r, *_] = Analyzer(FakePredictor()).analyze("u", SOURCE, None)
+    memory = r.predictions["memory"].value  # len(code) MB
+    msgs = diagnostics.messages(r, Settings(budgets={"memory": memory / 2}))
+    assert len(msgs) == 1 and msgs[0][0] == "budget"
+    assert "exceeds the budget" in msgs[0][1] and "2.0×" in msgs[0][1]
+    assert diagnostics.messages(r, Settings(budgets={"memory": memory * 2})) == []
+    assert diagnostics.messages(r, Settings(budgets={"memory": memory / 2}, metrics={"memory": False})) == []
+
+
+def test_feature_views_follow_settings_and_validity():
+    results = Analyzer(FakePredictor()).analyze("u", SOURCE, None)
+    lines = SOURCE.splitlines(True)
+    col = lambda line, c: c  # noqa: E731
+    everything = types.Range(types.Position(0, 0), types.Position(1000, 0))
+    got = hints.inlay_hints(results, lines, everything, Settings(), col)
+    assert [h.label for h in got] == ["≈ 31 MB · 3.1 ms", "≈ 38 MB · 3.8 ms"]  # len(code) = 31, 38
+    assert [(h.position.line, h.position.character) for h in got] == [(3, 13), (8, 22)]
+    only_memory = hints.inlay_hints(results, lines, everything, Settings(metrics={"latency": False}), col)
+    assert [h.label for h in only_memory] == ["≈ 31 MB", "≈ 38 MB"]
+    assert lens.title(results[0], Settings()) == "rlm p10–p90: memory 15.5 MB–62 MB · latency 1.6 ms–6.2 ms"
+    md = hover.markdown(results[0], Settings(), {"memory": "memory meaning"}, "fake-1")
+    assert "fake-1" in md and "15.5 MB – 62 MB" in md and "memory meaning" in md
+    # a line inserted above moves every function: cached results stop showing until re-analysed
+    moved = ["\n"] + lines
+    assert hints.inlay_hints(results, moved, everything, Settings(), col) == []
+    assert not still_valid(results[0], moved) and still_valid(results[0], lines)
+    assert hover.find(results, lines, types.Position(3, 6), col) is results[0]
+    assert hover.find(results, lines, types.Position(3, 0), col) is None
+
+
+def test_stale_results_are_dropped():
+    server = RlmServer()
+    server.protocol._workspace = Workspace(None)  # what `initialize` sets up
+    fake = FakePredictor()
+    server.analyzer = Analyzer(fake)
+    server.versions["file:///x.py"] = 2
+    server.analyze_job("file:///x.py", (1, SOURCE))  # outdated before it starts
+    assert fake.calls == [] and "file:///x.py" not in server.results
+
+    real_analyze = server.analyzer.analyze
+
+    def analyze_while_user_types(*args, **kwargs):
+        out = real_analyze(*args, **kwargs)
+        server.versions["file:///x.py"] = 3  # a newer edit arrives during inference
+        return out
+
+    server.analyzer.analyze = analyze_while_user_types
+    server.analyze_job("file:///x.py", (2, SOURCE))
+    assert fake.calls and "file:///x.py" not in server.results
+    server.analyzer.analyze = real_analyze
+    server.analyze_job("file:///x.py", (3, SOURCE))
+    assert isinstance(server.results["file:///x.py"], DocResults) and server.results["file:///x.py"].version == 3
+
+
+# --- git HEAD ---------------------------------------------------------------------------------
+
+
+def test_head_source_reads_the_committed_text(tmp_path):
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.com")
+    git("config", "user.name", "t")
+    (tmp_path / "a.py").write_text("def f():\n    return 1\n")
+    git("add", "a.py")
+    git("commit", "-qm", "a")
+    (tmp_path / "a.py").write_text("def f():\n    return 2\n")
+    head = HeadSource()
+    assert head.text(str(tmp_path / "a.py")) == "def f():\n    return 1\n"
+    assert head.text(str(tmp_path / "untracked.py")) is None
+    assert head.text("/nonexistent/dir/x.py") is None
+    (tmp_path / "a.py").write_text("def f():\n    return 3\n")
+    git("commit", "-qam", "b")
+    assert head.text(str(tmp_path / "a.py")) == "def f():\n    return 3\n"  # a new commit is seen at once
