@@ -1,0 +1,104 @@
+"""`rlm predict` end to end, as a subprocess, on the tiny model."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from rlm_lsp.cli import format_table
+
+SOURCE = '''import triton
+
+def make(n):
+    return [0] * n
+
+class Parser:
+    def parse(self, text):
+        return text.split()
+
+@triton.jit
+def add_kernel(x_ptr, n):
+    pass
+'''
+
+
+def rlm(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "rlm_lsp.cli", *args], input=stdin, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "a.py").write_text(SOURCE)
+    (tmp_path / "script.py").write_text("import sys\nprint(sum(map(int, sys.stdin.read().split())))\n")
+    (tmp_path / "blob.py").write_bytes(b"\x00\x01\xff binary")
+    (tmp_path / "latin1.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    return tmp_path
+
+
+def test_table_has_a_row_per_function_and_notes_kernels(files, tiny_model_dir):
+    out = rlm("predict", str(files / "a.py"), str(files / "script.py"), "--model", str(tiny_model_dir))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "memory (p10–p90)" in lines[0] and "latency (p10–p90)" in lines[0]
+    assert any("a.py:3" in line and "make" in line for line in lines)
+    assert any("Parser.parse" in line for line in lines)
+    assert any("add_kernel" in line and "no kernel-latency metric" in line for line in lines)
+    assert any("<module>" in line for line in lines)
+
+
+def test_json_is_deterministic_across_runs(files, tiny_model_dir):
+    args = ("predict", str(files / "a.py"), "--json", "--model", str(tiny_model_dir))
+    first, second = rlm(*args), rlm(*args)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == second.stdout
+    rows = json.loads(first.stdout)
+    make = next(r for r in rows if r["function"] == "make")
+    assert make["line"] == 3 and make["memory"]["unit"] == "bytes" and make["latency"]["unit"] == "ms"
+    assert make["memory"]["low"] <= make["memory"]["value"] <= make["memory"]["high"]
+
+
+def test_bad_files_get_a_message_and_the_rest_is_scored(files, tiny_model_dir):
+    out = rlm("predict", str(files / "blob.py"), str(files / "latin1.py"), str(files / "a.py"),
+              str(files / "missing.py"), "--model", str(tiny_model_dir))
+    assert out.returncode == 1
+    assert "blob.py: skipped: binary file" in out.stderr
+    assert "latin1.py: skipped: not UTF-8 text" in out.stderr
+    assert "missing.py: skipped: No such file" in out.stderr
+    assert "Parser.parse" in out.stdout
+
+
+def test_missing_model_is_one_clear_line(files, tmp_path):
+    out = rlm("predict", str(files / "a.py"), "--model", str(tmp_path / "gone"))
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"rlm: model error: model directory not found: {tmp_path / 'gone'}"
+
+
+def test_jsonl_scores_rows_and_reports_bad_ones(tiny_model_dir):
+    rows = [
+        {"id": "ok", "code": "def f(n):\n    return n * 2\n", "language": "python"},
+        {"id": "empty", "code": "  "},
+        {"id": "lang", "code": "int main() {}", "language": "cobol"},
+        {"id": "long", "code": "x = 1\n" * 2000},
+        {"id": "default-lang", "code": "print(1)\n"},
+    ]
+    stdin = "\n".join(json.dumps(r) for r in rows) + "\nnot json\n"
+    out = rlm("predict", "--jsonl", "-", "--model", str(tiny_model_dir), stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    got = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [g["id"] for g in got] == ["ok", "empty", "lang", "long", "default-lang", None]
+    assert set(got[0]) == {"id", "memory", "latency"} and got[0]["memory"]["unit"] == "bytes"
+    assert got[1]["error"] == "empty code"
+    assert "unknown language 'cobol'" in got[2]["error"]
+    assert "over the model's limit of 256" in got[3]["error"]
+    assert "memory" in got[4]
+    assert "invalid JSON" in got[5]["error"]
+
+
+def test_format_table_aligns_columns():
+    rows = [{"file": "a.py", "line": 3, "function": "f",
+             "memory": {"value": 48e6, "low": 12e6, "high": 96e6, "unit": "bytes"},
+             "latency": {"value": 120.0, "low": 80.0, "high": 300.0, "unit": "ms"}}]
+    table = format_table(rows, ["memory", "latency"])
+    assert "48 MB (12 MB–96 MB)" in table and "120 ms (80 ms–300 ms)" in table
