@@ -1,0 +1,30 @@
+"""A runtime-only install (`pip install .`) pulls in no torch, transformers or optimum."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_runtime_install_has_no_torch(tmp_path):
+    report = tmp_path / "report.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+         "--report", str(report), str(ROOT)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    names = {item["metadata"]["name"].lower() for item in json.loads(report.read_text())["install"]}
+    assert {"rlm-lsp", "onnxruntime-gpu", "tokenizers", "numpy", "pygls", "lsprotocol"} <= names
+    assert not names & {"torch", "transformers", "optimum", "optimum-onnx"}
+
+
+def test_runtime_modules_never_import_training_libraries():
+    heavy = ("torch", "transformers", "optimum")
+    for path in (ROOT / "rlm_lsp").rglob("*.py"):
+        for line in path.read_text().splitlines():
+            words = line.strip().split()
+            if words[:1] in (["import"], ["from"]) and len(words) > 1:
+                assert words[1].split(".")[0] not in heavy, f"{path}: {line}"
