@@ -150,28 +150,30 @@ def test_settings_apply_live(tiny_model_dir, repo):
         c.wait_hints(uri, 3)
         assert c.diagnostics(uri) == []
 
-        def reconfigure(**change):
+        def reconfigure(**change) -> float:
             settings.update(change)
             c.settings = {"rlm": settings}
+            mark = time.monotonic()
             c.notify("workspace/didChangeConfiguration", {"settings": {"rlm": settings}})
-            time.sleep(0.3)
+            c.wait_for(lambda m: m.get("method") == "workspace/configuration", since=mark)  # pulled
+            time.sleep(0.2)
+            return mark
 
         reconfigure(metrics={"latency": False})
         assert all(re.match(r"^≈ \S+ \S+$", h["label"]) for h in c.wait_hints(uri, 3))
         reconfigure(features={"inlayHints": False, "codeLens": False})
         assert c.inlay_hints(uri) == [] and c.code_lenses(uri) == []
-        reconfigure(features={}, metrics={}, budgets={"latency": "0.000001 ns"})
-        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"])
+        mark = reconfigure(features={}, metrics={}, budgets={"latency": "0.000001 ns"})
+        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"],
+                   since=mark)
         [diag, *_] = c.diagnostics(uri)
         assert diag["severity"] == 2 and diag["source"] == "rlm" and "exceeds the budget" in diag["message"]
         assert re.search(r"\d×", diag["message"])
-        reconfigure(budgets={})
+        mark = reconfigure(budgets={})
         c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and not m["params"]["diagnostics"],
-                   since=time.monotonic() - 0.3)
-        loads = len(c.messages("$/progress"))
-        reconfigure(threads=2)  # a model setting: reload, with progress again
-        c.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end"
-                   and len(c.messages("$/progress")) >= loads + 2)
+                   since=mark)
+        mark = reconfigure(threads=2)  # a model setting: reload, with progress again
+        c.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end", since=mark)
         assert len(c.wait_hints(uri, 3)) == 3
         assert c.garbage == []
 
