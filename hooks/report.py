@@ -64,6 +64,8 @@ def format_ratio(ratio: float | None) -> str:
         return "?"
     if math.isinf(ratio):
         return "∞×"
+    if ratio >= 10_000:
+        return ">10000×"
     return f"{ratio:.1f}×" if ratio < 100 else f"{ratio:.0f}×"
 
 

@@ -1,0 +1,196 @@
+"""Benchmark: rlm-gate over a staged change that touches 20 functions, one CPU thread.
+
+    python bench/gate.py [--model DIR] [--runs 5] [--samples N ...] [--out docs/benchmarks-gate.md]
+
+A scratch git repository gets a module of 20 realistic functions, committed; then every
+function is edited (a real code change, so all 40 versions are predicted) and staged. Each
+run is a fresh `python -m hooks.gate --threads 1` process, exactly what pre-commit starts:
+interpreter start, imports, git, matching, model load, prediction of 40 snippets, verdict.
+A second, in-process pass splits the time into its stages. Target: <= 5 s end to end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+N_FUNCTIONS = 20
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+}  # fmt: skip
+
+# (old body, new body) pairs; {i} makes every function distinct so the cache never helps.
+EDITS = [
+    (
+        "total = 0\n    for x in range(n + {i}):\n        total += x * x\n    return total\n",
+        "squares = [x * x for x in range(n + {i})]\n    return sum(squares)\n",
+    ),
+    (
+        "seen = set()\n    for x in items:\n        if x in seen:\n            return True\n"
+        "        seen.add(x)\n    return {i} < 0\n",
+        "for a in range(len(items)):\n        for b in range(a + 1, len(items)):\n"
+        "            if items[a] == items[b]:\n                return True\n    return {i} < 0\n",
+    ),
+    (
+        "with open(path) as fh:\n        return sum(1 for line in fh if line.strip()) + {i}\n",
+        "with open(path) as fh:\n        lines = fh.readlines()\n    return len([l for l in lines if l.strip()]) + {i}\n",
+    ),
+    (
+        "counts = {{}}\n    for w in text.split():\n        counts[w] = counts.get(w, 0) + 1\n"
+        "    return max(counts.items(), key=lambda kv: kv[1])[0] if counts else '{i}'\n",
+        "words = text.split()\n    best = max(set(words), key=words.count) if words else '{i}'\n    return best\n",
+    ),
+]
+ARGS = ["n", "items", "path", "text"]
+
+
+def module(version: int) -> str:
+    parts = ['"""Generated for the gate benchmark."""\n']
+    for i in range(N_FUNCTIONS):
+        kind = i % len(EDITS)
+        body = EDITS[kind][version].format(i=i)
+        parts.append(f"\n\ndef task_{i}({ARGS[kind]}):\n    {body}")
+    return "".join(parts)
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+
+
+def make_repo(where: Path) -> Path:
+    repo = where / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "tasks.py").write_text(module(0))
+    git(repo, "add", "tasks.py")
+    git(repo, "commit", "-qm", "base")
+    (repo / "tasks.py").write_text(module(1))
+    git(repo, "add", "tasks.py")
+    return repo
+
+
+def end_to_end(repo: Path, model: str | None, samples: int | None) -> tuple[float, str]:
+    cmd = [sys.executable, "-m", "hooks.gate", "--threads", "1"]
+    if model:
+        cmd += ["--model", model]
+    if samples:
+        cmd += ["--samples", str(samples)]
+    env = {**os.environ, **GIT_ENV, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"}
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=repo, capture_output=True, text=True, env=env)
+    elapsed = time.perf_counter() - start
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else ""
+    if proc.returncode not in (0, 1) or "predicted regression" not in summary:  # a verdict either way is fine
+        raise SystemExit(f"gate failed ({proc.returncode}): {proc.stdout}{proc.stderr}")
+    return elapsed, summary
+
+
+def stages(repo: Path, model: str | None, samples: int | None) -> dict[str, float]:
+    """One in-process pass, timed per stage (imports already warm after the first)."""
+    t0 = time.perf_counter()
+    from hooks import compare, config, gate
+
+    t1 = time.perf_counter()
+    cfg = config.load(config.find_pyproject(repo))
+    versions = gate.collect(repo, None, gate.git.INDEX, [], repo, cfg)
+    old = {v.old_path: compare.parse_functions(v.old_path, v.old.decode()) for v in versions if v.old}
+    new = {v.path: compare.parse_functions(v.path, v.new.decode()) for v in versions if v.new}
+    matching = compare.match(old, new, {})
+    t2 = time.perf_counter()
+    predictor = gate.load_predictor(model, 1, samples, "cpu")
+    t3 = time.perf_counter()
+    codes = compare.codes_to_predict(matching.changed)
+    predictor.predict(codes, language="python", metrics=["memory", "latency"])
+    t4 = time.perf_counter()
+    return {
+        "import hooks": t1 - t0,
+        "git + parse + match": t2 - t1,
+        "model load": t3 - t2,
+        f"predict {len(codes)} snippets": t4 - t3,
+        "functions changed": float(len(matching.changed)),
+        "samples": float(predictor.samples),
+        "model_version": predictor.config.model_version,  # type: ignore[dict-item]
+    }
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--model", help="model directory (default: the shipped model)")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--samples", type=int, nargs="*", default=[0], help="0 = the predictor's default")
+    p.add_argument("--out", default=str(ROOT / "docs" / "benchmarks-gate.md"))
+    args = p.parse_args()
+
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = make_repo(Path(tmp))
+        for samples in args.samples:
+            s = samples or None
+            end_to_end(repo, args.model, s)  # warm the page cache; not counted
+            times = []
+            for _ in range(args.runs):
+                elapsed, summary = end_to_end(repo, args.model, s)
+                times.append(elapsed)
+            split = stages(repo, args.model, s)
+            rows.append((samples, times, summary, split))
+            print(f"samples={int(split['samples'])}: median {statistics.median(times):.2f} s "
+                  f"(min {min(times):.2f}, max {max(times):.2f}) {summary}", flush=True)  # fmt: skip
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(
+            line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        )  # fmt: skip
+    except (OSError, StopIteration):
+        pass
+    model_version = rows[0][3]["model_version"]
+    lines = [
+        "## rlm-gate: a staged change touching 20 functions",
+        "",
+        f"Command: `python bench/gate.py --runs {args.runs}"
+        + (f" --samples {' '.join(map(str, args.samples))}" if args.samples != [0] else "")
+        + (" --model DIR" if args.model else "")
+        + "`.",
+        f"Machine: {cpu}, {os.cpu_count()} cores (shared), Python {platform.python_version()}; "
+        f"model `{model_version}`; one CPU thread (`--threads 1`).",
+        "",
+        "Each run is a fresh `python -m hooks.gate` process, as pre-commit starts it: imports, git, matching, "
+        f"model load, and {N_FUNCTIONS} changed functions predicted before and after (40 snippets, one batch run). "
+        "Target: 5 s.",
+        "",
+        "| samples | median | min | max | import hooks | git + parse + match | model load | predict 40 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for _, times, _, split in rows:
+        predict_key = next(k for k in split if k.startswith("predict"))
+        lines.append(
+            f"| {int(split['samples'])} | {statistics.median(times):.2f} s | {min(times):.2f} s | {max(times):.2f} s | "
+            f"{split['import hooks']:.2f} s | {split['git + parse + match']:.3f} s | {split['model load']:.2f} s | "
+            f"{split[predict_key]:.2f} s |"
+        )
+    lines += [
+        "",
+        "The stage columns come from one extra in-process pass (imports warm there), so they do not add up to "
+        "the end-to-end time, which also pays interpreter start and the onnxruntime import.",
+        "",
+    ]
+    Path(args.out).write_text("\n".join(lines))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

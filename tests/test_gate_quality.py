@@ -1,0 +1,42 @@
+"""training/gate_quality.py: pairing and rates on hand-made examples and predictions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+dataset = pytest.importorskip("training.dataset")
+from training import gate_quality  # noqa: E402
+
+
+@dataclass(frozen=True)
+class P:
+    value: float
+
+
+def ex(key: str, pid: str, memory: float) -> object:
+    return dataset.Example(key=key, problem_id=pid, code=f"# {key}\n", values={"memory": memory, "latency": None})
+
+
+def test_pairs_and_rates():
+    examples = [
+        ex("a", "1", 1e6), ex("b", "1", 4e6), ex("c", "1", 1.1e6),  # a<b (4x), c<b (3.6x), a~c (near)
+        ex("d", "2", 1e6), ex("e", "2", 2e6),  # d<e (2x)
+        ex("f", "3", 5e6),  # alone: no pair
+    ]  # fmt: skip
+    far, near = gate_quality.pairs_by_metric(examples, "memory", 2.0)
+    assert sorted((c.key, d.key) for c, d, _ in far) == [("a", "b"), ("c", "b"), ("d", "e")]
+    assert [(a.key, b.key) for a, b, _ in near] == [("a", "c")]
+
+    # the model sees a->b and d->e grow by 2x or more, c->b only 1.5x
+    predicted = {"a": 1.0, "b": 3.0, "c": 2.0, "d": 1.0, "e": 2.0, "f": 1.0}
+    preds = {k: {"memory": P(v)} for k, v in predicted.items()}
+    r = gate_quality.evaluate(examples, preds, "memory", 2.0, 2.0)
+    assert r["pairs"] == 3 and r["problems"] == 2
+    assert r["recall"] == pytest.approx(2 / 3)  # a->b 3x, d->e 2x flagged; c->b 1.5x not
+    assert r["false_alarm_rate"] == 0.0
+    assert r["near_equal_flag_rate"] == 1.0  # a->c predicted 2x
+    assert "| memory | 3 | 2 | 67% | 0% |" in gate_quality.markdown(
+        [r], {"model_version": "m", "tier": "large", "ratio": 2.0, "min_gap": 2.0}
+    )

@@ -1,0 +1,173 @@
+"""How well rlm-gate flags real regressions: recall and false-alarm rate on measured pairs.
+
+    python -m training.gate_quality [--model DIR] [--data 'training/data/*.jsonl*'] [--tier large]
+                                    [--ratio 2.0] [--min-gap 2.0] [--json out.json] [--markdown out.md]
+
+Pairs: two measured solutions (status ok) of the same *validation* problem (the split of
+`training.dataset.is_validation`, never seen in training) whose measured metric differs by
+`--min-gap` (2×) or more. Going from the cheaper to the costlier one is a real regression;
+the reverse is a real improvement. For each pair the gate's own rule is applied to the
+model's predictions of the two programs: flagged when predicted new/old >= `--ratio` (the
+gate's default, 2.0). Per metric:
+
+- recall: regressions flagged / regressions;
+- false-alarm rate: improvements flagged / improvements (the reverse direction);
+- also: near-equal pairs (measured within 1.25×) flagged in either direction, the noise a
+  team would see on rewrites that change nothing.
+
+The unit is the whole measured program (what the measurement is of); the gate applies the
+same rule to each changed function. Needs the trained model; nothing here runs user code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from hooks.compare import growth  # noqa: E402
+from training import dataset  # noqa: E402
+
+NEAR_EQUAL = 1.25
+
+
+def pairs_by_metric(examples, metric: str, min_gap: float):
+    """(cheap, costly, measured ratio) for every same-problem pair differing >= min_gap; and
+    near-equal pairs (within NEAR_EQUAL), as (a, b, ratio)."""
+    by_problem = defaultdict(list)
+    for ex in examples:
+        value = ex.values.get(metric)
+        if value is not None and value > 0:
+            by_problem[ex.problem_id].append(ex)
+    far, near = [], []
+    for pid in sorted(by_problem):
+        group = sorted(by_problem[pid], key=lambda e: e.key)
+        for a, b in itertools.combinations(group, 2):
+            if a.code == b.code:
+                continue
+            va, vb = a.values[metric], b.values[metric]
+            cheap, costly = (a, b) if va <= vb else (b, a)
+            ratio = max(va, vb) / min(va, vb)
+            if ratio >= min_gap:
+                far.append((cheap, costly, ratio))
+            elif ratio < NEAR_EQUAL:
+                near.append((a, b, ratio))
+    return far, near
+
+
+def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float) -> dict:
+    far, near = pairs_by_metric(examples, metric, min_gap)
+
+    def predicted(a, b) -> float:
+        return growth(predictions[a.key][metric].value, predictions[b.key][metric].value)
+
+    flagged_up = [predicted(cheap, costly) >= gate_ratio for cheap, costly, _ in far]
+    flagged_down = [predicted(costly, cheap) >= gate_ratio for cheap, costly, _ in far]
+    flagged_near = [predicted(a, b) >= gate_ratio or predicted(b, a) >= gate_ratio for a, b, _ in near]
+    big = [(c, d) for c, d, r in far if r >= 2 * min_gap]
+    return {
+        "metric": metric,
+        "pairs": len(far),
+        "problems": len({c.problem_id for c, _, _ in far}),
+        "recall": _rate(flagged_up),
+        "false_alarm_rate": _rate(flagged_down),
+        "recall_at_double_gap": _rate([predicted(c, d) >= gate_ratio for c, d in big]),
+        "double_gap_pairs": len(big),
+        "near_equal_pairs": len(near),
+        "near_equal_flag_rate": _rate(flagged_near),
+    }
+
+
+def markdown(results: list[dict], meta: dict) -> str:
+    lines = [
+        f"Gate quality on validation problems (model `{meta['model_version']}`, tier `{meta['tier']}`, "
+        f"gate ratio {meta['ratio']}×, pairs measured ≥ {meta['min_gap']}× apart; "
+        f"`python -m training.gate_quality`):",
+        "",
+        f"| metric | pairs | problems | recall (regressions flagged) | false alarms (improvements flagged) "
+        f"| recall, pairs ≥ {2 * meta['min_gap']:g}× apart | near-equal pairs (< {NEAR_EQUAL}×) flagged |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        lines.append(
+            f"| {r['metric']} | {r['pairs']} | {r['problems']} | {_pct(r['recall'])} | {_pct(r['false_alarm_rate'])} "
+            f"| {_pct(r['recall_at_double_gap'])} ({r['double_gap_pairs']}) "
+            f"| {_pct(r['near_equal_flag_rate'])} ({r['near_equal_pairs']}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.gate_quality", description=__doc__.split("\n")[0])
+    p.add_argument("--model", help="model directory (default: the shipped model)")
+    p.add_argument("--data", default=dataset.DEFAULT_DATA, help="measurement files (glob)")
+    p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
+    p.add_argument("--tier", default="large", help="input-size tier of the measurements to pair")
+    p.add_argument("--val-fraction", type=float, default=0.1, help="as in training (dataset.is_validation)")
+    p.add_argument("--ratio", type=float, default=2.0, help="the gate's ratio")
+    p.add_argument("--min-gap", type=float, default=2.0, help="measured difference that makes a real change")
+    p.add_argument("--metrics", default="memory,latency")
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--samples", type=int, default=None)
+    p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
+    p.add_argument("--json", help="write the results here")
+    p.add_argument("--markdown", help="write the model-card table here")
+    args = p.parse_args(argv)
+
+    from hooks.gate import load_predictor
+
+    examples = dataset.load_examples(args.data, args.corpus, tiers=(args.tier,))
+    val = [e for e in examples if dataset.is_validation(e.problem_id, args.val_fraction)]
+    val.sort(key=lambda e: (e.problem_id, e.key))
+    if args.limit:
+        val = val[: args.limit]
+    if not val:
+        print(f"no validation examples in {args.data} (tier {args.tier})", file=sys.stderr)
+        return 1
+    predictor = load_predictor(args.model, args.threads, args.samples, "cpu")
+    metrics = [m for m in args.metrics.split(",") if m in predictor.config.metric_names]
+    start = time.perf_counter()
+    codes = [e.code for e in val]
+    preds = predictor.predict(codes, language="python", metrics=metrics)
+    predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
+    elapsed = time.perf_counter() - start
+    results = [evaluate(val, predictions, m, args.ratio, args.min_gap) for m in metrics]
+    meta = {
+        "model_version": predictor.config.model_version,
+        "tier": args.tier,
+        "ratio": args.ratio,
+        "min_gap": args.min_gap,
+        "validation_programs": len(val),
+        "validation_problems": len({e.problem_id for e in val}),
+        "predict_seconds": round(elapsed, 1),
+    }
+    out = {"meta": meta, "results": results}
+    text = json.dumps(out, indent=2)
+    print(text)
+    table = markdown(results, meta)
+    print(table)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+    if args.markdown:
+        Path(args.markdown).write_text(table)
+    return 0
+
+
+def _rate(flags: list[bool]) -> float | None:
+    return sum(flags) / len(flags) if flags else None
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
