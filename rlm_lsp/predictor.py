@@ -158,13 +158,12 @@ class Predictor:
             mask[i, : len(ids)] = 1
         hidden = self.model.encode(input_ids, mask)  # (B, S, D)
         n = self.samples
-        hidden = np.repeat(hidden, n, axis=0)  # (B*N, S, D)
-        mask = np.repeat(mask, n, axis=0)
-        start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)
+        start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)  # (B*N,)
         uniforms = None
         if n > 1:
             uniforms = np.concatenate([self._uniforms(key, n) for key in keys])  # (B*N, P)
-        tokens = decode.constrained_decode(self.model.stepper(hidden, mask), start, self._allowed, uniforms)
+        step = self.model.stepper(hidden, mask, repeat=n)
+        tokens = decode.constrained_decode(step, start, self._allowed, uniforms)  # (B*N, P)
         values = np.array([numbers.decode_many([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
 

@@ -32,20 +32,28 @@ class Seq2Seq:
         (hidden,) = self.encoder.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": attention_mask})
         return hidden
 
-    def stepper(self, hidden: np.ndarray, attention_mask: np.ndarray):
-        """A decode step function over fixed encoder outputs; it keeps the KV cache between calls."""
-        cache: dict[str, np.ndarray] = {}
+    def stepper(self, hidden: np.ndarray, attention_mask: np.ndarray, repeat: int = 1):
+        """A decode step function over fixed encoder outputs; it keeps the KV cache between calls.
 
-        def step(input_ids: np.ndarray) -> np.ndarray:  # (B, 1) -> (B, V)
+        `hidden` (B, S, D) and `attention_mask` (B, S) are per input; the step function works on
+        B * repeat rows (the samples of each input, adjacent). The first step is the same for every
+        sample, so it runs on B rows and its logits and caches are repeated, instead of computing
+        the cross-attention keys and values `repeat` times.
+        """
+        cache: dict[str, np.ndarray] = {}
+        mask_rows = np.repeat(attention_mask, repeat, axis=0)  # (B*N, S)
+
+        def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, 1) -> (B*N, V)
             if not cache:
                 outputs = self.decoder.run(None, {
-                    "input_ids": input_ids,
+                    "input_ids": input_ids[::repeat],
                     "encoder_hidden_states": hidden,
                     "encoder_attention_mask": attention_mask,
                 })
+                outputs = [np.repeat(value, repeat, axis=0) for value in outputs]
                 names = self._first_outputs
             else:
-                feeds = {"input_ids": input_ids, "encoder_attention_mask": attention_mask}
+                feeds = {"input_ids": input_ids, "encoder_attention_mask": mask_rows}
                 feeds.update({name: cache[name.replace("past_key_values.", "present.")] for name in self._past_inputs})
                 outputs = self.decoder_past.run(None, feeds)
                 names = self._past_outputs

@@ -1,0 +1,139 @@
+"""Per-prediction latency: ONNX fp32, ONNX int8 and PyTorch eager, same checkpoint, one thread.
+
+    python bench/predict.py [--checkpoint DIR] [--repeats 30]
+
+Inputs are ~300-token functions. N=1 is greedy; N=16 samples share one encoder pass.
+PyTorch runs the same constrained decode with transformers' own KV cache (a stronger
+baseline than the reference library, which re-runs the prefix and pads to 2,048 tokens).
+Writes the `predict` section of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.report import machine, write_section  # noqa: E402
+
+
+def make_inputs(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        body = "".join(f"        total_{j} = sum(x * {j + i} for x in values if x % {j + 2} == 0)\n"
+                       f"        seen_{j} = {{v: k for k, v in enumerate(values[:{j + i + 3}])}}\n" for j in range(5))
+        out.append(f"class Solution:\n    def solve_{i}(self, values: list[int]) -> int:\n{body}"
+                   f"        return total_0 + len(seen_{i % 5})\n")
+    return out
+
+
+def torch_predict(model, ids: list[int], allowed, start_id: int, n: int, seed: int):
+    import torch
+
+    with torch.no_grad():
+        x = torch.tensor([ids])
+        mask = torch.ones_like(x)
+        enc = model.get_encoder()(input_ids=x, attention_mask=mask)
+        hidden = enc.last_hidden_state.repeat_interleave(n, 0)
+        mask = mask.repeat_interleave(n, 0)
+        from transformers.modeling_outputs import BaseModelOutput
+
+        enc = BaseModelOutput(last_hidden_state=hidden)
+        token = torch.full((n, 1), start_id)
+        past, rng = None, np.random.default_rng(seed)
+        for choices in allowed:
+            out = model(encoder_outputs=enc, attention_mask=mask, decoder_input_ids=token, past_key_values=past,
+                        use_cache=True)
+            past = out.past_key_values
+            logits = out.logits[:, -1, torch.as_tensor(choices)]
+            if n == 1:
+                pick = logits.argmax(-1)
+            else:
+                probs = torch.softmax(logits.double(), -1).numpy()
+                u = rng.random(n)
+                pick = torch.as_tensor((probs.cumsum(-1) < u[:, None]).sum(-1).clip(0, len(choices) - 1))
+            token = torch.as_tensor(choices)[pick][:, None]
+
+
+def time_it(fn, repeats: int) -> list[float]:
+    fn()  # warm-up
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkpoint", type=Path, help="default: a random-weight checkpoint of the shipped size")
+    parser.add_argument("--size", default="base")
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args(argv)
+
+    import torch
+    from transformers import T5ForConditionalGeneration
+
+    from export.cli import export
+    from rlm_lsp import Predictor
+
+    torch.set_num_threads(1)
+    tmp = Path(tempfile.mkdtemp())
+    checkpoint = args.checkpoint or _random_checkpoint(tmp / "ckpt", args.size)
+    export(checkpoint, tmp / "int8", int8=True, fp32_out=tmp / "fp32")
+    model = T5ForConditionalGeneration.from_pretrained(checkpoint).eval()
+    codes = make_inputs(args.repeats + 1)
+    rows = []
+    for n in (1, 16):
+        results = {}
+        for name in ("fp32", "int8"):
+            predictor = Predictor.from_dir(tmp / name, device="cpu", threads=1, samples=n, cache_size=0)
+            ids_len = len(predictor.token_ids(codes[0]))
+            it = iter(codes * 2)
+            results[f"ONNX {name}"] = time_it(lambda: predictor.predict([next(it)]), args.repeats)
+        allowed, start = predictor._allowed, predictor.config.decoder_start_token_id
+        token_lists = [predictor.token_ids(c) for c in codes]
+        it = iter(token_lists * 2)
+        results["PyTorch eager"] = time_it(lambda: torch_predict(model, next(it), allowed, start, n, 0), args.repeats)
+        base = statistics.median(results["PyTorch eager"])
+        for name, times in results.items():
+            p50, p95 = statistics.median(times), float(np.percentile(times, 95))
+            rows.append(f"| {n} | {name} | {p50:.1f} | {p95:.1f} | {base / p50:.1f}× |")
+            print(f"N={n:2d} {name:14s} p50 {p50:8.1f} ms  p95 {p95:8.1f} ms  speed-up vs PyTorch {base / p50:5.1f}×")
+    params = sum(p.numel() for p in model.parameters()) / 1e6
+    md = (f"## Prediction latency (`bench/predict.py`)\n\n"
+          f"Command: `python bench/predict.py{' --checkpoint ' + str(args.checkpoint) if args.checkpoint else ''}"
+          f" --repeats {args.repeats}`. Machine: {machine()}, one thread everywhere.\n"
+          f"Model: {params:.1f}M parameters ({'checkpoint ' + checkpoint.name if args.checkpoint else 'random weights, shipped architecture ' + args.size}); "
+          f"inputs of {ids_len} tokens, no padding; {args.repeats} predictions each, after one warm-up; cache off.\n\n"
+          "| samples N | runtime | p50 ms | p95 ms | speed-up vs PyTorch (p50) |\n|---|---|---|---|---|\n"
+          + "\n".join(rows) + "\n")
+    if not args.no_write:
+        write_section("predict", md)
+    return 0
+
+
+def _random_checkpoint(path: Path, size: str) -> Path:
+    import torch
+
+    from tests.conftest import METRICS
+    from training import rlm_model
+
+    torch.manual_seed(0)
+    texts = [c.replace("values", f"v{i}") for i, c in enumerate(make_inputs(400))]
+    tok = rlm_model.train_tokenizer(texts, vocab_size=8000)
+    return rlm_model.save_checkpoint(rlm_model.build_model(tok, size), tok, path, rlm_model.default_meta(METRICS))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
