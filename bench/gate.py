@@ -18,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from pathlib import Path
 
@@ -46,7 +45,8 @@ EDITS = [
     ),
     (
         "with open(path) as fh:\n        return sum(1 for line in fh if line.strip()) + {i}\n",
-        "with open(path) as fh:\n        lines = fh.readlines()\n    return len([l for l in lines if l.strip()]) + {i}\n",
+        "with open(path) as fh:\n        lines = fh.readlines()\n"
+        "    return len([s for s in lines if s.strip()]) + {i}\n",
     ),
     (
         "counts = {{}}\n    for w in text.split():\n        counts[w] = counts.get(w, 0) + 1\n"

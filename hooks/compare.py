@@ -261,6 +261,7 @@ def _by_key(functions: Sequence[Function]) -> dict[tuple[str, int], Function]:
 
 # -- the verdict ------------------------------------------------------------------------------
 
+
 class PredictionLike(Protocol):
     """The fields of `rlm_lsp.predictor.Prediction` that the verdict reads."""
 

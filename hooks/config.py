@@ -22,6 +22,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import re
+
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
@@ -94,7 +95,9 @@ def parse_quantity(text: str | float | int, where: str) -> Budget:
         elif key in _TIME_UNITS:
             value, unit = number * _TIME_UNITS[key], "ms"
         else:
-            raise ConfigError(f"{where}: unknown unit {suffix!r} in {text!r} (sizes: B kB MB GB MiB GiB; times: ns us ms s)")
+            raise ConfigError(
+                f"{where}: unknown unit {suffix!r} in {text!r} (sizes: B kB MB GB MiB GiB; times: ns us ms s)"
+            )
     if not math.isfinite(value) or value < 0:
         raise ConfigError(f"{where}: must be a finite non-negative amount, got {text!r}")
     return Budget(value, unit, str(text))

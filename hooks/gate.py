@@ -23,9 +23,10 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from hooks import compare, config as config_mod, git, report
+from hooks import compare, git, report
+from hooks import config as config_mod
 from hooks.compare import Function
 from hooks.config import ConfigError, GateConfig
 from hooks.report import GateResult, Note
@@ -190,9 +191,7 @@ def evaluate(
             old_path_of[fv.path] = fv.old_path
         for fn in functions:
             if fn.pragma == "":
-                result.notes.append(
-                    Note(fv.path, f"line {fn.line}: `# rlm: allow-regression` needs a reason; ignored")
-                )
+                result.notes.append(Note(fv.path, f"line {fn.line}: `# rlm: allow-regression` needs a reason; ignored"))
     matching = compare.match(old, new, old_path_of)
     result.matching = matching
     if not matching.changed:

@@ -43,9 +43,7 @@ class Change:
 def run_git(args: Sequence[str], cwd: str | os.PathLike[str], stdin: bytes | None = None) -> bytes:
     env = dict(os.environ, GIT_OPTIONAL_LOCKS="0", LC_ALL="C")
     try:
-        proc = subprocess.run(
-            ["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, check=False
-        )
+        proc = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, env=env, check=False)
     except FileNotFoundError as exc:
         raise GitError("git is not installed or not on PATH") from exc
     if proc.returncode != 0:
@@ -107,8 +105,9 @@ def parse_raw(out: bytes) -> list[Change]:
         status = status_field[0]
         score = int(status_field[1:]) if status_field[1:].isdigit() else None
         if status in "RC":
-            old_path, new_path = fields[i + 1].decode("utf-8", "surrogateescape"), fields[i + 2].decode(
-                "utf-8", "surrogateescape"
+            old_path, new_path = (
+                fields[i + 1].decode("utf-8", "surrogateescape"),
+                fields[i + 2].decode("utf-8", "surrogateescape"),
             )
             i += 3
         else:

@@ -233,7 +233,9 @@ def to_markdown(result: GateResult) -> str:
                 new = format_value(new_pred[metric].unit, new_pred[metric].value)
                 old = old_pred.get(metric)
                 cells.append(f"{format_value(old.unit, old.value)} → {new}" if old else new)
-            out.append(f"| `{change.path}:{change.new.line}` `{change.new.qualname}()` | {change.kind} | {' | '.join(cells)} |")
+            out.append(
+                f"| `{change.path}:{change.new.line}` `{change.new.qualname}()` | {change.kind} | {' | '.join(cells)} |"
+            )
         out += ["", "</details>", ""]
     if result.notes:
         out += ["Notes:", ""] + [f"- `{n.path}`: {n.message}" for n in result.notes] + [""]

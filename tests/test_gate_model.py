@@ -85,7 +85,10 @@ def test_real_model_predicts_both_versions_deterministically(repo, tiny_model_di
 def test_real_model_text_output_and_budget(repo, tiny_model_dir):
     proc = gate(repo, "--model", str(tiny_model_dir), "--ratio", "1e9", "--samples", "4", "mod.py")
     assert proc.returncode == 0
-    assert proc.stdout == "rlm-gate: passed: 1 changed function in 1 file, no predicted regression (1 unchanged after normalizing)\n"
+    assert (
+        proc.stdout
+        == "rlm-gate: passed: 1 changed function in 1 file, no predicted regression (1 unchanged after normalizing)\n"
+    )
     tiny = gate(repo, "--model", str(tiny_model_dir), "--ratio", "1e9", "--samples", "4", "--budget", "memory=0B")
     assert tiny.returncode == 1
     assert "mod.py:1: total(): predicted peak memory" in tiny.stdout and "exceeds budget 0 B" in tiny.stdout

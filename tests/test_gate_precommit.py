@@ -65,9 +65,13 @@ def hook(tmp_path_factory) -> tuple[Path, str, dict[str, str]]:
     snap = home / "hook-repo" if lasting else tmp_path_factory.mktemp("hook-repo")
     shutil.rmtree(snap, ignore_errors=True)
     snap.mkdir(parents=True)
-    listed = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .split("\0")
+    )
     for rel in listed:
         if (rel in PACKAGE_FILES or rel.split("/")[0] in PACKAGE_DIRS) and (ROOT / rel).is_file():
             (snap / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -153,7 +157,11 @@ def test_pre_commit_mechanics_with_the_tiny_model(hook, tiny_model_dir, tmp_path
         tmp_path / "work",
         hook,
         ["--model", str(tiny_model_dir), "--samples", "2"],
-        {"pyproject.toml": '[tool.rlm]\nratio = 1e9\n', "src/calc.py": STREAMING, "src/old.py": "def f():\n    return 1\n"},
+        {
+            "pyproject.toml": "[tool.rlm]\nratio = 1e9\n",
+            "src/calc.py": STREAMING,
+            "src/old.py": "def f():\n    return 1\n",
+        },
     )
     first = commit(repo, env, "init")  # every function is new: budgets only, and there are none
     assert first.returncode == 0, first.stdout

@@ -134,7 +134,9 @@ def test_materialized_regression_is_blocked(repo, capsys):
     assert code == 1
     lines = out.splitlines()
     assert lines[0] == "src/app.py:4: stream(): predicted peak memory 1 MB → 8 MB (8.0×) exceeds 2.0×"
-    assert lines[-1] == "rlm-gate: FAILED: 1 predicted regression in 1 of 1 changed function in 1 file (2 unchanged after normalizing)"
+    assert lines[-1] == (
+        "rlm-gate: FAILED: 1 predicted regression in 1 of 1 changed function in 1 file (2 unchanged after normalizing)"
+    )
     assert len(lines) == 2
 
 
@@ -152,7 +154,11 @@ def test_comment_docstring_and_rename_only_pass_without_loading_the_model(repo, 
 
 
 def test_pragma_passes_and_prints_the_reason(repo, capsys):
-    stage(repo, "src/app.py", MATERIALIZED.replace("def stream(path):", "def stream(path):  # rlm: allow-regression inputs are tiny"))
+    stage(
+        repo,
+        "src/app.py",
+        MATERIALIZED.replace("def stream(path):", "def stream(path):  # rlm: allow-regression inputs are tiny"),
+    )
     code, out = run_gate(capsys)
     assert code == 0
     assert "stream(): predicted peak memory 1 MB → 8 MB (8.0×) exceeds 2.0×; allowed by pragma: inputs are tiny" in out
@@ -160,7 +166,9 @@ def test_pragma_passes_and_prints_the_reason(repo, capsys):
 
 
 def test_pragma_without_reason_does_not_count(repo, capsys):
-    stage(repo, "src/app.py", MATERIALIZED.replace("def stream(path):", "# rlm: allow-regression\n    def stream(path):"))
+    stage(
+        repo, "src/app.py", MATERIALIZED.replace("def stream(path):", "# rlm: allow-regression\n    def stream(path):")
+    )
     code, out = run_gate(capsys)
     assert code == 1
     assert "src/app.py: line 5: `# rlm: allow-regression` needs a reason; ignored" in out
@@ -203,7 +211,9 @@ def test_missing_model_fails_clearly_and_fail_open_passes(repo, capsys, tmp_path
     )
     code, out = run_gate(capsys, "--model", str(tmp_path / "nowhere"), "--fail-open", loader=None)
     assert code == 0
-    assert out.splitlines()[-1].startswith("rlm-gate: WARNING: not checked, passing because of --fail-open: cannot load")
+    assert out.splitlines()[-1].startswith(
+        "rlm-gate: WARNING: not checked, passing because of --fail-open: cannot load"
+    )
 
 
 def test_broken_predictor_fails(repo, capsys):
@@ -249,7 +259,7 @@ def test_never_touches_the_tree_or_index_and_is_deterministic(repo, capsys):
     stage(repo, "src/new.py", "def g():\n    return 1\n")
     before = tree_state(repo)
     first = run_gate(capsys)
-    second = run_gate(capsys, "--report", "json")
+    run_gate(capsys, "--report", "json")
     third = run_gate(capsys)
     assert tree_state(repo) == before
     assert first == third and "src/util.py" not in first[1]

@@ -146,9 +146,7 @@ def test_rename_only_is_not_a_change_and_moves_between_files_are_found():
         def times_seven(n):
             return n * 7
     """
-    m = compare.match(
-        {"a.py": fns("a.py", OLD)}, {"a.py": fns("a.py", new_a), "b.py": fns("b.py", new_b)}, {}
-    )
+    m = compare.match({"a.py": fns("a.py", OLD)}, {"a.py": fns("a.py", new_a), "b.py": fns("b.py", new_b)}, {})
     assert m.changed == []
     assert sorted((o.qualname, n.qualname) for o, n in m.renamed) == [
         ("Parser.parse", "Parser.parse_lines"),
@@ -318,7 +316,7 @@ def test_defaults_without_pyproject(tmp_path: Path):
 
 @pytest.mark.parametrize(
     "body",
-    ['ratio = 0.5', 'memory-ratio = "x"', 'memory-budget = "3 furlongs"', 'metrics = "memory', "include = 3"],
+    ["ratio = 0.5", 'memory-ratio = "x"', 'memory-budget = "3 furlongs"', 'metrics = "memory', "include = 3"],
 )
 def test_bad_settings_name_the_key(tmp_path: Path, body):
     (tmp_path / "pyproject.toml").write_text(f"[tool.rlm]\n{body}\n")
