@@ -88,12 +88,13 @@ class Predictor:
 
     # -- inputs ---------------------------------------------------------------
 
-    def render(self, code: str, language: str = "python") -> str:
+    def render(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> str:
         code = preprocess.apply(self.config.preprocess, code)
-        return template.render(self.config.input_template, self.config.metric_names, language, code)
+        return template.render(self.config.input_template, self.config.metric_names, language, code,
+                               **(context or {}))
 
-    def token_ids(self, code: str, language: str = "python") -> list[int]:
-        return self.tokenizer.encode(self.render(code, language)).ids
+    def token_ids(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> list[int]:
+        return self.tokenizer.encode(self.render(code, language, context)).ids
 
     def check(self, code: str, language: str = "python") -> None:
         """Raise InputError when `code` cannot be scored at all (the CLI's --jsonl uses this)."""
@@ -104,17 +105,20 @@ class Predictor:
 
     # -- prediction -----------------------------------------------------------
 
-    def predict(self, codes: Sequence[str], language: str = "python",
-                metrics: Sequence[str] | None = None) -> list[dict[str, Prediction]]:
-        """One dict {metric: Prediction} per code, in input order. Long inputs are truncated."""
+    def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
+                context: dict[str, str] | None = None) -> list[dict[str, Prediction]]:
+        """One dict {metric: Prediction} per code, in input order. Long inputs are truncated.
+
+        `context` fills extra template fields (a device or GPU name) for models whose template has them.
+        """
         for code in codes:
             self.check(code, language)
-        keys = [self._key(code, language) for code in codes]
+        keys = [self._key(code, language, context) for code in codes]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: c for k, c in zip(keys, codes) if k not in known}
         if todo:
-            known.update(self._run(list(todo.items()), language))
+            known.update(self._run(list(todo.items()), language, context))
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -123,19 +127,22 @@ class Predictor:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
-    def cached(self, code: str, language: str = "python") -> dict[str, Prediction] | None:
+    def cached(self, code: str, language: str = "python",
+               context: dict[str, str] | None = None) -> dict[str, Prediction] | None:
         with self._lock:
-            return self._cache.get(self._key(code, language))
+            return self._cache.get(self._key(code, language, context))
 
-    def _key(self, code: str, language: str) -> str:
-        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{code}"
+    def _key(self, code: str, language: str, context: dict[str, str] | None = None) -> str:
+        extra = "\0".join(f"{k}={v}" for k, v in sorted((context or {}).items()))
+        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{extra}\0{code}"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def _run(self, items: list[tuple[str, str]], language: str) -> dict[str, dict[str, Prediction]]:
+    def _run(self, items: list[tuple[str, str]], language: str,
+             context: dict[str, str] | None) -> dict[str, dict[str, Prediction]]:
         limit = self.config.max_input_tokens
         encoded = []
         for key, code in items:
-            ids = self.token_ids(code, language)
+            ids = self.token_ids(code, language, context)
             if len(ids) > limit:
                 ids = ids[: limit - 1] + [self._eos]
             encoded.append((key, ids))

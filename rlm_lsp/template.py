@@ -11,5 +11,6 @@ from typing import Sequence
 DEFAULT_TEMPLATE = "<metrics> {metrics} <lang> {language} <code>\n{code}"
 
 
-def render(template: str, metrics: Sequence[str], language: str, code: str) -> str:
-    return template.format(metrics=" ".join(metrics), language=language, code=code)
+def render(template: str, metrics: Sequence[str], language: str, code: str, **context: str) -> str:
+    """`context` fills extra placeholders a model's template may have, e.g. {device} or {gpu}."""
+    return template.format(metrics=" ".join(metrics), language=language, code=code, **context)
