@@ -1,0 +1,474 @@
+"""Child-side runner for the measurement harness (stdlib only).
+
+Executed by ``training.sandbox`` as a *script* in a fresh interpreter::
+
+    python -s -S -B -P training/runner.py        (env: PYTHONHASHSEED=0 only)
+
+It reads one JSON spec from stdin, installs an audit hook (which Python code
+cannot remove) that blocks sockets, subprocesses, ctypes and file writes
+outside the working directory, runs the program and writes one JSON result
+line, prefixed with the spec's nonce, to the original stdout file descriptor.
+
+Modes:
+  memory  one untimed run under tracemalloc; per test the peak of traced bytes
+          above the level at the start of the call; result = max over tests.
+          Also returns output digests (for correctness checks).
+  time    ``warmup`` + ``repeats`` runs; each run re-executes the compiled
+          module in a fresh namespace, builds the arguments (untimed) and then
+          times all test calls with perf_counter / process_time.
+  probe   like one timed run per test, stopping once the accumulated time of a
+          group passes ``stop_ms``; returns per-test time, digest and error.
+"""
+import sys
+
+_real_stdout_fd = None
+
+
+def _install_guard(root):
+    import os
+
+    root = os.path.realpath(root)
+    prefix = root + os.sep
+    WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    BLOCK_ALWAYS = {
+        "socket.__new__", "socket.bind", "socket.connect", "socket.connect_ex",
+        "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+        "socket.sendto", "socket.sendmsg", "socket.socketpair",
+        "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
+        "os.fork", "os.forkpty", "os.kill", "os.killpg", "pty.spawn",
+        "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function",
+        "os.startfile", "webbrowser.open", "urllib.Request", "ftplib.connect",
+        "http.client.connect", "smtplib.connect", "os.chroot", "sys.setprofile",
+        "os.setuid", "os.setgid",
+    }
+    PATH_EVENTS = {
+        "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
+        "os.replace": (0, 1) if False else (0, 1), "os.link": (0, 1), "os.symlink": (1,),
+        "os.chmod": (0,), "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,),
+        "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.move": (1,),
+        "os.chflags": (0,), "os.lchown": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
+    }
+
+    def inside(path):
+        if isinstance(path, int):
+            return True  # an already open fd
+        try:
+            p = os.fsdecode(path)
+        except Exception:
+            return False
+        full = os.path.realpath(os.path.join(root, p))
+        return full == root or full.startswith(prefix)
+
+    def hook(event, args):
+        if event in BLOCK_ALWAYS:
+            raise PermissionError("sandbox: %s is blocked" % event)
+        if event == "open":
+            path, mode, flags = (tuple(args) + (None, None, None))[:3]
+            writing = False
+            if isinstance(mode, str) and any(c in mode for c in "wax+"):
+                writing = True
+            if isinstance(flags, int) and flags & WRITE_FLAGS:
+                writing = True
+            if writing and path is not None and not inside(path):
+                raise PermissionError("sandbox: write outside the work folder: %r" % (path,))
+            return
+        idx = PATH_EVENTS.get(event)
+        if idx is not None:
+            for i in idx:
+                if i < len(args) and args[i] is not None and not inside(args[i]):
+                    raise PermissionError("sandbox: %s outside the work folder" % event)
+
+    sys.addaudithook(hook)
+
+
+LIST_HELPERS = '''
+class ListNode:
+    def __init__(self, val=0, next=None):
+        self.val = val
+        self.next = next
+
+class TreeNode:
+    def __init__(self, val=0, left=None, right=None):
+        self.val = val
+        self.left = left
+        self.right = right
+
+def list_node(values):
+    if not values:
+        return None
+    head = ListNode(values[0])
+    p = head
+    for val in values[1:]:
+        p.next = ListNode(val)
+        p = p.next
+    return head
+
+def tree_node(values):
+    if not values:
+        return None
+    root = TreeNode(values[0])
+    i = 1
+    queue = deque([root])
+    while queue:
+        node = queue.popleft()
+        if i < len(values) and values[i] is not None:
+            node.left = TreeNode(values[i])
+            queue.append(node.left)
+        i += 1
+        if i < len(values) and values[i] is not None:
+            node.right = TreeNode(values[i])
+            queue.append(node.right)
+        i += 1
+    return root
+'''
+
+# LeetCode's implicit imports (the LeetCodeDataset ``prompt`` block) + helpers.
+# Module imports come after the star imports (``from bisect import *`` would
+# otherwise shadow the ``bisect`` module) and builtin pow/abs are restored
+# (``from math import *`` / ``from operator import *`` shadow them).
+PRELUDE = '''from typing import *
+from functools import *
+from collections import *
+from itertools import *
+from heapq import *
+from bisect import *
+from string import *
+from operator import *
+from math import *
+import collections
+import string
+import math
+import datetime
+import heapq
+import bisect
+import functools
+import itertools
+import operator
+import random
+import re
+import sys
+from builtins import pow, abs
+inf = float('inf')
+try:
+    from sortedcontainers import SortedList, SortedDict, SortedSet
+except ImportError:
+    pass
+''' + LIST_HELPERS
+
+
+# ----------------------------------------------------------------- outputs
+
+def _norm(x, depth=0):
+    if depth > 60:
+        return "<deep>"
+    if x is None or isinstance(x, (bool, int, str)):
+        return x
+    if isinstance(x, float):
+        if x != x or x in (float("inf"), float("-inf")):
+            return repr(x)
+        r = round(x, 5)
+        return 0.0 if r == 0 else r
+    if isinstance(x, (list, tuple)):
+        return [_norm(v, depth + 1) for v in x]
+    if isinstance(x, (set, frozenset)):
+        return sorted((_norm(v, depth + 1) for v in x), key=repr)
+    if isinstance(x, dict):
+        return sorted(([_norm(k, depth + 1), _norm(v, depth + 1)] for k, v in x.items()), key=repr)
+    if isinstance(x, (bytes, bytearray)):
+        return x.decode("latin-1")
+    if hasattr(x, "val") and hasattr(x, "left") and hasattr(x, "right"):
+        out, q, i, n = [], [x], 0, 0
+        while i < len(q) and n < 2_000_000:
+            node = q[i]
+            i += 1
+            n += 1
+            if node is None:
+                out.append(None)
+                continue
+            out.append(_norm(node.val, depth + 1))
+            q.append(node.left)
+            q.append(node.right)
+        while out and out[-1] is None:
+            out.pop()
+        return out
+    if hasattr(x, "val") and hasattr(x, "next"):
+        out, n = [], 0
+        while x is not None and n < 2_000_000:
+            out.append(_norm(x.val, depth + 1))
+            x = x.next
+            n += 1
+        return out
+    if hasattr(x, "__iter__") and not isinstance(x, type):
+        try:
+            return [_norm(v, depth + 1) for v in list(x)[:2_000_000]]
+        except Exception:
+            pass
+    return "<%s>" % type(x).__name__
+
+
+def _deep_sort(x):
+    if isinstance(x, list):
+        items = [_deep_sort(v) for v in x]
+        return sorted(items, key=lambda v: _dumps(v))
+    return x
+
+
+def _dumps(v):
+    import json
+    return json.dumps(v, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _digests(value):
+    import hashlib
+    n = _norm(value)
+    a = hashlib.sha1(_dumps(n).encode()).hexdigest()[:16]
+    b = hashlib.sha1(_dumps(_deep_sort(n)).encode()).hexdigest()[:16]
+    return [a, b]
+
+
+# ----------------------------------------------------------------- program
+
+def _build_arg(spec, ns):
+    if "expr" in spec:
+        return eval(spec["expr"], ns)
+    v = spec.get("json")
+    w = spec.get("wrap")
+    if w:
+        return ns[w](v)
+    return v
+
+
+def _call_output(result, args, expected_is_none):
+    if result is None and args and not expected_is_none:
+        return args[0]  # in-place problems: the mutated first argument
+    return result
+
+
+class _Program:
+    def __init__(self, spec):
+        self.spec = spec
+        self.shape = spec.get("shape", "leetcode")
+        code = spec["code"]
+        self.prelude = compile(PRELUDE, "<prelude>", "exec") if spec.get("prelude", True) else None
+        self.code = compile(code, "<program>", "exec")
+
+    def namespace(self):
+        ns = {"__name__": "__main__" if self.shape == "stdin" else "__program__",
+              "__builtins__": __builtins__}
+        if self.prelude is not None:
+            exec(self.prelude, ns)
+        if self.shape != "stdin":
+            exec(self.code, ns)
+        return ns
+
+    def method(self, ns):
+        entry = self.spec.get("entry")
+        cls = ns.get("Solution")
+        if cls is None:
+            raise LookupError("no class Solution")
+        inst = cls()
+        if entry and hasattr(inst, entry):
+            return getattr(inst, entry)
+        names = [k for k, v in vars(cls).items() if callable(v) and not k.startswith("_")]
+        if len(names) == 1:
+            return getattr(inst, names[0])
+        raise LookupError("entry point %r not found" % entry)
+
+    def build(self, ns):
+        out = []
+        for t in self.spec["tests"]:
+            if self.shape == "stdin":
+                out.append(t.get("stdin", ""))
+            else:
+                out.append([_build_arg(a, ns) for a in t["args"]])
+        return out
+
+    def call(self, ns, args):
+        """Run one test; returns the output value."""
+        if self.shape == "stdin":
+            import io
+            sys.stdin = io.StringIO(args)
+            buf = io.StringIO()
+            sys.stdout = buf
+            g = dict(ns)
+            try:
+                exec(self.code, g)
+            except SystemExit:
+                pass
+            finally:
+                sys.stdout = _quiet
+                sys.stdin = _empty_in
+            return buf.getvalue()
+        fn = self.method(ns)
+        return fn(*args)
+
+
+class _Sink:
+    def write(self, s):
+        return len(s)
+
+    def flush(self):
+        pass
+
+
+_quiet = _Sink()
+_empty_in = None
+
+
+def _expected_digest(t, ns, shape):
+    e = t.get("expected")
+    if e is None:
+        return None, False
+    if shape == "stdin":
+        return _digests(str(e).split()), False
+    v = _build_arg(e, ns)
+    return _digests(v), v is None
+
+
+def _out_digest(out, shape):
+    if shape == "stdin":
+        return _digests(str(out).split())
+    return _digests(out)
+
+
+def run(spec):
+    import gc
+    import time
+    prog = _Program(spec)
+    mode = spec["mode"]
+    shape = prog.shape
+    res = {"status": "ok"}
+    if mode == "memory":
+        import tracemalloc
+        ns = prog.namespace()
+        tests = prog.build(ns)
+        exp = [_expected_digest(t, ns, shape) for t in spec["tests"]]
+        peaks, digests, match = [], [], []
+        gc.collect()
+        tracemalloc.start()
+        for args, (ed, enone) in zip(tests, exp):
+            cur0 = tracemalloc.get_traced_memory()[0]
+            tracemalloc.reset_peak()
+            out = prog.call(ns, args)
+            peak = tracemalloc.get_traced_memory()[1]
+            peaks.append(max(0, peak - cur0))
+            out = _call_output(out, args, enone) if shape != "stdin" else out
+            d = _out_digest(out, shape)
+            digests.append(d)
+            match.append(None if ed is None else (d[0] == ed[0] or d[1] == ed[1]))
+            del out
+        tracemalloc.stop()
+        res.update(memory_bytes=max(peaks) if peaks else 0, peaks=peaks,
+                   digests=digests, match=match)
+    elif mode == "time":
+        wall, cpu = [], []
+        n = int(spec.get("warmup", 1)) + int(spec.get("repeats", 5))
+        for _ in range(n):
+            ns = prog.namespace()
+            tests = prog.build(ns)
+            gc.collect()
+            c0 = time.process_time()
+            t0 = time.perf_counter()
+            for args in tests:
+                prog.call(ns, args)
+            t1 = time.perf_counter()
+            c1 = time.process_time()
+            wall.append((t1 - t0) * 1000.0)
+            cpu.append((c1 - c0) * 1000.0)
+            del ns, tests
+        res.update(times_ms=wall, cpu_ms=cpu, warmup=int(spec.get("warmup", 1)))
+    elif mode == "probe":
+        # tests carry "group"; groups are run in order; stop after the first
+        # group that errors or whose time exceeds stop_ms.
+        stop_ms = float(spec.get("stop_ms", 200.0))
+        ns = prog.namespace()
+        out_tests = []
+        groups = {}
+        for i, t in enumerate(spec["tests"]):
+            groups.setdefault(t.get("group", 0), []).append(i)
+        for g in sorted(groups):
+            total = 0.0
+            bad = False
+            for i in groups[g]:
+                t = spec["tests"][i]
+                r = {"i": i, "group": g}
+                try:
+                    args = [_build_arg(a, ns) for a in t["args"]] if shape != "stdin" else t.get("stdin", "")
+                    gc.collect()
+                    t0 = time.perf_counter()
+                    out = prog.call(ns, args)
+                    r["ms"] = (time.perf_counter() - t0) * 1000.0
+                    out = _call_output(out, args, False) if shape != "stdin" else out
+                    r["digest"] = _out_digest(out, shape)
+                    total += r["ms"]
+                    del out, args
+                except MemoryError:
+                    r["error"] = "MemoryError"
+                    bad = True
+                except BaseException as e:  # noqa: BLE001 - record everything
+                    r["error"] = "%s: %s" % (type(e).__name__, str(e)[:200])
+                    bad = True
+                out_tests.append(r)
+                if bad:
+                    break
+            if bad or total > stop_ms:
+                break
+        res.update(probe=out_tests)
+    else:
+        raise ValueError("unknown mode %r" % mode)
+    return res
+
+
+def main():
+    global _real_stdout_fd, _empty_in
+    import io
+    import json
+    import os
+    data = sys.stdin.buffer.read()
+    spec = json.loads(data)
+    nonce = spec.get("nonce", "")
+    _real_stdout_fd = os.dup(1)
+    # user prints go nowhere; tracebacks still reach stderr (a file in the work folder)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    _empty_in = io.StringIO("")
+    sys.stdin = _empty_in
+    sys.stdout = _quiet
+    sys.setrecursionlimit(int(spec.get("recursion_limit", 100000)))
+    for p in spec.get("sys_path") or []:
+        sys.path.append(p)
+    _install_guard(os.getcwd())
+    try:
+        res = run(spec)
+    except MemoryError:
+        res = {"status": "memout", "error": "MemoryError"}
+    except RecursionError as e:
+        res = {"status": "error", "error": "RecursionError: %s" % str(e)[:200]}
+    except BaseException as e:  # noqa: BLE001 - a failing program is data
+        import traceback
+        tb = traceback.extract_tb(e.__traceback__)
+        where = ""
+        for fr in reversed(tb):
+            if fr.filename == "<program>":
+                where = " (line %d)" % fr.lineno
+                break
+        res = {"status": "error", "error": "%s: %s%s" % (type(e).__name__, str(e)[:300], where)}
+    # peak RSS of this process image: VmHWM (ru_maxrss would include the
+    # forked parent's pages from before exec)
+    try:
+        with open("/proc/self/status") as f:
+            for ln in f:
+                if ln.startswith("VmHWM:"):
+                    res["vmhwm_kb"] = int(ln.split()[1])
+    except OSError:
+        pass
+    line = (nonce + json.dumps(res) + "\n").encode()
+    while line:
+        n = os.write(_real_stdout_fd, line)
+        line = line[n:]
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
