@@ -161,14 +161,13 @@ def _strip_comments(code: str) -> str:
         tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return "\n".join(line for line in code.split("\n") if not line.lstrip().startswith("#"))
-    lines = code.split("\n")
-    # Remove comments right to left so that earlier columns stay valid.
-    for tok in reversed(tokens):
+    lines: list[str | None] = list(code.split("\n"))
+    for tok in tokens:
         if tok.type == tokenize.COMMENT:
             row, col = tok.start
-            line = lines[row - 1]
-            lines[row - 1] = line[:col].rstrip()
-    return "\n".join(lines)
+            kept = (lines[row - 1] or "")[:col].rstrip()
+            lines[row - 1] = kept if kept else None  # a comment-only line goes entirely
+    return "\n".join(line for line in lines if line is not None)
 
 
 def _strip_text(code: str) -> str:

@@ -75,7 +75,11 @@ def build_model(tok: Tokenizer, size: str = "small", dropout: float = 0.1):
         eos_token_id=tok.token_to_id(EOS),
         decoder_start_token_id=tok.token_to_id(PAD),
     )
-    return T5ForConditionalGeneration(config)
+    model = T5ForConditionalGeneration(config)
+    # T5 initialises an untied lm_head with std 1, which gives logits of std ~sqrt(d_model)
+    # and a first loss far above log(vocab); scale it like the tied head would be.
+    model.lm_head.weight.data.mul_(d_model**-0.5)
+    return model
 
 
 def target_ids(tok: Tokenizer, values: Sequence[float | None]) -> list[int]:
@@ -105,9 +109,24 @@ def save_checkpoint(model, tok: Tokenizer, out_dir: str | Path, meta: dict) -> P
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out)
-    tok.save(str(out / "tokenizer.json"))
+    save_fast_tokenizer(tok, out)
+    tok.save(str(out / "tokenizer.json"))  # the raw tokenizers file, as the runtime reads it
     (out / "rlm_meta.json").write_text(json.dumps(meta, indent=2) + "\n")
     return out
+
+
+def save_fast_tokenizer(tok: Tokenizer, out_dir: str | Path) -> None:
+    """The transformers view of the same tokenizer (tokenizer_config.json etc.): optimum needs it."""
+    from transformers import PreTrainedTokenizerFast
+
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        model_input_names=["input_ids", "attention_mask"],
+        pad_token=PAD,
+        eos_token=EOS,
+        unk_token=UNK,
+    )
+    fast.save_pretrained(str(out_dir))
 
 
 def load_checkpoint(path: str | Path):

@@ -1,0 +1,198 @@
+"""Trainer, dataset join, split, preprocessing, metrics and baseline on tiny synthetic data."""
+
+from __future__ import annotations
+
+import ast
+import gzip
+import json
+import random
+
+import pytest
+
+from rlm_lsp import preprocess
+from training import augment, dataset
+from training.evaluate import coverage, pairwise_accuracy, score, spearman
+
+LEETCODE = '''class Solution:
+    """Docstring."""
+
+    def twoSum(self, nums: List[int], target: int) -> List[int]:
+        # hash map of seen values
+        d: dict = {}
+        for i, x in enumerate(nums):  # trailing comment
+            if target - x in d:
+                return [d[target - x], i]
+            d[x] = i
+            self.helper(x)
+
+    def helper(self, x):
+        "bare string"
+        return x
+'''
+
+
+# --- preprocess ---------------------------------------------------------------------------------
+
+
+def test_strip_v1_unwraps_solution_and_drops_surface():
+    out = preprocess.apply("strip_v1", LEETCODE)
+    assert "class Solution" not in out
+    assert "self" not in out
+    assert "#" not in out and "Docstring" not in out and "bare string" not in out
+    assert "List[int]" not in out and "->" not in out
+    assert out.startswith("def twoSum(nums, target):\n")
+    assert "helper(x)" in out
+    ast.parse(out)
+    assert preprocess.apply("strip_v1", out) == out  # idempotent
+
+
+def test_strip_v1_lone_method_and_script():
+    method = "def maxSum(self, nums: list[int]) -> int:\n    return self.best(nums)\n"
+    assert preprocess.apply("strip_v1", method) == "def maxSum(nums):\n    return best(nums)\n"
+    script = "import sys\n# read\nn = int(input())\nprint(n * 2)\n"
+    assert preprocess.apply("strip_v1", script) == "import sys\nn = int(input())\nprint(n * 2)\n"
+
+
+def test_strip_v1_python2_falls_back_to_text():
+    code = (
+        "class Solution(object):\n    def f(self, n):\n        # c\n"
+        "        print 'x'\n        return self.g(xrange(n))\n"
+    )
+    out = preprocess.apply("strip_v1", code)
+    assert out == "def f(n):\n    print 'x'\n    return g(xrange(n))\n"
+
+
+def test_preprocess_none_and_unknown():
+    assert preprocess.apply("none", LEETCODE) == LEETCODE
+    with pytest.raises(ValueError, match="unknown preprocess"):
+        preprocess.apply("nope", "x")
+
+
+def test_augment_rewrites_parse_and_keep_body():
+    code = preprocess.apply("strip_v1", LEETCODE)
+    rng = random.Random(3)
+    seen = set()
+    for _ in range(30):
+        out = augment.rewrite(code, rng)
+        ast.parse(out)
+        assert "enumerate(nums)" in out
+        seen.add(out)
+    assert len(seen) > 3
+    assert augment.rewrite("print 'py2'\n", rng) == "print 'py2'\n"
+
+
+# --- data -------------------------------------------------------------------------------------------
+
+
+def test_load_examples_joins_by_key_and_merges(tmp_path):
+    corpus = tmp_path / "solutions.jsonl.gz"
+    with gzip.open(corpus, "wt") as f:
+        for i in range(3):
+            f.write(json.dumps({"source": "doocs", "path": f"p{i}.py", "language": "python",
+                                "problem_id": i, "code": f"def f{i}(): pass\n"}) + "\n")
+    data = tmp_path / "rows.jsonl"
+    rows = [
+        {"key": "doocs:p0.py", "problem_id": 0, "tier": "large", "status": "ok",
+         "memory_bytes": 100, "latency_ms": 1.0},
+        {"key": "doocs:p0.py", "problem_id": 0, "tier": "large", "status": "ok",
+         "memory_bytes": 300, "latency_ms": 3.0},
+        {"key": "doocs:p1.py", "problem_id": 1, "tier": "large", "status": "error",
+         "memory_bytes": None, "latency_ms": None},
+        {"key": "doocs:p2.py", "problem_id": 2, "tier": "examples", "status": "ok",
+         "memory_bytes": 5, "latency_ms": 0.1},
+        {"key": "doocs:missing.py", "problem_id": 9, "tier": "large", "status": "ok",
+         "memory_bytes": 5, "latency_ms": 0.1},
+    ]
+    data.write_text("\n".join(json.dumps(r) for r in rows) + "\n{\"half-writ")
+    ex = dataset.load_examples(str(data), str(corpus), tiers=("large",))
+    assert [e.key for e in ex] == ["doocs:p0.py"]
+    assert ex[0].values == {"memory": 200, "latency": 2.0}
+    assert ex[0].code == "def f0(): pass\n" and ex[0].problem_id == "0"
+    both = dataset.load_examples(str(data), str(corpus), tiers=("large", "examples"))
+    assert len(both) == 2
+
+
+def test_split_is_by_problem_and_stable():
+    examples = dataset.synthetic_examples(300, problems=40)
+    train, val = dataset.split_by_problem(examples, 0.2)
+    assert train and val
+    assert not {e.problem_id for e in train} & {e.problem_id for e in val}
+    assert dataset.split_by_problem(examples, 0.2)[1] == val
+
+
+# --- metrics ----------------------------------------------------------------------------------------
+
+
+def test_pairwise_accuracy_counts_only_2x_pairs_within_problem():
+    pids = ["a", "a", "a", "b"]
+    true = [1.0, 1.5, 4.0, 100.0]
+    pred = [1.0, 9.0, 2.0, 0.0]
+    # pairs with >= 2x inside problem a: (0,2) right, (1,2) wrong; b alone; cross-problem ignored
+    acc, n = pairwise_accuracy(pids, true, pred)
+    assert n == 2 and acc == 0.5
+    acc, n = pairwise_accuracy(["a", "a"], [1.0, 4.0], [3.0, 3.0])
+    assert (acc, n) == (0.5, 1)  # a tie counts half
+
+
+def test_spearman_coverage_and_score():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3], [5, 5, 5]) == 0.0
+    assert coverage([1, 5], [0, 6], [2, 7]) == 0.5
+    ex = dataset.synthetic_examples(9)
+    preds = {"memory": {"value": [e.values["memory"] for e in ex]}}
+    rep = score(ex, preds)
+    assert rep["memory"]["spearman"] == pytest.approx(1.0) and "latency" not in rep
+
+
+def test_baseline_fits_synthetic():
+    from training import baseline
+
+    examples = dataset.synthetic_examples(120)
+    train, val = dataset.split_by_problem(examples, 0.3)
+    preds = baseline.fit_predict(train, val, max_iter=10)
+    rep = score(val, preds["gbm"])
+    assert rep["memory"]["n"] == len(val)
+    assert len(baseline.features("x = 1\n")) == len(baseline.FEATURE_NAMES)
+
+
+# --- trainer ------------------------------------------------------------------------------------------
+
+
+def test_train_tiny_end_to_end_and_resume(tmp_path):
+    import numpy as np
+
+    from training import train
+    from training.evaluate import decode_values, encode_inputs, evaluate_dir
+    from training.rlm_model import load_checkpoint
+
+    out = tmp_path / "run"
+    common = ["--synthetic", "48", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
+              "--eval-every", "3", "--out", str(out), "--no-progress", "--eval-max", "16"]
+    best = train.train(common + ["--max-steps", "4", "--epochs", "1"])
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "rlm_meta.json",
+                 "tokenizer_config.json", "special_tokens_map.json"):
+        assert (best / name).exists(), name
+    meta = json.loads((best / "rlm_meta.json").read_text())
+    assert [m["name"] for m in meta["metrics"]] == ["memory", "latency"]
+    for key in ("input_template", "max_input_tokens", "languages", "preprocess", "training_data"):
+        assert key in meta
+    assert meta["preprocess"] == "strip_v1"
+    assert (out / "last" / train.STATE_FILE).exists()
+
+    # resume continues from the saved step instead of starting over
+    train.train(common + ["--max-steps", "6", "--epochs", "1", "--resume"])
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert log[-1]["step"] == 6 and log[0]["step"] == 3
+
+    model, tok, meta = load_checkpoint(best)
+    ids = encode_inputs(tok, meta, ["def f(n):\n    return [0] * n\n"], ["memory", "latency"])
+    vals = decode_values(model, tok, ids, 2, samples=3)
+    assert vals.shape == (1, 3, 2) and np.isfinite(vals).all()
+
+    from transformers import AutoTokenizer
+
+    fast = AutoTokenizer.from_pretrained(str(best))
+    assert fast("x = 1")["input_ids"] == tok.encode("x = 1").ids
+
+    rep = evaluate_dir(str(best), dataset.synthetic_examples(12), samples=2)
+    assert set(rep) == {"greedy", "sampled"} and "coverage" in rep["sampled"]["memory"]

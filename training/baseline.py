@@ -1,0 +1,144 @@
+"""Baselines on the same split as the RLM: gradient boosting on code-size/AST-count features,
+and the constant "median of training".
+
+    python -m training.baseline                       # real data, prints the report
+    python -m training.baseline --json training/work/baseline.json
+
+Features (of the code after the same normalisation the model reads): characters,
+lines, lexical tokens, counts of AST node types, the deepest loop nesting, and a
+few markers (recursion, memoisation, 2-D lists). One model per metric on
+log10(value); p10/p90 from quantile models of the same kind, for coverage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import json
+import math
+import re
+import sys
+import tokenize
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from rlm_lsp import preprocess
+from training import dataset
+from training.evaluate import add_data_args, score
+
+_NODE_TYPES = (
+    "For", "While", "If", "ListComp", "SetComp", "DictComp", "GeneratorExp", "Call", "Subscript",
+    "BinOp", "Compare", "FunctionDef", "Lambda", "Return", "List", "Dict", "Set", "Tuple",
+    "Attribute", "Name", "Constant", "AugAssign", "Assign", "BoolOp", "Slice", "Yield",
+)
+_MARKERS = {
+    "range": r"\brange\(",
+    "sort": r"\bsort(?:ed)?\(",
+    "heap": r"\bheap(?:q|push|pop|ify)",
+    "deque": r"\bdeque\(",
+    "dict": r"\b(?:dict|defaultdict|Counter)\(|\{\}",
+    "set": r"\bset\(",
+    "cache": r"@(?:functools\.)?(?:cache|lru_cache)",
+    "list_mul": r"\]\s*\*",
+    "nested_list": r"\[\[|\]\s*\*\s*\w+\s+for\b",
+    "string_join": r"\.join\(",
+    "bisect": r"\bbisect",
+    "stdin": r"\binput\(|sys\.stdin",
+    "append": r"\.append\(",
+}
+FEATURE_NAMES = (
+    ["chars", "lines", "tokens", "max_loop_depth", "recursive", "parse_ok"]
+    + [f"n_{t}" for t in _NODE_TYPES]
+    + [f"m_{k}" for k in _MARKERS]
+)
+
+
+def _loop_depth(node: ast.AST, depth: int = 0) -> int:
+    best = depth
+    for child in ast.iter_child_nodes(node):
+        d = depth + 1 if isinstance(child, (ast.For, ast.While, ast.comprehension)) else depth
+        best = max(best, _loop_depth(child, d))
+    return best
+
+
+def features(code: str, preprocess_name: str = "strip_v1") -> list[float]:
+    code = preprocess.apply(preprocess_name, code)
+    try:
+        n_tokens = sum(1 for _ in tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        n_tokens = len(code.split())
+    counts = dict.fromkeys(_NODE_TYPES, 0)
+    depth, recursive, ok = 0, 0, 1
+    try:
+        tree = ast.parse(code)
+        for node in ast.walk(tree):
+            name = type(node).__name__
+            if name in counts:
+                counts[name] += 1
+            if isinstance(node, ast.FunctionDef):
+                calls = {c.func.id for c in ast.walk(node)
+                         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
+                recursive |= int(node.name in calls)
+        depth = _loop_depth(tree)
+    except (SyntaxError, ValueError, RecursionError):
+        ok = 0
+    row = [len(code), code.count("\n") + 1, n_tokens, depth, recursive, ok]
+    row += [counts[t] for t in _NODE_TYPES]
+    row += [len(re.findall(p, code)) for p in _MARKERS.values()]
+    return [float(x) for x in row]
+
+
+def fit_predict(
+    train: Sequence[dataset.Example], val: Sequence[dataset.Example],
+    metrics: Sequence[str] = dataset.METRIC_NAMES, seed: int = 0, max_iter: int = 300,
+) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """{"gbm": metric -> {value, low, high}, "median": metric -> {value}} for `val`."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    x_train = np.array([features(e.code) for e in train])
+    x_val = np.array([features(e.code) for e in val])
+    out: dict[str, dict] = {"gbm": {}, "median": {}}
+    for metric in metrics:
+        idx = [i for i, e in enumerate(train) if e.values.get(metric)]
+        if not idx:
+            continue
+        y = np.array([math.log10(train[i].values[metric]) for i in idx])
+        preds = {}
+        for name, kw in (("value", {}), ("low", {"loss": "quantile", "quantile": 0.1}),
+                         ("high", {"loss": "quantile", "quantile": 0.9})):
+            model = HistGradientBoostingRegressor(max_iter=max_iter, learning_rate=0.05,
+                                                  max_leaf_nodes=31, random_state=seed, **kw)
+            model.fit(x_train[idx], y)
+            preds[name] = (10 ** model.predict(x_val)).tolist()
+        out["gbm"][metric] = preds
+        med = float(10 ** np.median(y))
+        out["median"][metric] = {"value": [med] * len(val)}
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.baseline", description=__doc__.split("\n")[0])
+    add_data_args(p)
+    p.add_argument("--json", help="write the report here")
+    args = p.parse_args(argv)
+    if args.synthetic:
+        examples = dataset.synthetic_examples(args.synthetic)
+    else:
+        examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
+    train, val = dataset.split_by_problem(examples, args.val_fraction)
+    preds = fit_predict(train, val)
+    report = {name: score(val, p) for name, p in preds.items()}
+    report["_meta"] = {"train_examples": len(train), "validation_examples": len(val),
+                       "validation_problems": len({e.problem_id for e in val})}
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

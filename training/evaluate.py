@@ -1,0 +1,306 @@
+"""Score a model on the validation problems: Spearman, within-problem pairwise accuracy, coverage.
+
+    python -m training.evaluate training/runs/v1/best            # PyTorch checkpoint
+    python -m training.evaluate rlm_lsp/models/default            # exported ONNX dir (runtime Predictor)
+    python -m training.evaluate CKPT --samples 16 --json out.json --limit 400
+
+Metrics, per metric, over validation examples with a measured value:
+- `spearman`: rank correlation of prediction and measurement over all validation rows;
+- `pairwise`: for two solutions of the same problem whose measured values differ by
+  >= 2x, how often the prediction orders them the same way (a tie counts half);
+- `coverage`: how often the measurement lies inside the predicted p10..p90 (sampled only).
+
+A PyTorch checkpoint is scored twice: greedy constrained decode, and the median of
+`--samples` samples at temperature 1 (as the runtime does). An ONNX directory is
+scored through `rlm_lsp.Predictor.from_dir(dir).predict(codes)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from itertools import combinations
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from rlm_lsp import numbers, preprocess
+from rlm_lsp.template import render
+from training import dataset
+
+# --- scores ------------------------------------------------------------------------------------
+
+
+def spearman(true: Sequence[float], pred: Sequence[float]) -> float:
+    from scipy.stats import spearmanr
+
+    if len(true) < 3 or len(set(pred)) < 2 or len(set(true)) < 2:
+        return 0.0
+    rho = spearmanr(true, pred).statistic
+    return 0.0 if rho != rho else float(rho)
+
+
+def pairwise_accuracy(
+    problem_ids: Sequence[str], true: Sequence[float], pred: Sequence[float], ratio: float = 2.0
+) -> tuple[float, int]:
+    by_problem: dict[str, list[int]] = {}
+    for i, pid in enumerate(problem_ids):
+        by_problem.setdefault(pid, []).append(i)
+    right, pairs = 0.0, 0
+    for idx in by_problem.values():
+        for i, j in combinations(idx, 2):
+            lo, hi = sorted((true[i], true[j]))
+            if lo <= 0 or hi / lo < ratio:
+                continue
+            pairs += 1
+            d_true = true[i] - true[j]
+            d_pred = pred[i] - pred[j]
+            if d_pred == 0:
+                right += 0.5
+            elif (d_true > 0) == (d_pred > 0):
+                right += 1
+    return (right / pairs if pairs else float("nan")), pairs
+
+
+def coverage(true: Sequence[float], low: Sequence[float], high: Sequence[float]) -> float:
+    if not len(true):
+        return float("nan")
+    return float(np.mean([lo <= t <= hi for t, lo, hi in zip(true, low, high)]))
+
+
+def score(
+    examples: Sequence[dataset.Example],
+    preds: dict[str, dict[str, list[float]]],
+    metrics: Sequence[str] = dataset.METRIC_NAMES,
+) -> dict[str, dict]:
+    """preds: metric -> {"value": [...], optional "low", "high"} aligned with `examples`."""
+    out = {}
+    for metric in metrics:
+        if metric not in preds:
+            continue
+        idx = [i for i, e in enumerate(examples) if e.values.get(metric) is not None]
+        true = [examples[i].values[metric] for i in idx]
+        value = [preds[metric]["value"][i] for i in idx]
+        pids = [examples[i].problem_id for i in idx]
+        acc, pairs = pairwise_accuracy(pids, true, value)
+        row = {
+            "n": len(idx),
+            "spearman": round(spearman(true, value), 4),
+            "pairwise": round(acc, 4) if acc == acc else None,
+            "pairs": pairs,
+        }
+        if "low" in preds[metric]:
+            low = [preds[metric]["low"][i] for i in idx]
+            high = [preds[metric]["high"][i] for i in idx]
+            row["coverage"] = round(coverage(true, low, high), 4)
+        if true:
+            err = [abs(math.log10(max(v, 1e-12)) - math.log10(max(t, 1e-12))) for t, v in zip(true, value)]
+            row["median_abs_log10_error"] = round(float(np.median(err)), 4)
+        out[metric] = row
+    return out
+
+
+# --- PyTorch constrained decoding -----------------------------------------------------------------
+
+
+def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], language="python"):
+    """Rendered, normalised, truncated token ids (EOS last), exactly as training sees them."""
+    template = meta["input_template"]
+    max_len = int(meta["max_input_tokens"])
+    texts = [
+        render(template, metrics, language, preprocess.apply(meta.get("preprocess", "none"), c))
+        for c in codes
+    ]
+    return [truncate(e.ids, max_len, tok) for e in tok.encode_batch(texts)]
+
+
+def truncate(ids: list[int], max_len: int, tok) -> list[int]:
+    if len(ids) <= max_len:
+        return list(ids)
+    eos = tok.token_to_id("</s>")
+    return list(ids[: max_len - 1]) + [eos]
+
+
+def _pad(batch: Sequence[Sequence[int]], pad_id: int):
+    import torch
+
+    width = max(len(x) for x in batch)
+    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, x in enumerate(batch):
+        ids[i, : len(x)] = torch.tensor(x, dtype=torch.long)
+        mask[i, : len(x)] = 1
+    return ids, mask
+
+
+def decode_values(
+    model,
+    tok,
+    input_ids: Sequence[Sequence[int]],
+    n_metrics: int,
+    samples: int = 0,
+    temperature: float = 1.0,
+    seed: int = 0,
+    batch_size: int = 32,
+    device=None,
+) -> np.ndarray:
+    """Constrained decode. Returns (N, max(samples,1), n_metrics) floats; samples=0 is greedy."""
+    import torch
+
+    device = device or next(model.parameters()).device
+    pad_id = tok.token_to_id("<pad>")
+    start_id = model.config.decoder_start_token_id
+    groups = [
+        torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)], device=device)
+        for p in range(numbers.TOKENS_PER_NUMBER)
+    ]
+    id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
+    gen = torch.Generator(device="cpu").manual_seed(seed)
+    reps = max(samples, 1)
+    order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
+    out = np.zeros((len(input_ids), reps, n_metrics))
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            ids, mask = _pad([input_ids[i] for i in chunk], pad_id)
+            ids, mask = ids.to(device), mask.to(device)
+            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+            enc = enc.repeat_interleave(reps, dim=0)  # (B*S, L, D)
+            mask = mask.repeat_interleave(reps, dim=0)
+            rows = enc.shape[0]
+            dec = torch.full((rows, 1), start_id, dtype=torch.long, device=device)
+            for step in range(numbers.TOKENS_PER_NUMBER * n_metrics):
+                logits = model(
+                    encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=dec
+                ).logits[:, -1, :]  # (B*S, V)
+                allowed = groups[step % numbers.TOKENS_PER_NUMBER]
+                sub = logits.index_select(1, allowed).float()  # (B*S, A)
+                if samples:
+                    probs = torch.softmax(sub / temperature, dim=-1).cpu()
+                    pick = torch.multinomial(probs, 1, generator=gen).squeeze(1).to(device)
+                else:
+                    pick = sub.argmax(dim=-1)
+                dec = torch.cat([dec, allowed[pick].unsqueeze(1)], dim=1)
+            toks = dec[:, 1:].cpu().tolist()
+            for r, seq in enumerate(toks):
+                values = numbers.decode_many([id_to_token[t] for t in seq])
+                out[chunk[r // reps], r % reps, :] = values
+    model.train(was_training)
+    return out
+
+
+def predict_checkpoint(
+    model, tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
+    batch_size: int = 32, seed: int = 0,
+) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}."""
+    ids = encode_inputs(tok, meta, codes, metrics)
+    result = {}
+    greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size)
+    result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}
+    if samples:
+        s = decode_values(model, tok, ids, len(metrics), samples=samples, seed=seed,
+                          batch_size=max(1, batch_size // 4))
+        result["sampled"] = {
+            m: {
+                "value": np.median(s[:, :, k], axis=1).tolist(),
+                "low": np.percentile(s[:, :, k], 10, axis=1).tolist(),
+                "high": np.percentile(s[:, :, k], 90, axis=1).tolist(),
+            }
+            for k, m in enumerate(metrics)
+        }
+    return result
+
+
+def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16):
+    from rlm_lsp import Predictor
+
+    predictor = Predictor.from_dir(model_dir, samples=samples)
+    rows = predictor.predict(list(codes))
+    return {
+        "runtime": {
+            m: {
+                "value": [r[m].value for r in rows],
+                "low": [r[m].low for r in rows],
+                "high": [r[m].high for r in rows],
+            }
+            for m in metrics
+        }
+    }
+
+
+def evaluate_dir(
+    path: str, examples: Sequence[dataset.Example], samples: int = 16, batch_size: int = 32
+) -> dict:
+    path_ = Path(path)
+    codes = [e.code for e in examples]
+    if (path_ / "encoder_model.onnx").exists():
+        cfg = json.loads((path_ / "rlm_config.json").read_text())
+        metrics = [m["name"] for m in cfg["metrics"]]
+        preds = predict_onnx(path, codes, metrics, samples)
+    else:
+        from training.rlm_model import load_checkpoint
+
+        model, tok, meta = load_checkpoint(path)
+        metrics = [m["name"] for m in meta["metrics"]]
+        preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size)
+    return {mode: score(examples, p, metrics) for mode, p in preds.items()}
+
+
+def validation_examples(args) -> list[dataset.Example]:
+    if args.synthetic:
+        examples = dataset.synthetic_examples(args.synthetic)
+    else:
+        examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
+    _, val = dataset.split_by_problem(examples, args.val_fraction)
+    if args.limit:
+        val = val[: args.limit]
+    return val
+
+
+def add_data_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", nargs="+", default=[dataset.DEFAULT_DATA])
+    p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
+    p.add_argument("--tiers", default="large")
+    p.add_argument("--val-fraction", type=float, default=0.1)
+    p.add_argument("--synthetic", type=int, default=0, help="use N synthetic rows instead")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
+    p.add_argument("model", help="checkpoint dir (PyTorch) or exported ONNX model dir")
+    add_data_args(p)
+    p.add_argument("--samples", type=int, default=16)
+    p.add_argument("--limit", type=int, default=0)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--json", help="write the report here")
+    args = p.parse_args(argv)
+    import torch
+
+    torch.set_num_threads(args.threads)
+    val = validation_examples(args)
+    t0 = time.time()
+    report = evaluate_dir(args.model, val, args.samples, args.batch_size)
+    report["_meta"] = {
+        "model": args.model,
+        "validation_examples": len(val),
+        "validation_problems": len({e.problem_id for e in val}),
+        "samples": args.samples,
+        "seconds": round(time.time() - t0, 1),
+    }
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

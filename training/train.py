@@ -1,0 +1,466 @@
+"""Train the RLM: a T5 encoder-decoder from scratch that writes both metrics as P10 numbers.
+
+    python -m training.train --out training/runs/v1 --max-minutes 50        # real data, CPU
+    python -m training.train --out training/runs/v1 --resume                 # after an interruption
+    python -m training.train --synthetic 64 --size tiny --max-steps 5 --out /tmp/t   # smoke test
+
+One encoder pass serves both metrics: the template names them ("memory latency"),
+the labels are their P10 blocks one after the other, and a metric with no
+measurement is -100 (ignored by the loss). Loss: teacher-forced cross-entropy,
+weighted per position in the block (the exponent and the leading digit carry the
+magnitude, the last digits are mostly noise).
+
+Every `--eval-every` steps (and at the end of each epoch) the validation loss and a
+greedy-decode Spearman per metric are computed; the best checkpoint (by the mean
+Spearman, validation loss breaking ties) goes to OUT/best, the latest to OUT/last
+with the optimiser state, so `--resume` continues where it stopped. Training stops
+at `--epochs`, `--max-steps`, `--max-minutes` or after `--patience` evaluations
+without improvement, whichever comes first; the learning-rate schedule (linear
+warm-up, cosine decay) is sized to the step budget that fits in `--max-minutes`.
+
+`main(argv)` is the entry point; it returns the path of the best checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+from rlm_lsp import numbers, preprocess
+from rlm_lsp.template import render
+from training import augment, dataset
+from training.evaluate import decode_values, score, truncate
+from training.rlm_model import (
+    PAD,
+    SIZES,
+    build_model,
+    default_meta,
+    load_checkpoint,
+    save_checkpoint,
+    target_ids,
+    train_tokenizer,
+)
+
+STATE_FILE = "trainer_state.pt"
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n")[0])
+    p.add_argument("--out", default="training/runs/default", help="run directory (best/, last/)")
+    p.add_argument("--resume", action="store_true", help="continue from OUT/last")
+    # data
+    p.add_argument("--data", nargs="+", default=[dataset.DEFAULT_DATA])
+    p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
+    p.add_argument("--tiers", default="large", help="comma-separated measurement tiers to use")
+    p.add_argument("--val-fraction", type=float, default=0.1)
+    p.add_argument("--synthetic", type=int, default=0, help="train on N synthetic rows instead")
+    p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
+    p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES)
+    p.add_argument("--augment", type=float, default=0.3,
+                   help="probability of a rewritten (stdin-driver / renamed) variant per example")
+    p.add_argument("--subset-prob", type=float, default=0.1,
+                   help="probability of naming a single metric in the template")
+    # tokenizer and model
+    p.add_argument("--tokenizer", help="reuse this tokenizer.json instead of training one")
+    p.add_argument("--tokenizer-texts", default="corpus", choices=("corpus", "examples"))
+    p.add_argument("--vocab-size", type=int, default=8000)
+    p.add_argument("--size", default="small", choices=sorted(SIZES))
+    p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--max-input-tokens", type=int, default=384)
+    # optimisation
+    p.add_argument("--batch-size", type=int, default=16)
+    p.add_argument("--lr", type=float, default=1e-3)
+    p.add_argument("--weight-decay", type=float, default=0.01)
+    p.add_argument("--warmup", type=float, default=0.05, help="fraction of steps")
+    p.add_argument("--min-lr-ratio", type=float, default=0.05)
+    p.add_argument("--clip", type=float, default=1.0)
+    p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
+                   help="loss weight of sign, 4 digits, exponent")
+    p.add_argument("--epochs", type=int, default=30)
+    p.add_argument("--max-steps", type=int, default=0)
+    p.add_argument("--max-minutes", type=float, default=0.0)
+    p.add_argument("--eval-every", type=int, default=0, help="steps; 0 = once per epoch")
+    p.add_argument("--eval-max", type=int, default=800, help="validation rows used during training")
+    p.add_argument("--patience", type=int, default=6)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--no-progress", action="store_true")
+    return p.parse_args(argv)
+
+
+# --- data -> tensors ---------------------------------------------------------------------------
+
+
+class Encoded:
+    """Token ids of every variant of one example (metric subset x plain/augmented) + labels."""
+
+    def __init__(self, example: dataset.Example, variants: dict[tuple, list[int]], labels: dict):
+        self.example = example
+        self.variants = variants  # (metrics tuple, augmented) -> input ids
+        self.labels = labels  # metrics tuple -> label ids
+
+    def length(self) -> int:
+        return max(len(v) for v in self.variants.values())
+
+
+def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Random) -> list[Encoded]:
+    subsets = [tuple(metrics)]
+    if train and args.subset_prob > 0 and len(metrics) > 1:
+        subsets += [(m,) for m in metrics]
+    texts, keys = [], []
+    for i, ex in enumerate(examples):
+        code = preprocess.apply(args.preprocess, ex.code)
+        codes = {False: code}
+        if train and args.augment > 0:
+            aug = augment.rewrite(code, rng)
+            if aug != code:
+                codes[True] = aug
+        for subset in subsets:
+            for aug_flag, c in codes.items():
+                texts.append(render(default_meta([])["input_template"], subset, ex.language, c))
+                keys.append((i, subset, aug_flag))
+    encs = tok.encode_batch(texts)
+    variants: list[dict] = [{} for _ in examples]
+    for (i, subset, aug_flag), enc in zip(keys, encs):
+        variants[i][(subset, aug_flag)] = truncate(enc.ids, args.max_input_tokens, tok)
+    out = []
+    for i, ex in enumerate(examples):
+        labels = {s: target_ids(tok, [ex.values.get(m) for m in s]) for s in subsets}
+        out.append(Encoded(ex, variants[i], labels))
+    return out
+
+
+def pick_variant(item: Encoded, metrics, args, rng: random.Random):
+    subset = tuple(metrics)
+    if len(item.labels) > 1 and rng.random() < args.subset_prob:
+        subset = rng.choice([s for s in item.labels if len(s) == 1])
+    aug = (subset, True) in item.variants and rng.random() < args.augment
+    labels = item.labels[subset]
+    if all(t == -100 for t in labels):
+        subset, aug = tuple(metrics), False
+        labels = item.labels[subset]
+    return item.variants[(subset, aug)], labels
+
+
+def make_batches(items: list[Encoded], batch_size: int, rng: random.Random, shuffle=True):
+    """Length-bucketed batches: sort within pools of 50 batches, then shuffle the batches."""
+    order = list(range(len(items)))
+    if shuffle:
+        rng.shuffle(order)
+    pool = batch_size * 50
+    batches = []
+    for s in range(0, len(order), pool):
+        chunk = sorted(order[s : s + pool], key=lambda i: items[i].length())
+        batches += [chunk[j : j + batch_size] for j in range(0, len(chunk), batch_size)]
+    if shuffle:
+        rng.shuffle(batches)
+    return batches
+
+
+def collate(rows, pad_id: int, device):
+    import torch
+
+    width = max(len(ids) for ids, _ in rows)
+    n_lab = max(len(lab) for _, lab in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    labels = torch.full((len(rows), n_lab), -100, dtype=torch.long)
+    for i, (x, lab) in enumerate(rows):
+        ids[i, : len(x)] = torch.tensor(x)
+        mask[i, : len(x)] = 1
+        labels[i, : len(lab)] = torch.tensor(lab)
+    return ids.to(device), mask.to(device), labels.to(device)
+
+
+def number_groups(tok, device):
+    """Per position in a P10 block: the token ids allowed there (what constrained decoding picks from)."""
+    import torch
+
+    return [
+        torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)], device=device)
+        for p in range(numbers.TOKENS_PER_NUMBER)
+    ]
+
+
+def weighted_loss(logits, labels, weights, groups):
+    """Cross-entropy over the tokens allowed at each position (as decoding is constrained),
+    weighted by position within the P10 block; -100 is ignored."""
+    import torch
+    import torch.nn.functional as F
+
+    total = logits.new_zeros((), dtype=torch.float32)
+    norm = logits.new_zeros((), dtype=torch.float32)
+    for p, cols in enumerate(groups):
+        lab = labels[:, p :: numbers.TOKENS_PER_NUMBER]  # (B, n_metrics)
+        if lab.numel() == 0:
+            continue
+        sel = logits[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float()  # (B, n, A)
+        lut = torch.full((logits.shape[-1],), -100, dtype=torch.long, device=labels.device)
+        lut[cols] = torch.arange(len(cols), device=labels.device)
+        local = torch.where(lab == -100, torch.full_like(lab, -100), lut[lab.clamp(min=0)])
+        ce = F.cross_entropy(sel.reshape(-1, len(cols)), local.reshape(-1), ignore_index=-100,
+                             reduction="sum")
+        total = total + weights[p] * ce
+        norm = norm + weights[p] * (local != -100).sum()
+    return total / norm.clamp(min=1e-6)
+
+
+def forward_logits(model, ids, mask, labels):
+    dec_in = model._shift_right(labels)  # decoder_start + labels[:-1], -100 -> pad
+    return model(input_ids=ids, attention_mask=mask, decoder_input_ids=dec_in).logits
+
+
+# --- training loop -----------------------------------------------------------------------------
+
+
+def lr_factor(step: int, total: int, warmup: float, min_ratio: float) -> float:
+    warm = max(1, int(total * warmup))
+    if step < warm:
+        return (step + 1) / warm
+    progress = min(1.0, (step - warm) / max(1, total - warm))
+    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
+
+
+def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dict:
+    import torch
+
+    groups = number_groups(tok, device)
+    model.eval()
+    pad_id = tok.token_to_id(PAD)
+    total, count = 0.0, 0
+    rng = random.Random(0)
+    with torch.no_grad():
+        for batch in make_batches(val_items, args.batch_size * 2, rng, shuffle=False):
+            rows = [(val_items[i].variants[(tuple(metrics), False)],
+                     val_items[i].labels[tuple(metrics)]) for i in batch]
+            ids, mask, labels = collate(rows, pad_id, device)
+            logits = forward_logits(model, ids, mask, labels)
+            total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
+            count += len(batch)
+    preds = decode_values(
+        model, tok, [it.variants[(tuple(metrics), False)] for it in val_items], len(metrics),
+        samples=0, batch_size=args.batch_size * 2, device=device,
+    )
+    examples = [it.example for it in val_items]
+    rep = score(examples, {m: {"value": preds[:, 0, k].tolist()} for k, m in enumerate(metrics)},
+                metrics)
+    model.train()
+    sp = [rep[m]["spearman"] for m in metrics if m in rep]
+    return {"val_loss": total / max(count, 1), "spearman_mean": sum(sp) / max(len(sp), 1),
+            "scores": rep}
+
+
+def _device(args):
+    import torch
+
+    if args.device != "auto":
+        return torch.device(args.device)
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _load_data(args):
+    if args.synthetic:
+        examples = dataset.synthetic_examples(args.synthetic, seed=args.seed)
+    else:
+        examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
+    train, val = dataset.split_by_problem(examples, args.val_fraction)
+    if not train:
+        raise SystemExit(f"no training examples (data={args.data}, tiers={args.tiers})")
+    if not val:  # tiny data: still validate on something rather than nothing
+        val = train[: max(1, len(train) // 10)]
+    return train, val
+
+
+def _tokenizer(args, train_examples):
+    from tokenizers import Tokenizer
+
+    if args.tokenizer:
+        return Tokenizer.from_file(args.tokenizer)
+    if args.tokenizer_texts == "corpus" and not args.synthetic and Path(args.corpus).exists():
+        texts = dataset.corpus_texts(args.corpus)
+    else:
+        texts = [e.code for e in train_examples]
+    texts = [preprocess.apply(args.preprocess, t) for t in texts]
+    return train_tokenizer(texts, vocab_size=args.vocab_size)
+
+
+def main(argv: Sequence[str] | None = None) -> Path:
+    args = parse_args(argv)
+    import torch
+
+    device = _device(args)
+    if device.type == "cpu":
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "train_log.jsonl"
+    metrics = args.metrics.split(",")
+    meta_metrics = [m for m in dataset.METRICS if m["name"] in metrics]
+
+    t_load = time.time()
+    train_ex, val_ex = _load_data(args)
+    state = None
+    if args.resume and (out / "last" / STATE_FILE).exists():
+        model, tok, meta = load_checkpoint(out / "last")
+        state = torch.load(out / "last" / STATE_FILE, map_location="cpu", weights_only=False)
+        print(f"resuming from {out / 'last'} at step {state['step']}", file=sys.stderr)
+    else:
+        tok = _tokenizer(args, train_ex)
+        model = build_model(tok, args.size, dropout=args.dropout)
+    model.to(device)
+    train_items = encode_examples(tok, train_ex, metrics, args, train=True, rng=rng)
+    val_items = encode_examples(tok, val_ex, metrics, args, train=False, rng=rng)
+    if args.eval_max and len(val_items) > args.eval_max:
+        val_items = random.Random(1).sample(val_items, args.eval_max)
+    summary = dataset.summary(train_ex + val_ex, val_ex)
+    meta = default_meta(
+        meta_metrics,
+        max_input_tokens=args.max_input_tokens,
+        preprocess=args.preprocess,
+        training_data=summary,
+        model_size=args.size,
+        train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
+    )
+    n_params = sum(p.numel() for p in model.parameters())
+    print(
+        f"data: {len(train_ex)} train / {len(val_ex)} val rows "
+        f"({summary['problems']} problems), vocab {tok.get_vocab_size()}, "
+        f"model {args.size} {n_params / 1e6:.1f}M params on {device}, "
+        f"load {time.time() - t_load:.0f}s",
+        file=sys.stderr,
+    )
+
+    weights = torch.tensor([float(w) for w in args.position_weights.split(",")], device=device)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay,
+                            betas=(0.9, 0.98))
+    steps_per_epoch = math.ceil(len(train_items) / args.batch_size)
+    total = steps_per_epoch * args.epochs
+    if args.max_steps:
+        total = min(total, args.max_steps)
+    step, epoch, best, bad_evals, spent = 0, 0, None, 0, 0.0
+    budget_sized = False
+    if state:
+        opt.load_state_dict(state["optimizer"])
+        step, epoch, best, bad_evals = state["step"], state["epoch"], state["best"], state["bad_evals"]
+        spent, budget_sized = state["spent_seconds"], state["budget_sized"]
+        if budget_sized:  # keep the schedule the time budget chose; else follow the new flags
+            total = state["total"]
+        rng.setstate(state["rng"])
+        torch.set_rng_state(state["torch_rng"])
+    eval_every = args.eval_every or steps_per_epoch
+    pad_id = tok.token_to_id(PAD)
+    groups = number_groups(tok, device)
+
+    def save_last():
+        save_checkpoint(model, tok, out / "last", meta)
+        torch.save(
+            {"optimizer": opt.state_dict(), "step": step, "epoch": epoch, "best": best,
+             "bad_evals": bad_evals, "total": total, "spent_seconds": spent,
+             "budget_sized": budget_sized, "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
+            out / "last" / STATE_FILE,
+        )
+
+    last_eval_step = -1
+
+    def do_eval():
+        nonlocal best, bad_evals, last_eval_step
+        last_eval_step = step
+        t = time.time()
+        res = evaluate_model(model, tok, val_items, metrics, weights, args, device)
+        key = (res["spearman_mean"], -res["val_loss"])
+        improved = best is None or key > tuple(best["key"])
+        if improved:
+            best = {"key": list(key), "step": step, **res}
+            bad_evals = 0
+            meta["validation"] = {"step": step, "val_loss": res["val_loss"], **res["scores"]}
+            save_checkpoint(model, tok, out / "best", meta)
+        else:
+            bad_evals += 1
+        rec = {"step": step, "epoch": epoch, "time_min": round(spent / 60, 2),
+               "val_loss": round(res["val_loss"], 4), "spearman_mean": round(res["spearman_mean"], 4),
+               "scores": res["scores"], "best": improved, "eval_seconds": round(time.time() - t, 1)}
+        with open(log_path, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(f"eval step {step}: loss {res['val_loss']:.4f} "
+              + " ".join(f"{m} rho {res['scores'][m]['spearman']:.3f}" for m in res["scores"])
+              + (" *best*" if improved else ""), file=sys.stderr)
+        save_last()
+
+    from tqdm import tqdm
+
+    model.train()
+    bar = tqdm(total=total, initial=step, disable=args.no_progress, dynamic_ncols=True,
+               desc="train", file=sys.stderr)
+    stop = False
+    run_start = time.time() - spent
+    timing_from = None
+    while not stop and epoch < args.epochs:
+        batches = make_batches(train_items, args.batch_size, random.Random(args.seed * 1000 + epoch))
+        skip = step - epoch * steps_per_epoch  # resuming mid-epoch
+        for b_idx, batch in enumerate(batches):
+            if b_idx < skip:
+                continue
+            rows = [pick_variant(train_items[i], metrics, args, rng) for i in batch]
+            ids, mask, labels = collate(rows, pad_id, device)
+            for g in opt.param_groups:
+                g["lr"] = args.lr * lr_factor(step, total, args.warmup, args.min_lr_ratio)
+            logits = forward_logits(model, ids, mask, labels)
+            loss = weighted_loss(logits, labels, weights, groups)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+            opt.step()
+            step += 1
+            spent = time.time() - run_start
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}", lr=f"{opt.param_groups[0]['lr']:.1e}",
+                            ep=epoch)
+            # Size the schedule to the time budget once the speed is known (steps 10..40).
+            if args.max_minutes and not budget_sized:
+                if step == 10:
+                    timing_from = (time.time(), step)
+                elif timing_from and step >= 40:
+                    per_step = (time.time() - timing_from[0]) / (step - timing_from[1])
+                    n_evals = max(1, total // eval_every)
+                    remaining = args.max_minutes * 60 - spent
+                    fit = step + int(remaining / per_step * 0.85)  # leave room for evaluations
+                    total = max(step + 1, min(total, fit))
+                    bar.total = total
+                    budget_sized = True
+                    print(f"\n{per_step:.2f}s/step: schedule sized to {total} steps "
+                          f"(~{n_evals} evals)", file=sys.stderr)
+            if step % eval_every == 0 or step >= total:
+                do_eval()
+                if bad_evals >= args.patience:
+                    print("early stop: no improvement", file=sys.stderr)
+                    stop = True
+            if step >= total or (args.max_minutes and spent > args.max_minutes * 60):
+                stop = True
+            if stop:
+                break
+        else:
+            epoch += 1
+    bar.close()
+    if last_eval_step != step:
+        do_eval()
+    print(f"done: {step} steps in {spent / 60:.1f} min; best step {best['step']} "
+          f"loss {best['val_loss']:.4f} spearman {best['spearman_mean']:.3f} -> {out / 'best'}",
+          file=sys.stderr)
+    return out / "best"
+
+
+def train(argv: Sequence[str]) -> Path:
+    return main(argv)
+
+
+if __name__ == "__main__":
+    main()
