@@ -62,14 +62,22 @@ def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = 
     except AttributeError:
         pass
     result = run(args, loader)
-    if args.report == "text" or args.report_file not in (None, "-"):
-        out.write(report.text(result, verbose=args.verbose))
-    if args.report != "text":
-        body = report.to_json(result) if args.report == "json" else report.to_markdown(result)
-        if args.report_file in (None, "-"):
-            out.write(body)
-        else:
+    text = report.text(result, verbose=args.verbose)
+    if args.report == "json":
+        body = report.to_json(result)
+    elif args.report == "markdown":
+        body = report.to_markdown(result)
+    else:
+        body = text
+    if args.report_file in (None, "-"):
+        out.write(body)  # the report replaces the text lines
+    else:
+        out.write(text)
+        try:
             Path(args.report_file).write_text(body, encoding="utf-8")
+        except OSError as exc:
+            out.write(f"rlm-gate: cannot write the report: {exc}\n")
+            return 1
     out.flush()
     return 0 if result.passed else 1
 
