@@ -245,6 +245,10 @@ def test_reports_to_files(repo, capsys, tmp_path):
     assert "| ❌ | `src/app.py:4` `stream()` | peak memory | 1 MB | 8 MB | 8.0× | 2.0× |" in md
     code, out = run_gate(capsys, "--report", "json")  # no file: the report replaces the text on stdout
     assert json.loads(out)["summary"].startswith("rlm-gate: FAILED")
+    code, out = run_gate(capsys, "--report-file", str(tmp_path / "r.txt"))
+    assert (tmp_path / "r.txt").read_text() == out and out.startswith("src/app.py:4: stream()")
+    code, out = run_gate(capsys, "--report", "json", "--report-file", str(tmp_path / "missing" / "r.json"))
+    assert code == 1 and "cannot write the report" in out
 
 
 def tree_state(repo: Path) -> tuple[str, str, bytes]:
