@@ -1,0 +1,57 @@
+// Real VS Code (code-server) in headless Chromium: open a Python file and wait for rlm's inlay
+// hint and code lens in the editor's DOM, then take a screenshot.
+// Driven by tests/test_vscode_browser.py, which starts code-server with our .vsix installed.
+//
+//   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws FILE=demo.py SCREENSHOT=out.png node e2e.cjs
+// Prints one JSON line: {"hints": [...], "lenses": [...]}; exits 1 when either is missing.
+const path = require("node:path");
+const os = require("node:os");
+
+const editorsDir = process.env.RLM_EDITORS_DIR || path.join(os.homedir(), ".cache", "rlm-editors");
+const { chromium } = require(path.join(editorsDir, "node_modules", "playwright-core"));
+
+const URL = process.env.URL;
+const FILE = process.env.FILE || "demo.py";
+const SCREENSHOT = process.env.SCREENSHOT || "vscode.png";
+const TIMEOUT = Number(process.env.TIMEOUT_MS || 90000);
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    ],
+  });
+  const result = { hints: [], lenses: [], error: null };
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+    await page.goto(URL);
+    await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: FILE });
+    await row.first().waitFor({ timeout: TIMEOUT });
+    await row.first().click();
+    const hint = page.locator(".monaco-editor .view-lines .view-line span", { hasText: /≈\s\S+/ });
+    const lens = page.locator(".monaco-editor .contentWidgets .codelens-decoration", { hasText: "rlm p10–p90" });
+    try {
+      await hint.first().waitFor({ timeout: TIMEOUT });
+      await lens.first().waitFor({ timeout: TIMEOUT });
+      await page.waitForTimeout(500); // let the remaining hints render for the screenshot
+    } catch (err) {
+      result.error = String(err);
+    }
+    result.hints = (await hint.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
+    result.lenses = (await lens.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
+    await page.screenshot({ path: SCREENSHOT });
+  } finally {
+    await browser.close();
+  }
+  console.log(JSON.stringify(result));
+  process.exit(result.hints.length && result.lenses.length ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(2);
+});
