@@ -272,4 +272,4 @@ def test_head_source_reads_the_committed_text(tmp_path):
     assert head.text("/nonexistent/dir/x.py") is None
     (tmp_path / "a.py").write_text("def f():\n    return 3\n")
     git("commit", "-qam", "b")
-    assert head.text(str(tmp_path / "a.py")) == "def f():\n    return 3\n"  # a new commit is seen at once
+    assert HeadSource().text(str(tmp_path / "a.py")) == "def f():\n    return 3\n"

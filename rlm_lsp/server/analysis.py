@@ -12,6 +12,7 @@ has its own content cache on top).
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -22,6 +23,7 @@ logger = logging.getLogger(__name__)
 MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
 KERNEL_PREFIX = "kernel_"  # metrics for @triton.jit kernels are named kernel_*
 _SAMPLE = 8192
+_MAX_HEADS = 64
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,21 @@ class Analyzer:
         self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
         self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
         self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
+        self._heads: OrderedDict[str, dict[str, str]] = OrderedDict()  # HEAD text -> qualname -> code
+
+    def _head_functions(self, head_text: str) -> dict[str, str]:
+        """qualname -> code of the HEAD text; parsed once per HEAD text, not once per keystroke."""
+        found = self._heads.get(head_text)
+        if found is None:
+            found = {}
+            for s in _safe_extract(head_text):
+                found.setdefault(s.qualname, s.code)
+            self._heads[head_text] = found
+            while len(self._heads) > _MAX_HEADS:
+                self._heads.popitem(last=False)
+        else:
+            self._heads.move_to_end(head_text)
+        return found
 
     def forget(self, uri: str) -> None:
         self._memo.pop(uri, None)
@@ -64,10 +81,7 @@ class Analyzer:
         self, uri: str, text: str, head_text: str | None, snippets: Sequence[Snippet] | None = None
     ) -> list[FunctionResult]:
         snippets = extract(text) if snippets is None else snippets
-        head_code: dict[str, str] = {}
-        if head_text is not None:
-            for s in _safe_extract(head_text):
-                head_code.setdefault(s.qualname, s.code)
+        head_code = self._head_functions(head_text) if head_text is not None else {}
         memo = self._memo.get(uri, {})
         wanted: dict[str, list[str]] = {"function": [], "kernel": []}
         for s in snippets:

@@ -1,7 +1,7 @@
 """The committed (git HEAD) text of a file, for "change against HEAD" in hovers and diagnostics.
 
 Two small git calls: `rev-parse HEAD:./name` gives the blob id of the committed file
-(cheap, run on each analysis so a new commit is seen at once), and `cat-file blob`
+(cheap; asked again after 2 s, so a new commit is seen almost at once), and `cat-file blob`
 reads it once per blob id. Everything runs in the analysis thread, never the protocol
 thread, with stdin closed so git can never read the server's JSON-RPC pipe.
 """
@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import time
 from collections import OrderedDict
 
 logger = logging.getLogger(__name__)
 
 _TIMEOUT_S = 5.0
 _MAX_BLOBS = 256
+_BLOB_ID_TTL_S = 2.0  # while typing, analyses come faster than commits: ask git at most this often
 
 
 class HeadSource:
@@ -24,15 +26,22 @@ class HeadSource:
 
     def __init__(self) -> None:
         self._blobs: OrderedDict[tuple[str, str], str | None] = OrderedDict()
+        self._blob_ids: dict[str, tuple[float, str | None]] = {}  # path -> (when asked, blob id)
         self._no_git = False
 
     def text(self, path: str) -> str | None:
         if self._no_git or not path:
             return None
         directory, name = os.path.split(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            return None
-        blob = self._git(directory, "rev-parse", "--verify", "-q", f"HEAD:./{name}")
+        now = time.monotonic()
+        asked, blob = self._blob_ids.get(path, (-_BLOB_ID_TTL_S, None))
+        if now - asked >= _BLOB_ID_TTL_S:
+            blob = None
+            if os.path.isdir(directory):
+                blob = self._git(directory, "rev-parse", "--verify", "-q", f"HEAD:./{name}")
+            if len(self._blob_ids) > 4 * _MAX_BLOBS:
+                self._blob_ids.clear()
+            self._blob_ids[path] = (now, blob)
         if not blob:
             return None
         key = (directory, blob.strip())
