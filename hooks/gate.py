@@ -48,6 +48,7 @@ class FileVersions:
     old: bytes | None
     new: bytes | None
     deleted: bool = False
+    problem: str | None = None  # why the new side cannot be read
 
 
 PredictorLoader = Callable[[], Any]  # -> object with .config.metrics/.model_version and .predict()
@@ -154,12 +155,16 @@ def collect(
             out.append(FileVersions(change.path, change.old_path, old, None, deleted=True))
             continue
         if change.new_mode not in git.FILE_MODES:
-            out.append(FileVersions(change.path, change.old_path, None, None))
+            out.append(FileVersions(change.path, change.old_path, None, None, problem="not a regular file"))
             continue
         if change.new_blob is not None:
             new = blobs[change.new_blob]
         else:
-            new = git.read_worktree(change.path, root)
+            try:
+                new = git.read_worktree(change.path, root)
+            except OSError as exc:
+                out.append(FileVersions(change.path, change.old_path, None, None, problem=f"cannot read: {exc}"))
+                continue
         if change.old_mode not in git.FILE_MODES:
             old = None
         out.append(FileVersions(change.path, change.old_path, old, new))
@@ -187,7 +192,7 @@ def evaluate(
         if fv.deleted:
             continue
         if fv.new is None:
-            result.notes.append(Note(fv.path, "skipped: not a regular file (symlink or submodule)"))
+            result.notes.append(Note(fv.path, f"skipped: {fv.problem or 'cannot read'}"))
             continue
         functions, problem = _functions(fv.path, fv.new)
         if problem is not None:

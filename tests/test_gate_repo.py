@@ -344,3 +344,10 @@ def test_not_a_repository(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = run_gate(capsys)
     assert code == 1 and out.startswith("rlm-gate: FAILED: git rev-parse --show-toplevel: fatal: not a git repository")
+
+
+def test_symlinks_are_skipped_with_a_note(repo, capsys):
+    (repo / "src" / "link.py").symlink_to("app.py")
+    sh(repo, "add", "src/link.py")
+    code, out = run_gate(capsys, loader=no_model)
+    assert code == 0 and "src/link.py: skipped: not a regular file" in out
