@@ -17,6 +17,12 @@ scored through `rlm_lsp.Predictor.from_dir(dir).predict(codes)`.
 
 from __future__ import annotations
 
+import os
+
+# On a shared, oversubscribed CPU, OpenMP's spin-waiting makes 2 threads ~5x slower than 1;
+# passive waiting keeps 2 threads at least as fast as 1. Must be set before torch loads.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import argparse
 import json
 import math
