@@ -169,6 +169,17 @@ def test_only_changed_functions_are_predicted_again():
     assert a.predicted == 3  # nothing changed: no model call at all
 
 
+def test_limited_analysis_predicts_visible_functions_first():
+    fake = FakePredictor()
+    a = Analyzer(fake)
+    partial = a.analyze("u", SOURCE, None, limit=1, visible=(8, 10))  # Box.grow's header is line 8
+    assert a.pending == 1 and fake.calls == [[partial[1].snippet.code]]
+    assert partial[0].predictions == {} and partial[1].predictions
+    full = a.analyze("u", SOURCE, None, limit=1)
+    assert a.pending == 0 and fake.calls[-1] == [full[0].snippet.code]
+    assert full[0].predictions and full[1].predictions == partial[1].predictions
+
+
 def test_triton_kernels_get_nothing_without_a_kernel_metric_and_a_hint_with_one():
     without = Analyzer(FakePredictor()).analyze("u", SOURCE, None)
     assert without[2].snippet.kind == "triton_kernel" and without[2].predictions == {}

@@ -58,6 +58,7 @@ class Analyzer:
         self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
         self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
         self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
+        self.pending = 0  # codes the last analyze() left out because of its limit
         self._heads: OrderedDict[str, dict[str, str]] = OrderedDict()  # HEAD text -> qualname -> code
 
     def _head_functions(self, head_text: str) -> dict[str, str]:
@@ -78,14 +79,29 @@ class Analyzer:
         self._memo.pop(uri, None)
 
     def analyze(
-        self, uri: str, text: str, head_text: str | None, snippets: Sequence[Snippet] | None = None
+        self,
+        uri: str,
+        text: str,
+        head_text: str | None,
+        snippets: Sequence[Snippet] | None = None,
+        limit: int | None = None,
+        visible: tuple[int, int] | None = None,
     ) -> list[FunctionResult]:
+        """Results for every function of `text`.
+
+        With `limit`, at most that many new codes go to the model, functions inside `visible`
+        (the lines the editor last asked hints for) first; the others come back without
+        predictions and `self.pending` says how many codes were left for the next call.
+        """
         snippets = extract(text) if snippets is None else snippets
         head_code = self._head_functions(head_text) if head_text is not None else {}
         memo = self._memo.get(uri, {})
         wanted: dict[str, list[str]] = {"function": [], "kernel": []}
-        for s in snippets:
+        order = sorted(snippets, key=lambda s: not _inside(s, visible)) if visible else snippets
+        for s in order:
             group = _group(s)
+            if group == "kernel" and not self.kernel_metrics:
+                continue
             codes = [s.code]
             base = head_code.get(s.qualname)
             if base is not None and base != s.code:
@@ -93,6 +109,13 @@ class Analyzer:
             for code in codes:
                 if code not in memo and code not in wanted[group]:
                     wanted[group].append(code)
+        self.pending = 0
+        if limit is not None:
+            room = limit
+            for group, codes in wanted.items():
+                self.pending += max(0, len(codes) - room)
+                wanted[group] = codes[:room]
+                room -= len(wanted[group])
         fresh: dict[str, Mapping[str, Any]] = {}
         for group, codes in wanted.items():
             metrics = self.function_metrics if group == "function" else self.kernel_metrics
@@ -137,6 +160,10 @@ class Analyzer:
             )
         self._memo[uri] = {code: p for code, p in keep.items() if p}
         return out
+
+
+def _inside(s: Snippet, lines: tuple[int, int] | None) -> bool:
+    return lines is not None and lines[0] <= s.header_end_line <= lines[1]
 
 
 def _group(s: Snippet) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
 from rlm_lsp.server import diagnostics as diagnostics_feature
@@ -40,12 +41,14 @@ from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.worker import Worker
+from rlm_lsp.snippets import extract
 
 logger = logging.getLogger("rlm_lsp.server")
 
 NAME = "rlm-lsp"
 STATUS_NOTIFICATION = "rlm/status"  # {"state": "loading"|"ready"|"working"|"error", "message": str}
 _CLIENT_WAIT_S = 5.0
+FIRST_BATCH = 8  # new functions predicted before the first results land (visible ones first)
 
 
 @dataclass(frozen=True)
@@ -55,14 +58,34 @@ class DocResults:
     lines: tuple[str, ...]  # the analysed text, for client columns of published diagnostics
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls 2.1 keeps the Future of every notification handled by a generator handler
+    (didOpen, didChange, didClose, ...) in `_request_futures` for good: one per keystroke.
+    Drop each such Future once it is done, so memory does not grow with the number of edits."""
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        before = set(self._request_futures)
+        super()._handle_notification(method_name, params)
+        for key in set(self._request_futures) - before:
+            future = self._request_futures.get(key)
+            if future is not None:
+                future.add_done_callback(lambda _f, key=key: self._request_futures.pop(key, None))
+
+
 class RlmServer(LanguageServer):
     def __init__(self) -> None:
         from rlm_lsp import __version__
 
-        super().__init__(NAME, __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__(
+            NAME,
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=_Protocol,
+        )
         self.settings = Settings()
         self.versions: dict[str, int] = {}
         self.results: dict[str, DocResults] = {}
+        self.visible: dict[str, tuple[int, int]] = {}  # uri -> lines of the last inlay-hint request
         self.analyzer: Analyzer | None = None
         self.model_error: str | None = None
         self.head = HeadSource()
@@ -120,6 +143,7 @@ class RlmServer(LanguageServer):
 
     def document_closed(self, uri: str) -> None:
         self.versions.pop(uri, None)
+        self.visible.pop(uri, None)
         self.results.pop(uri, None)
         if self.worker is not None:
             self.worker.cancel(uri)
@@ -271,25 +295,36 @@ class RlmServer(LanguageServer):
         reason = skip_reason(text)
         if reason is not None:
             logger.info("%s: no hints (%s)", uri, reason)
-            functions: list[FunctionResult] = []
-            lines: tuple[str, ...] = ()
-        else:
-            self.set_status("working", "predicting")
-            try:
-                path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
-                head_text = self.head.text(path) if path else None
-                functions = analyzer.analyze(uri, text, head_text)
-            except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down
-                logger.exception("prediction failed for %s", uri)
-                self._show_once(f"rlm: prediction failed ({exc}); see the server log.")
-                self.set_status("error", str(exc))
-                return
+            self._land(uri, DocResults(version, (), ()))
+            return
+        self.set_status("working", "predicting")
+        try:
+            path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
+            head_text = self.head.text(path) if path else None
+            snippets = extract(text)
             lines = tuple(text.splitlines(True))
+            while True:
+                # Many new functions (a file just opened, a big paste): land the visible ones
+                # first, then the rest, each batch still subject to the version check.
+                functions = analyzer.analyze(
+                    uri, text, head_text, snippets, limit=FIRST_BATCH, visible=self.visible.get(uri)
+                )
+                if not analyzer.pending:
+                    break
+                self._land(uri, DocResults(version, tuple(functions), lines))
+                if self.versions.get(uri) != version:
+                    return
+        except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down
+            logger.exception("prediction failed for %s", uri)
+            self._show_once(f"rlm: prediction failed ({exc}); see the server log.")
+            self.set_status("error", str(exc))
+            return
         self.set_status("ready", "")
-        res = DocResults(version, tuple(functions), lines)
+        self._land(uri, DocResults(version, tuple(functions), lines))
 
+    def _land(self, uri: str, res: DocResults) -> None:
         def land() -> None:
-            if self.versions.get(uri) != version:
+            if self.versions.get(uri) != res.version:
                 return  # the document moved on while we predicted; its newer job is queued
             self.results[uri] = res
             self._publish(uri, res)
@@ -365,6 +400,7 @@ def create_server() -> RlmServer:
     def inlay_hint(ls: RlmServer, params: types.InlayHintParams) -> list[types.InlayHint]:
         if not ls.settings.feature_enabled("inlayHints"):
             return []
+        ls.visible[params.text_document.uri] = (params.range.start.line, params.range.end.line)
         functions, lines = ls.cached(params.text_document.uri)
         return hints_feature.inlay_hints(functions, lines, params.range, ls.settings, ls.client_col(lines))
 
