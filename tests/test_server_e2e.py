@@ -274,3 +274,15 @@ def test_tcp_transport(tiny_model_dir, repo):
         proc.kill()
         out, _ = proc.communicate(timeout=10)
     assert out == b""  # protocol goes over the socket; stdout stays empty
+
+
+def test_rlm_serve_entry_point(tiny_model_dir, repo):
+    rlm = Path(sys.executable).with_name("rlm")
+    if not rlm.exists():
+        pytest.skip("the `rlm` console script is not installed (pip install -e .)")
+    with LspClient(settings={"modelPath": str(tiny_model_dir)}, cmd=[str(rlm), "serve"], cwd=repo) as c:
+        assert "inlayHintProvider" in c.initialize(repo)["capabilities"]
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        assert len(c.wait_hints(uri, 3)) == 3
+        assert c.garbage == []
