@@ -346,3 +346,10 @@ def test_constraint_parser_and_scaler():
     assert sc.ok and sc.ladder()[-1] == 10**4
     a, b = sc.make(1000, 1), sc.make(1000, 1)
     assert a == b and len(a[0]["json"]) == 1000 and a[1] == {"json": 9}
+
+
+def test_integral_float_answer_matches_int_and_any_order_is_accepted():
+    row = m(one_call("return 0"), [{"args": [], "expected": {"json": 0.0}}])
+    assert row["status"] == "ok" and row["correct"] is True
+    row = m(one_call("return [[2, 1], [3]]"), [{"args": [], "expected": {"json": [[3], [1, 2]]}}])
+    assert row["status"] == "ok" and row["correct"] is True

@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
 DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
 NAME = "leetcode_v1"
-GEN_VERSION = "gen-v1"
+GEN_VERSION = "gen-v2"
 HARNESS_VERSION = "harness-v2"
 
 TARGET_MS = 100.0       # largest rung whose 2 inputs take <= this with the reference
@@ -109,7 +109,8 @@ def gen_large(pr: Problem) -> dict:
 
 def regenerate(pr: Problem, recipe: dict) -> list:
     """Rebuild the large tests from a recipe (deterministic)."""
-    sc = Scaler(pr.tests, pr.arg_names, pr.constraints)
+    version = int(str(recipe.get("gen", "gen-v1")).rsplit("v", 1)[1])
+    sc = Scaler(pr.tests, pr.arg_names, pr.constraints, version=version)
     return [{"args": sc.make(recipe["L"], seed)} for seed in recipe["seeds"]]
 
 

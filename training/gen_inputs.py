@@ -130,8 +130,10 @@ def _kind(v, wrap):
 class Scaler:
     """Scales the base test of one problem; ``make(L, seed)`` -> list of arg specs or None."""
 
-    def __init__(self, tests: list, names: list, constraints: str):
+    def __init__(self, tests: list, names: list, constraints: str, version: int = 2):
+        """``version`` 1 = gen-v1 rules; 2 adds the pairs/fixed-vector/fixed-width rules below."""
         self.ok = False
+        self.version = version
         if not tests:
             return
         base_i = max(range(len(tests)), key=lambda i: len(json.dumps(tests[i]["args"])))
@@ -150,6 +152,27 @@ class Scaler:
                 if i < len(t["args"]) and "json" in t["args"][i]:
                     vals.append(t["args"][i]["json"])
             self.stats.append(vals)
+        # a "grid" whose rows have the same short width (<= 3 ints) in every test is a list of
+        # pairs/triples (edges, intervals), even when it happens to be square in the base test
+        for i, k in enumerate(self.kinds if version >= 2 else []):
+            if k == "grid":
+                rows = [r for s in self.stats[i] if isinstance(s, list) for r in s]
+                widths = {len(r) for r in rows if isinstance(r, list)}
+                if len(widths) == 1 and next(iter(widths)) <= 3 and \
+                        all(_is_int(y) for r in rows for y in r) and len(self.stats[i]) > 1:
+                    self.kinds[i] = "pairs"
+            if k in ("ints", "grid"):
+                # fixed-size vectors (points, [r, c] positions, a 2x2 board): every test has the
+                # same short length -> not a size parameter; keep as is
+                lens = {len(s) for s in self.stats[i] if isinstance(s, list)}
+                if len(lens) == 1 and next(iter(lens)) <= 4 and len(self.stats[i]) > 1 and k == "ints":
+                    self.kinds[i] = "fixed"
+        self.grid_width = {}
+        for i, k in enumerate(self.kinds if version >= 2 else []):
+            if k == "grid":
+                widths = {len(r) for s in self.stats[i] if isinstance(s, list) for r in s if isinstance(r, list)}
+                if len(widths) == 1 and next(iter(widths)) <= 3 and len(self.stats[i]) > 1:
+                    self.grid_width[i] = next(iter(widths))  # rows of fixed width: scale rows only
         scalable = [k for k in self.kinds if k in ("ints", "str", "strs", "grid", "pairs", "nodes")]
         self.only_scalars = not scalable and any(k == "int" for k in self.kinds)
         self.ok = bool(scalable) or self.only_scalars
@@ -286,9 +309,13 @@ class Scaler:
                 rows, cols = len(v), len(v[0])
                 rhi = self.c["len"].get(n, (None, None))[1] or 10**9
                 chi = self.c["inner"].get(n, (None, None))[1] or 10**9
-                f = math.sqrt(max(1.0, L / max(1, rows * cols)))
-                R = max(rows, min(rhi, int(rows * f)))
-                C = max(cols, min(chi, int(cols * f)))
+                if i in self.grid_width:
+                    C = self.grid_width[i]
+                    R = max(rows, min(rhi, L))
+                else:
+                    f = math.sqrt(max(1.0, L / max(1, rows * cols)))
+                    R = max(rows, min(rhi, int(rows * f)))
+                    C = max(cols, min(chi, int(cols * f)))
                 flat = [y for s in self.stats[i] if isinstance(s, list) for x in s if isinstance(x, list) for y in x]
                 distinct = sorted(set(flat), key=repr)
                 if len(distinct) <= 3 or all(isinstance(y, str) for y in flat):

@@ -16,6 +16,7 @@ import json
 import random
 import sys
 from datetime import datetime, timezone
+from pathlib import Path
 
 from training import build_dataset as bd
 from training.dataset_stats import load
@@ -64,6 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tier", default="large")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default=None, help="default: training/data/remeasure_<tier>.json")
     a = ap.parse_args(argv)
     rows = [r for r in load() if r["status"] == "ok" and r["tier"] == a.tier]
     rows.sort(key=lambda r: r["key"])
@@ -97,7 +99,8 @@ def main(argv=None) -> int:
     if rel:
         summary["latency_median_abs_rel_diff"] = round(rel[len(rel) // 2], 4)
     out = {"summary": summary, "rows": sorted(res, key=lambda r: r["key"])}
-    path = bd.DATA / f"remeasure_{a.tier}.json"
+    bd.DATA.mkdir(parents=True, exist_ok=True)
+    path = Path(a.out) if a.out else bd.DATA / f"remeasure_{a.tier}.json"
     path.write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(summary, indent=1))
     return 0

@@ -167,7 +167,9 @@ def _norm(x, depth=0):
         if x != x or x in (float("inf"), float("-inf")):
             return repr(x)
         r = round(x, 5)
-        return 0.0 if r == 0 else r
+        if r == int(r) and abs(r) < 2**53:
+            return int(r)  # 2.0 == 2: LeetCode accepts an int for a float answer
+        return r
     if isinstance(x, (list, tuple)):
         return [_norm(v, depth + 1) for v in x]
     if isinstance(x, (set, frozenset)):
