@@ -81,8 +81,10 @@ def test_hints_lenses_hover_and_progress(tiny_model_dir, repo):
         assert c.messages("window/workDoneProgress/create")
         kinds = [m["params"]["value"]["kind"] for m in c.messages("$/progress")]
         assert kinds == ["begin", "end"]
-        states = [m["params"]["state"] for m in c.messages("rlm/status")]
-        assert states[:2] == ["loading", "ready"] and "working" in states
+        statuses = [m["params"] for m in c.messages("rlm/status")]
+        assert [s["state"] for s in statuses[:2]] == ["loading", "ready"]
+        assert statuses[1]["message"] == "model tiny-test-0 on cpu"
+        assert "working" in [s["state"] for s in statuses]
         assert c.messages("workspace/inlayHint/refresh") and c.messages("workspace/codeLens/refresh")
         assert not c.messages("window/showMessage")
         assert c.garbage == []
@@ -207,7 +209,8 @@ def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, 
         assert {h["position"]["line"] for h in bad_hints} == {3, 11}
         still_answers()
         # a binary file and a 5 MB file: no hints, no crash
-        for name, text in [("blob.py", "\0\1\2 binary \0" * 100), ("huge.py", "def f():\n    return 1\n" * 230_000)]:
+        for name, text in [("blob.py", "\0\1\2 binary \0" * 100), ("huge.py", "def f():\n    return 1\n" * 230_000),
+                           ("latin1.py", "def caf\ufffd():\n    return '\ufffd\ufffd'\n" * 200)]:
             other = file_uri(repo / name)
             c.open(other, text)
             c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == other)
@@ -243,6 +246,19 @@ def test_missing_model_one_message_and_server_stays_up(repo, tmp_path):
         time.sleep(0.3)
         assert len(c.messages("window/showMessage")) == 1
         assert [m["params"]["state"] for m in c.messages("rlm/status")][-1] == "error"
+        assert c.garbage == []
+
+
+def test_corrupt_model_one_message(model_copy, repo):
+    config = model_copy / "rlm_config.json"
+    config.write_text(config.read_text()[:-40])  # truncated JSON
+    with start(model_copy, repo) as c:
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        msg = c.wait_for(lambda m: m.get("method") == "window/showMessage")
+        assert "rlm_config.json" in msg["params"]["message"]
+        assert c.inlay_hints(uri) == [] and c.code_lenses(uri) == []
+        assert len(c.messages("window/showMessage")) == 1
         assert c.garbage == []
 
 

@@ -238,9 +238,10 @@ class RlmServer(LanguageServer):
             return
         self.analyzer, self.model_error = analyzer, None
         version = getattr(predictor.config, "model_version", "?")
-        logger.info("model %s loaded in %.2fs", version, time.perf_counter() - started)
-        self._progress_end(token, f"model {version} loaded")
-        self.set_status("ready", f"model {version}")
+        where = f"model {version} on {getattr(predictor, 'device', settings.device)}"
+        logger.info("%s loaded in %.2fs", where, time.perf_counter() - started)
+        self._progress_end(token, f"{where} loaded")
+        self.set_status("ready", where)
         self.on_loop(self.reanalyze_all)
 
     def _clear_all(self) -> None:
