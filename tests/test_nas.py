@@ -1,0 +1,159 @@
+"""NAS latency: graph text from .onnx == graph text from the NAS-Bench-201 arch; malformed files; the gate
+function; prediction with the shipped model on a real exported .onnx file."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rlm_lsp import graph_text, nas
+from rlm_lsp.graph_text import GraphError, nb201_text, onnx_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SHIPPED = ROOT / "rlm_lsp" / "models" / "nas"
+ARCHS = [
+    "|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|",
+    "|avg_pool_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|nor_conv_1x1~0|skip_connect~1|skip_connect~2|",
+    "|none~0|+|nor_conv_3x3~0|none~1|+|none~0|none~1|none~2|",  # node 1 dead, cell output zero
+    "|skip_connect~0|+|none~0|none~1|+|none~0|nor_conv_3x3~1|none~2|",
+]
+SLOW = "|nor_conv_3x3~0|+|nor_conv_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|nor_conv_3x3~1|nor_conv_3x3~2|"
+FAST = "|skip_connect~0|+|skip_connect~0|skip_connect~1|+|skip_connect~0|skip_connect~1|skip_connect~2|"
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    """Real ONNX exports (TorchScript exporter) of NB201 networks: {(arch, n): path}."""
+    pytest.importorskip("torch")
+    from training.nas.nb201_torch import export_onnx
+
+    out = tmp_path_factory.mktemp("nb201")
+    paths = {}
+    for k, arch in enumerate(ARCHS):
+        paths[(arch, 1)] = export_onnx(arch, out / f"a{k}_n1.onnx", n=1)
+    for k, arch in enumerate([ARCHS[0], SLOW, FAST]):
+        paths[(arch, 5)] = export_onnx(arch, out / f"a{k}_n5.onnx", n=5)  # the standard skeleton
+    return paths
+
+
+def test_onnx_text_equals_arch_text(exported):
+    for (arch, n), path in exported.items():
+        assert onnx_text(path) == nb201_text(arch, n=n), arch
+
+
+def test_text_form_is_compact_and_shaped(exported):
+    text = onnx_text(exported[(ARCHS[0], 5)])
+    lines = text.splitlines()
+    assert lines[0] == "input:3x32x32" and lines[-1] == "fc:10:-1"
+    assert "x5{" in lines and len(lines) < 60  # the 5 cells of a stage are written once
+    assert "rconv3/s2:32x16x16:-1" in lines and "gap:64x1x1:-1" in lines
+    assert all(" " not in line for line in lines)
+    zero = nb201_text(ARCHS[2], n=1)
+    assert "mul:-1" in zero.splitlines()  # a cell with no live path to its output is x * 0
+
+
+def test_reader_agrees_with_onnx_package(exported):
+    onnx = pytest.importorskip("onnx")
+    path = exported[(ARCHS[0], 1)]
+    model = onnx.load(str(path))
+    raw = graph_text.read_onnx(path)
+    assert [n.op for n in raw.nodes] == [n.op_type for n in model.graph.node]
+    assert [n.inputs for n in raw.nodes] == [list(n.input) for n in model.graph.node]
+    for mine, theirs in zip(raw.nodes, model.graph.node):
+        for attr in theirs.attribute:
+            assert mine.attrs[attr.name] == onnx.helper.get_attribute_value(attr)
+    assert raw.initializers == {t.name: tuple(t.dims) for t in model.graph.initializer}
+    assert graph_text.read_onnx(path.read_bytes()).nodes == raw.nodes
+
+
+def test_runtime_modules_need_neither_onnx_nor_torch():
+    code = ("import sys, importlib.util as u; "
+            "s = u.spec_from_file_location('gt', 'rlm_lsp/graph_text.py'); m = u.module_from_spec(s); "
+            "sys.modules['gt'] = m; s.loader.exec_module(m); "
+            "bad = [x for x in ('onnx', 'torch', 'numpy') if x in sys.modules]; "
+            "import rlm_lsp.nas; bad += [x for x in ('onnx', 'torch') if x in sys.modules]; print(bad); assert not bad")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"", "empty file"),
+    (b"this is a text file, not a model\n", "not a valid ONNX model"),
+    (b"\x08\x07\x3a\xff\xff\xff\x0f\x00", "not a valid ONNX model"),  # graph field longer than the file
+    (b"\x08\x07", "no graph"),  # a ModelProto with an ir_version and nothing else
+])
+def test_malformed_onnx_is_a_clear_error(tmp_path, content, message):
+    path = tmp_path / "bad.onnx"
+    path.write_bytes(content)
+    with pytest.raises(GraphError, match=message) as info:
+        nas.predict_onnx_file(path, ["pixel3"])  # fails on the file, before any model is needed
+    assert str(path) in str(info.value)
+
+
+def test_truncated_and_missing_files(tmp_path, exported):
+    data = exported[(ARCHS[0], 1)].read_bytes()
+    cut = tmp_path / "cut.onnx"
+    cut.write_bytes(data[: len(data) // 3])
+    with pytest.raises(GraphError, match="not a valid ONNX model"):
+        onnx_text(cut)
+    with pytest.raises(GraphError, match="cannot read"):
+        onnx_text(tmp_path / "absent.onnx")
+
+
+def test_huge_file_is_refused_before_reading(tmp_path, monkeypatch):
+    path = tmp_path / "big.onnx"
+    with open(path, "wb") as fh:  # sparse: large on paper, nothing written
+        fh.truncate(64 << 20)
+    monkeypatch.setattr(graph_text, "MAX_ONNX_BYTES", 32 << 20)
+    with pytest.raises(GraphError, match="over the limit of 32 MiB"):
+        onnx_text(path)
+
+
+def test_cli_reports_bad_file_and_unknown_device(tmp_path):
+    if not (SHIPPED / "rlm_config.json").is_file():
+        pytest.skip("no shipped NAS model")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not onnx at all")
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    assert nas.predict_cli([bad], ["pixel3"], out=out, err=err, device="cpu") == 1
+    assert "bad.onnx: skipped: " in err.getvalue() and "not a valid ONNX model" in err.getvalue()
+    err = io.StringIO()
+    assert nas.predict_cli([bad], ["toaster"], out=out, err=err, device="cpu") == 2
+    assert "unknown device 'toaster'" in err.getvalue()
+
+
+def test_verdicts_are_a_pure_ratio_check():
+    v = nas.latency_verdicts({"pixel3": 10.0, "eyeriss": 5.0}, {"pixel3": 12.0, "eyeriss": 5.2}, 1.1)
+    by = {x.device: x for x in v}
+    assert by["pixel3"].regressed and abs(by["pixel3"].ratio - 1.2) < 1e-9
+    assert not by["eyeriss"].regressed
+    assert not any(x.regressed for x in nas.latency_verdicts(None, {"pixel3": 50.0}, 1.1))  # added file
+    per_device = nas.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, {"pixel3": 1.25})
+    assert not per_device[0].regressed
+    overlap = nas.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, 1.1, old_high={"pixel3": 13.0},
+                                   new_low={"pixel3": 9.0}, require_separation=True)
+    assert not overlap[0].regressed
+
+
+def test_split_device_args():
+    assert nas.split_device_args(None) == ("auto", [])
+    assert nas.split_device_args(["cpu", "pixel3", "1080ti_1"]) == ("cpu", ["pixel3", "1080ti_1"])
+
+
+@pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
+def test_shipped_model_on_real_onnx_files(exported):
+    """The gate case: a commit turns every edge of the cell into conv3x3; predicted latency must rise."""
+    rows = nas.predict_onnx_file(exported[(ARCHS[0], 5)], ["pixel3", "1080ti_1"], device="cpu", samples=8)
+    assert [r["device"] for r in rows] == ["pixel3", "1080ti_1"]
+    for r in rows:
+        assert r["unit"] == "ms" and 0 < r["low"] <= r["value"] <= r["high"] and not r["truncated"]
+    verdicts = nas.check_onnx_change(exported[(FAST, 5)], exported[(SLOW, 5)], ["pixel3", "1080ti_1"],
+                                     max_ratio=1.2, device="cpu", samples=8)
+    assert all(v.regressed and v.ratio > 1.2 for v in verdicts), verdicts
+    back = nas.check_onnx_change(exported[(SLOW, 5)], exported[(FAST, 5)], ["pixel3"], device="cpu", samples=8)
+    assert not back[0].regressed

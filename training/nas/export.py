@@ -1,0 +1,64 @@
+"""Export the NAS latency checkpoint with `export` (int8 ONNX), and write devices.json next to it.
+
+    python -m training.nas.export training/runs/nas/v1/best rlm_lsp/models/nas
+
+This wraps `python -m export` for one reason: export's parity check renders its sample inputs without a
+template context, and this model's template has a `{device}` placeholder. Here the parity samples are
+NAS-Bench-201 graph texts and the missing context is filled with one training device's description.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 2:
+        print("usage: python -m training.nas.export CHECKPOINT OUT [export options]", file=sys.stderr)
+        return 2
+    checkpoint, out = Path(argv[0]), Path(argv[1])
+    meta = json.loads((checkpoint / "rlm_meta.json").read_text())
+    descriptions: dict = meta["devices"]
+    trained = meta["training_data"]["devices"]
+
+    import export.cli as export_cli
+    from rlm_lsp.graph_text import nb201_text
+    from rlm_lsp.predictor import Predictor
+
+    samples = ["|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|",
+               "|avg_pool_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|nor_conv_1x1~0|skip_connect~1|skip_connect~2|",
+               "|none~0|+|nor_conv_3x3~0|none~1|+|skip_connect~0|none~1|nor_conv_1x1~2|",
+               "|nor_conv_1x1~0|+|nor_conv_1x1~0|nor_conv_1x1~1|+|nor_conv_1x1~0|nor_conv_1x1~1|nor_conv_1x1~2|",
+               "|skip_connect~0|+|none~0|none~1|+|none~0|none~1|none~2|",
+               "|avg_pool_3x3~0|+|avg_pool_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|none~1|avg_pool_3x3~2|"]
+    export_cli.SAMPLE_CODES = [nb201_text(a) for a in samples]
+    default_context = {"device": descriptions[trained[0]]}
+    render = Predictor.render
+
+    def render_with_device(self, code, language="python", context=None):
+        return render(self, code, language, context or default_context)
+
+    Predictor.render = render_with_device
+    try:
+        rc = export_cli.main([str(checkpoint), str(out), *argv[2:]])
+    finally:
+        Predictor.render = render
+    if rc == 0:
+        from training.nas.data import reference_archs
+
+        (out / "devices.json").write_text(json.dumps({
+            "descriptions": descriptions,
+            "trained": trained,
+            "holdout": meta["training_data"].get("holdout_device"),
+            "reference_archs": reference_archs(),
+            "note": "description = name, geometric-mean latency (ms) on the reference NAS-Bench-201 archs "
+                    "(HELP nasbench201_hardware_embedding_index), then each as % of it",
+        }, indent=2) + "\n")
+    return rc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Train the NAS latency RLM: (device description, graph text) -> latency in ms, one model for all devices.
+
+    nice -n 10 python -m training.nas.train --out training/runs/nas/v1 --max-minutes 30
+
+CPU, one thread (`torch.set_num_threads(1)`), stops at `--max-minutes` wall clock; the learning rate follows
+warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
+Each step draws a fresh batch of (training arch, training device) pairs from HELP's NAS-Bench-201 table;
+`--holdout-device` is never trained on (transfer test). At the end: greedy-decode Spearman per device on
+`--eval-archs` held-out archs (the test split of `data.split_archs`), written to OUT/eval.json, and the
+checkpoint to OUT/best (what `python -m training.nas.export` reads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+from typing import Sequence
+
+from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
+
+from training.nas import data
+
+METRIC = {"name": "latency", "unit": "ms",
+          "definition": "inference latency of the network on the named device (HELP NAS-Bench-201 protocol)"}
+TEMPLATE = "<metrics> {metrics} <device> {device} <graph>\n{code}"
+LANGUAGE = "onnx-graph"
+UNKNOWN_NAME = "device"  # name used for the name-dropout rows: the model must read the reference numbers
+
+
+def train_tokenizer(texts, vocab_size: int) -> Tokenizer:
+    """BPE inside whitespace-separated words; a graph line has no spaces, so common lines become one token."""
+    from training.rlm_model import EOS, SPECIAL_TOKENS, UNK
+
+    tok = Tokenizer(models.BPE(unk_token=UNK))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    alphabet = [chr(c) for c in range(33, 127)]
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS + ["<device>", "<graph>"],
+                                  initial_alphabet=alphabet, min_frequency=2, show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    tok.post_processor = processors.TemplateProcessing(single=f"$A {EOS}",
+                                                       special_tokens=[(EOS, tok.token_to_id(EOS))])
+    return tok
+
+
+def render(device_desc: str, text: str) -> str:
+    from rlm_lsp.template import render as r
+
+    return r(TEMPLATE, [METRIC["name"]], LANGUAGE, text, device=device_desc)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m training.nas.train", description=__doc__.split("\n")[0])
+    p.add_argument("--out", type=Path, default=Path("training/runs/nas/v1"))
+    p.add_argument("--max-minutes", type=float, default=30.0)
+    p.add_argument("--max-steps", type=int, default=10**9)
+    p.add_argument("--holdout-device", default="silver_4114")
+    p.add_argument("--d-model", type=int, default=160)
+    p.add_argument("--d-ff", type=int, default=512)
+    p.add_argument("--layers", type=int, default=2, help="encoder layers (decoder: 2)")
+    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--vocab-size", type=int, default=2000)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--warmup", type=float, default=0.04, help="fraction of the time budget")
+    p.add_argument("--name-dropout", type=float, default=0.15)
+    p.add_argument("--eval-archs", type=int, default=600)
+    p.add_argument("--max-input-tokens", type=int, default=256)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=1)
+    return p.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> dict:
+    args = parse_args(argv)
+    import numpy as np
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    from training.evaluate import decode_values
+    from training.rlm_model import PAD, EOS, save_checkpoint, target_ids
+    from training.train import number_groups, weighted_loss
+
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    t0 = time.time()
+    archs, lat = data.load_latency()
+    texts = data.graph_texts(archs)
+    descs = data.device_descriptions(lat)
+    train, val, test = data.split_archs(args.seed)
+    devices = [d for d in sorted(lat) if d != args.holdout_device]
+    print(f"data: {len(archs)} archs, {len(devices)} training devices, held out {args.holdout_device}; "
+          f"{time.time() - t0:.0f}s", flush=True)
+
+    tok_texts = [texts[i] for i in train] + [descs[d] for d in devices] * 50 + \
+        [descs[d].replace(d, UNKNOWN_NAME, 1) for d in devices] * 10
+    tok = train_tokenizer(tok_texts, args.vocab_size)
+    config = T5Config(vocab_size=tok.get_vocab_size(), d_model=args.d_model, d_ff=args.d_ff,
+                      d_kv=args.d_model // args.heads, num_layers=args.layers, num_decoder_layers=2,
+                      num_heads=args.heads, dropout_rate=0.0, feed_forward_proj="gated-gelu",
+                      tie_word_embeddings=False, pad_token_id=tok.token_to_id(PAD),
+                      eos_token_id=tok.token_to_id(EOS), decoder_start_token_id=tok.token_to_id(PAD))
+    model = T5ForConditionalGeneration(config)
+    model.lm_head.weight.data.mul_(args.d_model ** -0.5)
+    n_params = sum(p.numel() for p in model.parameters())
+    lengths = [len(tok.encode(render(descs[devices[0]], texts[i])).ids) for i in train[:500]]
+    print(f"model: {n_params / 1e6:.2f}M params, vocab {tok.get_vocab_size()}, "
+          f"input tokens mean {np.mean(lengths):.0f} max {max(lengths)}", flush=True)
+
+    pad_id = tok.token_to_id(PAD)
+    groups = number_groups(tok, "cpu")
+    weights = torch.tensor([0.2, 1.0, 0.8, 0.4, 0.2, 1.5])
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
+    budget = args.max_minutes * 60
+    start = time.time()
+    step, ema = 0, None
+    model.train()
+    while step < args.max_steps:
+        frac = (time.time() - start) / budget
+        if frac >= 1:
+            break
+        lr = args.lr * (frac / args.warmup if frac < args.warmup else
+                        0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
+        inputs = []
+        for i, d in batch:
+            desc = descs[d] if rng.random() >= args.name_dropout else descs[d].replace(d, UNKNOWN_NAME, 1)
+            inputs.append(render(desc, texts[i]))
+        enc = tok.encode_batch(inputs)
+        width = max(len(e.ids) for e in enc)
+        ids = torch.full((len(enc), width), pad_id, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for r, e in enumerate(enc):
+            ids[r, : len(e.ids)] = torch.tensor(e.ids)
+            mask[r, : len(e.ids)] = 1
+        labels = torch.tensor([target_ids(tok, [lat[d][i]]) for i, d in batch])
+        logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits
+        loss = weighted_loss(logits, labels, weights, groups)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
+        if step % 50 == 0:
+            print(f"step {step} loss {ema:.3f} lr {lr:.2e} {time.time() - start:.0f}s", flush=True)
+    train_s = time.time() - start
+    print(f"trained {step} steps in {train_s / 60:.1f} min", flush=True)
+
+    meta = {"metrics": [METRIC], "input_template": TEMPLATE, "max_input_tokens": args.max_input_tokens,
+            "languages": [LANGUAGE], "preprocess": "none",
+            "training_data": {"source": "HELP NAS-Bench-201 latency (nasbench201_latency.csv.gz)",
+                              "train_archs": len(train), "test_archs": len(test), "devices": devices,
+                              "holdout_device": args.holdout_device, "steps": step,
+                              "batch_size": args.batch_size, "train_minutes": round(train_s / 60, 1)},
+            "devices": descs}
+    best = save_checkpoint(model, tok, args.out / "best", meta)
+
+    # --- evaluation on held-out archs, every device -------------------------------------------------
+    eval_set = data.eval_subset(test, args.eval_archs)
+    result = {"eval_archs": len(eval_set), "steps": step, "train_minutes": round(train_s / 60, 1),
+              "params": n_params, "holdout_device": args.holdout_device, "per_device": {}}
+    from training.nas.baseline import spearman
+
+    t1 = time.time()
+    for d in sorted(lat):
+        ids = [tok.encode(render(descs[d], texts[i])).ids[: args.max_input_tokens] for i in eval_set]
+        pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128)[:, 0, 0]
+        result["per_device"][d] = spearman(pred, [lat[d][i] for i in eval_set])
+        print(f"eval {d}: spearman {result['per_device'][d]:.3f}", flush=True)
+    ids = [tok.encode(render(descs[args.holdout_device].replace(args.holdout_device, UNKNOWN_NAME, 1),
+                             texts[i])).ids for i in eval_set]
+    pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128)[:, 0, 0]
+    result["holdout_anonymous"] = spearman(pred, [lat[args.holdout_device][i] for i in eval_set])
+    result["eval_seconds"] = round(time.time() - t1)
+    (args.out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2), flush=True)
+    return result
+
+
+if __name__ == "__main__":
+    main()
