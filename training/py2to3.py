@@ -35,6 +35,10 @@ _SIMPLE = [
     (re.compile(r"\bstring\.lowercase\b"), "string.ascii_lowercase"),
     (re.compile(r"\bstring\.uppercase\b"), "string.ascii_uppercase"),
     (re.compile(r"\bstring\.maketrans\("), "str.maketrans("),
+    (re.compile(r"\boperator\.div\b"), "operator.floordiv"),
+    (re.compile(r"\bfractions\.gcd\b"), "math.gcd"),
+    (re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.next\(\)"), r"next(\1)"),
+    (re.compile(r"\.func_name\b"), ".__name__"),
 ]
 _EXCEPT = re.compile(r"^(\s*except\s+[\w.,\s()]+?)\s*,\s*(\w+)\s*:")
 _PRINT = re.compile(r"^(\s*)print\s+(?![(=])(.*)$")
@@ -120,6 +124,8 @@ def convert(code: str, int_division: bool = True) -> str:
                    lambda mm: mm.group(1) + "from itertools import " + mm.group(2), s)
         out.append(s)
     res = "\n".join(out)
+    if re.search(r"(?<![\w.])cmp\(", res):
+        res = "def cmp(a, b):\n    return (a > b) - (a < b)\n" + res
     # "from itertools import zip" etc. are now invalid: drop the renamed builtins
     res = re.sub(r"from itertools import ([^\n]+)", _fix_itertools_import, res)
     return res

@@ -93,7 +93,9 @@ class TreeNode:
         self.left = left
         self.right = right
 
-def list_node(values):
+# the helpers keep the judge's own node classes even if the program redefines
+# ListNode/TreeNode (kamyu files define placeholder classes whose __init__ is "pass")
+def list_node(values, ListNode=ListNode):
     if not values:
         return None
     head = ListNode(values[0])
@@ -103,7 +105,7 @@ def list_node(values):
         p = p.next
     return head
 
-def tree_node(values):
+def tree_node(values, TreeNode=TreeNode):
     if not values:
         return None
     root = TreeNode(values[0])
@@ -161,6 +163,8 @@ except ImportError:
 def _norm(x, depth=0):
     if depth > 60:
         return "<deep>"
+    if x is None and depth == 0:
+        return []  # an empty list / tree serialises as [] on LeetCode
     if x is None or isinstance(x, (bool, int, str)):
         return x
     if isinstance(x, float):
