@@ -25,13 +25,24 @@ command -v nvim >/dev/null || need_apt+=(neovim)
 command -v chromium >/dev/null || need_apt+=(chromium)
 command -v rg >/dev/null || need_apt+=(ripgrep)
 dpkg -s libkrb5-dev >/dev/null 2>&1 || need_apt+=(libkrb5-dev)
-for tool in node npm gcc g++ make git; do
+for tool in gcc g++ make git; do
   command -v "$tool" >/dev/null || need_apt+=("$tool")
 done
 if [ "${#need_apt[@]}" -gt 0 ]; then
   log "apt-get install ${need_apt[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+# --- Node >= 20 (code-server 4.100.3 and @vscode/vsce 3.9 need it; Debian 12's nodejs is 18) ---
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  log "node and npm (Node >= 20) are required; install them first (e.g. from nodesource)"
+  exit 1
+fi
+NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]')"
+if [ "$NODE_MAJOR" -lt 20 ]; then
+  log "Node $(node --version) is too old: code-server 4.100.3 and @vscode/vsce need Node >= 20"
+  exit 1
 fi
 
 # --- code-server from npm (its own postinstall refuses root and downloads from GitHub) ---

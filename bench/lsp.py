@@ -77,8 +77,11 @@ def init_repo(root: Path) -> None:
     import subprocess
 
     (root / "big.py").write_text(thousand_line_file())
-    for args in (["init", "-q"], ["add", "big.py"],
-                 ["-c", "user.email=b@example.com", "-c", "user.name=bench", "commit", "-qm", "base"]):
+    for args in (
+        ["init", "-q"],
+        ["add", "big.py"],
+        ["-c", "user.email=b@example.com", "-c", "user.name=bench", "commit", "-qm", "base"],
+    ):
         subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
 
 
@@ -98,7 +101,9 @@ def start(model: Path, root: Path, debounce_ms: int) -> LspClient:
 def edit_value(client: LspClient, uri: str, version: int, i: int, k: int) -> None:
     line = value_line(i)
     new = f"        value = float(record.get('value', 0)) * {k + 1}"
-    client.change(uri, version, new, {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1000}})
+    client.change(
+        uri, version, new, {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1000}}
+    )
 
 
 def bench_change(model: Path, root: Path, repeats: int) -> dict:
@@ -121,8 +126,13 @@ def bench_change(model: Path, root: Path, repeats: int) -> dict:
             times.append((time.monotonic() - sent) * 1000)
             assert len(hints) == FUNCTIONS, len(hints)
     lines = text.count("\n")
-    return {"lines": lines, "functions": len(first),
-            "change_ms_p50": statistics.median(times), "change_ms_p90": _p90(times), "repeats": repeats}
+    return {
+        "lines": lines,
+        "functions": len(first),
+        "change_ms_p50": statistics.median(times),
+        "change_ms_p90": _p90(times),
+        "repeats": repeats,
+    }
 
 
 def cold_start(model: Path, root: Path, runs: int = 3) -> tuple[float, float]:
@@ -169,20 +179,24 @@ def bench_memory(model: Path, root: Path, edits: int, files: int = 20) -> dict:
             versions[f] += 1
             line = (n % 5) * 21 + 11  # one of the 5 functions' value line
             new = f"        value = float(record.get('value', 0)) * {n + 1}"
-            c.change(uris[f][0], versions[f], new,
-                     {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1000}})
+            c.change(
+                uris[f][0],
+                versions[f],
+                new,
+                {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 1000}},
+            )
             if n % 10 == 0:
                 time.sleep(0.03)  # a pause in typing: the debounce fires and one function is predicted
             if n % 200 == 0:
-                c.request("textDocument/hover", {"textDocument": {"uri": uris[f][0]},
-                                                 "position": {"line": 0, "character": 5}})  # keep pace
+                c.request(
+                    "textDocument/hover", {"textDocument": {"uri": uris[f][0]}, "position": {"line": 0, "character": 5}}
+                )  # keep pace
             if n % quarter == 0:
                 _settle(c, uris)
                 checkpoints.append((n, rss_kib(pid)))
         seconds = time.perf_counter() - t0
         predicted_requests = len(c.messages("workspace/inlayHint/refresh"))
-    return {"files": files, "edits": edits, "rss_kib": checkpoints, "seconds": seconds,
-            "analyses": predicted_requests}
+    return {"files": files, "edits": edits, "rss_kib": checkpoints, "seconds": seconds, "analyses": predicted_requests}
 
 
 def _settle(c: LspClient, uris) -> None:
@@ -261,7 +275,13 @@ is a new function body, so every analysis predicts one new function. The memo pe
 the document's current functions and the Predictor's content cache is an LRU of at most 4,096 entries;
 pygls 2.1 itself kept one Future per notification (about 2.5 kB per keystroke), which the server now drops.
 """
-    result = {"change": change, "cold_start_first_s": cold, "cold_start_all_s": cold_all, "memory": memory, "model": model_text}
+    result = {
+        "change": change,
+        "cold_start_first_s": cold,
+        "cold_start_all_s": cold_all,
+        "memory": memory,
+        "model": model_text,
+    }
     print(json.dumps(result, indent=1))
     if args.into_benchmarks:
         from bench.report import write_section  # noqa: PLC0415

@@ -18,7 +18,7 @@ import pytest
 
 NVIM = shutil.which("nvim")
 SCRIPT = Path(__file__).with_name("test_nvim_lsp.lua")
-DEMO = '''import os
+DEMO = """import os
 
 
 def make_table(n):
@@ -31,7 +31,7 @@ class Parser:
 
     async def fetch(self, url):
         return url
-'''
+"""
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -43,12 +43,24 @@ def test_neovim_sees_hints_lenses_and_a_diagnostic(tiny_model_dir, tmp_path):
     demo = tmp_path / "demo.py"
     demo.write_text(DEMO)
     out = tmp_path / "result.json"
-    env = {**os.environ, "RLM_PYTHON": sys.executable, "RLM_TEST_MODEL_DIR": str(tiny_model_dir),
-           "RLM_FILE": str(demo), "RLM_OUT": str(out), "HOME": str(tmp_path),
-           "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "RLM_PYTHON": sys.executable,
+        "RLM_TEST_MODEL_DIR": str(tiny_model_dir),
+        "RLM_FILE": str(demo),
+        "RLM_OUT": str(out),
+        "HOME": str(tmp_path),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     proc = subprocess.run(
         [NVIM, "--headless", "-u", "NONE", "-i", "NONE", "-n", "-c", f"luafile {SCRIPT}"],
-        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=100, stdin=subprocess.DEVNULL,
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=100,
+        stdin=subprocess.DEVNULL,
     )
     assert out.exists(), f"nvim wrote no result (rc={proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
     result = json.loads(out.read_text())

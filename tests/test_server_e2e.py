@@ -19,7 +19,7 @@ from rlm_lsp.server.client import LspClient, LspError, file_uri
 
 pytestmark = pytest.mark.timeout(120)
 
-DEMO = '''import numpy as np
+DEMO = """import numpy as np
 
 
 def make_table(n):
@@ -32,7 +32,7 @@ class Parser:
 
     async def fetch(self, url):
         return url
-'''
+"""
 HINT = re.compile(r"^≈ \S+ \S+ · \S+ \S+$")  # ≈ 48 MB · 120 ms
 
 
@@ -109,8 +109,12 @@ def test_inlay_hint_answers_from_cache_and_refresh_follows(tiny_model_dir, repo)
         refreshes = len(c.messages("workspace/inlayHint/refresh"))
         sent = time.monotonic()
         # edit the body of make_table: its header line is unchanged, the rest did not move
-        c.change(uri, 2, "    return [[i + j for j in range(n)] for i in range(n)]",
-                 {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": len(DEMO.splitlines()[4])}})
+        c.change(
+            uri,
+            2,
+            "    return [[i + j for j in range(n)] for i in range(n)]",
+            {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": len(DEMO.splitlines()[4])}},
+        )
         t0 = time.monotonic()
         during = c.inlay_hints(uri)
         assert time.monotonic() - t0 < 0.5  # the request never waits for the model
@@ -136,8 +140,10 @@ def test_debounce_publishes_only_the_last_version(tiny_model_dir, repo):
         c.wait_hints(uri, 3)
         for v in range(2, 22):
             c.change(uri, v, DEMO + f"\n\ndef extra():\n    return {v}\n")
-        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                   and m["params"].get("version") == 21, timeout=30)
+        c.wait_for(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == 21,
+            timeout=30,
+        )
         time.sleep(0.5)
         versions = [m["params"].get("version") for m in c.messages("textDocument/publishDiagnostics")]
         assert versions == [1, 21]
@@ -166,14 +172,17 @@ def test_settings_apply_live(tiny_model_dir, repo):
         reconfigure(features={"inlayHints": False, "codeLens": False})
         assert c.inlay_hints(uri) == [] and c.code_lenses(uri) == []
         mark = reconfigure(features={}, metrics={}, budgets={"latency": "0.000001 ns"})
-        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"],
-                   since=mark)
+        c.wait_for(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["diagnostics"], since=mark
+        )
         [diag, *_] = c.diagnostics(uri)
         assert diag["severity"] == 2 and diag["source"] == "rlm" and "exceeds the budget" in diag["message"]
         assert re.search(r"\d×", diag["message"])
         mark = reconfigure(budgets={})
-        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and not m["params"]["diagnostics"],
-                   since=mark)
+        c.wait_for(
+            lambda m: m.get("method") == "textDocument/publishDiagnostics" and not m["params"]["diagnostics"],
+            since=mark,
+        )
         mark = reconfigure(threads=2)  # a model setting: reload, with progress again
         c.wait_for(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end", since=mark)
         assert len(c.wait_hints(uri, 3)) == 3
@@ -194,7 +203,7 @@ def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, 
 
         # malformed message: bad JSON, then a body without a method
         c.send_raw(b"Content-Length: 12\r\n\r\n{not json!!}")
-        c.send_raw(b'Content-Length: 2\r\n\r\n{}')
+        c.send_raw(b"Content-Length: 2\r\n\r\n{}")
         still_answers()
         # unknown method: an error response, not a dead server
         with pytest.raises(LspError, match="-32601"):
@@ -209,22 +218,37 @@ def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, 
         assert {h["position"]["line"] for h in bad_hints} == {3, 11}
         still_answers()
         # a binary file and a 5 MB file: no hints, no crash
-        for name, text in [("blob.py", "\0\1\2 binary \0" * 100), ("huge.py", "def f():\n    return 1\n" * 230_000),
-                           ("latin1.py", "def caf\ufffd():\n    return '\ufffd\ufffd'\n" * 200)]:
+        for name, text in [
+            ("blob.py", "\0\1\2 binary \0" * 100),
+            ("huge.py", "def f():\n    return 1\n" * 230_000),
+            ("latin1.py", "def caf\ufffd():\n    return '\ufffd\ufffd'\n" * 200),
+        ]:
             other = file_uri(repo / name)
             c.open(other, text)
-            c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == other)
+            c.wait_for(
+                lambda m, uri=other: m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
+            )
             assert c.inlay_hints(other) == [] and c.code_lenses(other) == []
             still_answers()
         # the model directory deleted under a running server, then a reload (a model setting changed)
         shutil.rmtree(model)
-        c.notify("workspace/didChangeConfiguration",
-                 {"settings": {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}})
+        c.notify(
+            "workspace/didChangeConfiguration",
+            {"settings": {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}},
+        )
         c.settings = {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}
         msg = c.wait_for(lambda m: m.get("method") == "window/showMessage")
         assert msg["params"]["type"] == 1 and str(model) in msg["params"]["message"]
-        assert c.request("textDocument/inlayHint", {"textDocument": {"uri": uri},
-                         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}) == []
+        assert (
+            c.request(
+                "textDocument/inlayHint",
+                {
+                    "textDocument": {"uri": uri},
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}},
+                },
+            )
+            == []
+        )
         assert c.hover(uri, 3, 6) is None
         c.change(uri, 2, DEMO + "\n")
         time.sleep(0.3)
@@ -266,8 +290,11 @@ def test_tcp_transport(tiny_model_dir, repo):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp", "--tcp", f"127.0.0.1:{port}"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "rlm_lsp", "--tcp", f"127.0.0.1:{port}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 20
         while True:

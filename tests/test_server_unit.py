@@ -14,13 +14,13 @@ from pygls.workspace import Workspace
 
 from rlm_lsp.predictor import Prediction
 from rlm_lsp.server import diagnostics, hints, hover, lens
-from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason, still_valid
+from rlm_lsp.server.analysis import Analyzer, skip_reason, still_valid
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.server import DocResults, RlmServer
 from rlm_lsp.server.settings import Settings, parse_quantity
 from rlm_lsp.server.worker import Worker
 
-SOURCE = '''import triton
+SOURCE = """import triton
 
 
 def small(n):
@@ -35,7 +35,7 @@ class Box:
 @triton.jit
 def add_kernel(x_ptr, n):
     pass
-'''
+"""
 
 
 @dataclass
@@ -70,9 +70,17 @@ class FakePredictor:
 
 def test_settings_from_dict_and_fallbacks():
     s = Settings.from_dict(
-        {"rlm": {"device": "cpu", "threads": 2, "debounceMs": 10, "metrics": {"latency": False},
-                 "features": {"codeLens": False}, "budgets": {"memory": "512 MB", "latency": 20},
-                 "regressionRatio": 2}}
+        {
+            "rlm": {
+                "device": "cpu",
+                "threads": 2,
+                "debounceMs": 10,
+                "metrics": {"latency": False},
+                "features": {"codeLens": False},
+                "budgets": {"memory": "512 MB", "latency": 20},
+                "regressionRatio": 2,
+            }
+        }
     )
     assert (s.device, s.threads, s.debounce_ms, s.regression_ratio) == ("cpu", 2, 10, 2.0)
     assert not s.metric_enabled("latency") and s.metric_enabled("memory")
@@ -86,8 +94,16 @@ def test_settings_from_dict_and_fallbacks():
 
 @pytest.mark.parametrize(
     "raw, unit, value",
-    [("512 MB", "bytes", 512e6), ("1.5GB", "bytes", 1.5e9), ("2 KiB", "bytes", 2048), (100, "bytes", 100.0),
-     ("200 ms", "ms", 200.0), ("2 s", "ms", 2000.0), ("300us", "ms", 0.3), ("7", "ms", 7.0)],
+    [
+        ("512 MB", "bytes", 512e6),
+        ("1.5GB", "bytes", 1.5e9),
+        ("2 KiB", "bytes", 2048),
+        (100, "bytes", 100.0),
+        ("200 ms", "ms", 200.0),
+        ("2 s", "ms", 2000.0),
+        ("300us", "ms", 0.3),
+        ("7", "ms", 7.0),
+    ],
 )
 def test_parse_quantity(raw, unit, value):
     assert parse_quantity(raw, unit) == pytest.approx(value)

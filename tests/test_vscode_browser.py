@@ -28,14 +28,14 @@ EDITORS = Path(os.environ.get("RLM_EDITORS_DIR", Path.home() / ".cache" / "rlm-e
 ENTRY = EDITORS / "node_modules" / "code-server" / "out" / "node" / "entry.js"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
-DEMO = '''def make_table(n):
+DEMO = """def make_table(n):
     return [[i * j for j in range(n)] for i in range(n)]
 
 
 class Parser:
     def parse(self, text):
         return text.split()
-'''
+"""
 
 pytestmark = [
     pytest.mark.timeout(240),
@@ -85,9 +85,17 @@ def test_hints_and_lenses_in_real_vscode(tiny_model_dir, tmp_path):
 
     log = open(tmp_path / "code-server.log", "wb")
     server = subprocess.Popen(
-        [*base, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
-         "--disable-getting-started-override", str(ws)],
-        env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            *base,
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            str(ws),
+        ],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         deadline = time.monotonic() + 60
@@ -102,12 +110,21 @@ def test_hints_and_lenses_in_real_vscode(tiny_model_dir, tmp_path):
         screenshot = Path(os.environ.get("RLM_SCREENSHOT", tmp_path / "vscode.png"))
         proc = subprocess.run(
             ["node", str(EXT / "test" / "browser" / "e2e.cjs")],
-            env={**env, "RLM_EDITORS_DIR": str(EDITORS), "CHROMIUM": CHROMIUM, "FILE": "demo.py",
-                 "URL": f"http://127.0.0.1:{port}/?folder={ws}", "SCREENSHOT": str(screenshot)},
-            capture_output=True, text=True, timeout=180,
+            env={
+                **env,
+                "RLM_EDITORS_DIR": str(EDITORS),
+                "CHROMIUM": CHROMIUM,
+                "FILE": "demo.py",
+                "URL": f"http://127.0.0.1:{port}/?folder={ws}",
+                "SCREENSHOT": str(screenshot),
+            },
+            capture_output=True,
+            text=True,
+            timeout=180,
         )
-        assert proc.returncode == 0, f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}\n" + (
-            tmp_path / "code-server.log").read_text()[-3000:]
+        assert proc.returncode == 0, (
+            f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}\n" + (tmp_path / "code-server.log").read_text()[-3000:]
+        )
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         assert any(t.startswith("≈ ") and " · " in t for t in result["hints"]), result
         assert any(t.startswith("rlm p10–p90: memory ") for t in result["lenses"]), result

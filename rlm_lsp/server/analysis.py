@@ -124,7 +124,7 @@ class Analyzer:
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
             results = self.predictor.predict(codes, language="python", metrics=only)
             self.predicted += len(codes)
-            fresh.update(zip(codes, results))
+            fresh.update(zip(codes, results, strict=True))
 
         def preds(code: str, group: str) -> Mapping[str, Any]:
             if group == "kernel" and not self.kernel_metrics:

@@ -165,10 +165,13 @@ class LspClient:
         )
 
     def inlay_hints(self, uri: str, lines: int = 100_000) -> list[dict]:
-        return self.request(
-            "textDocument/inlayHint",
-            {"textDocument": {"uri": uri}, "range": _range(0, 0, lines, 0)},
-        ) or []
+        return (
+            self.request(
+                "textDocument/inlayHint",
+                {"textDocument": {"uri": uri}, "range": _range(0, 0, lines, 0)},
+            )
+            or []
+        )
 
     def code_lenses(self, uri: str) -> list[dict]:
         return self.request("textDocument/codeLens", {"textDocument": {"uri": uri}}) or []

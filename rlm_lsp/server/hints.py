@@ -20,11 +20,7 @@ SEPARATOR = " · "
 
 def label(result: FunctionResult, settings: Settings) -> str | None:
     """`≈ 48 MB · 120 ms`, or None when no enabled metric has a prediction."""
-    parts = [
-        format_value(p.unit, p.value)
-        for name, p in result.predictions.items()
-        if settings.metric_enabled(name)
-    ]
+    parts = [format_value(p.unit, p.value) for name, p in result.predictions.items() if settings.metric_enabled(name)]
     return PREFIX + SEPARATOR.join(parts) if parts else None
 
 

@@ -56,9 +56,7 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
     return f"{format_ratio(ratio)} ({sign}{abs(ratio - 1) * 100:.0f}%, HEAD {base_text})"
 
 
-def markdown(
-    r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str
-) -> str | None:
+def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str) -> str | None:
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
@@ -68,14 +66,17 @@ def markdown(
         for m, p in shown
     ]
     meanings = [f"- **{m}**: {definitions[m]}" for m, _ in shown if definitions.get(m)]
-    return "\n".join(
-        [
-            f"**`{r.snippet.qualname}`** — predicted by rlm (model `{model_version}`)",
-            "",
-            "| metric | median | p10 – p90 | vs HEAD |",
-            "|---|---|---|---|",
-            *rows,
-            "",
-            *meanings,
-        ]
-    ).rstrip() + "\n"
+    return (
+        "\n".join(
+            [
+                f"**`{r.snippet.qualname}`** — predicted by rlm (model `{model_version}`)",
+                "",
+                "| metric | median | p10 – p90 | vs HEAD |",
+                "|---|---|---|---|",
+                *rows,
+                "",
+                *meanings,
+            ]
+        ).rstrip()
+        + "\n"
+    )

@@ -24,9 +24,7 @@ def title(result: FunctionResult, settings: Settings) -> str | None:
     return "rlm p10–p90: " + " · ".join(parts) if parts else None
 
 
-def code_lenses(
-    results: Sequence[FunctionResult], lines: Sequence[str], settings: Settings
-) -> list[types.CodeLens]:
+def code_lenses(results: Sequence[FunctionResult], lines: Sequence[str], settings: Settings) -> list[types.CodeLens]:
     out = []
     for r in results:
         text = title(r, settings)

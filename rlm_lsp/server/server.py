@@ -230,7 +230,10 @@ class RlmServer(LanguageServer):
             analyzer = Analyzer(predictor)
         except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors: all mean "no model"
             logger.error("cannot load the model: %s", exc)
-            self.model_error = f"rlm: cannot load the model ({exc}). Predictions are off until rlm.modelPath points to a valid model directory."
+            self.model_error = (
+                f"rlm: cannot load the model ({exc}). "
+                "Predictions are off until rlm.modelPath points to a valid model directory."
+            )
             self._progress_end(token, "model failed to load")
             self.set_status("error", str(exc))
             self._show_once(self.model_error)

@@ -27,14 +27,39 @@ FEATURES = ("inlayHints", "codeLens", "hover", "diagnostics")
 # Budget strings: "512 MB", "1.5GB", "200 ms", "2 s", "300us".
 _BUDGET = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)\s*$")
 _SCALE = {
-    "": 1.0, "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
-    "kib": 2**10, "mib": 2**20, "gib": 2**30,
-    "ns": 1e-6, "us": 1e-3, "µs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3, "min": 6e4,
+    "": 1.0,
+    "b": 1.0,
+    "kb": 1e3,
+    "mb": 1e6,
+    "gb": 1e9,
+    "tb": 1e12,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+    "ns": 1e-6,
+    "us": 1e-3,
+    "µs": 1e-3,
+    "ms": 1.0,
+    "s": 1e3,
+    "sec": 1e3,
+    "min": 6e4,
 }
 _UNIT_OF_SUFFIX = {
-    "b": "bytes", "kb": "bytes", "mb": "bytes", "gb": "bytes", "tb": "bytes",
-    "kib": "bytes", "mib": "bytes", "gib": "bytes",
-    "ns": "ms", "us": "ms", "µs": "ms", "ms": "ms", "s": "ms", "sec": "ms", "min": "ms",
+    "b": "bytes",
+    "kb": "bytes",
+    "mb": "bytes",
+    "gb": "bytes",
+    "tb": "bytes",
+    "kib": "bytes",
+    "mib": "bytes",
+    "gib": "bytes",
+    "ns": "ms",
+    "us": "ms",
+    "µs": "ms",
+    "ms": "ms",
+    "s": "ms",
+    "sec": "ms",
+    "min": "ms",
 }
 
 
