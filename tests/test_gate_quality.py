@@ -37,6 +37,7 @@ def test_pairs_and_rates():
     assert r["recall"] == pytest.approx(2 / 3)  # a->b 3x, d->e 2x flagged; c->b 1.5x not
     assert r["false_alarm_rate"] == 0.0
     assert r["near_equal_flag_rate"] == 1.0  # a->c predicted 2x
-    assert "| memory | 3 | 2 | 67% | 0% |" in gate_quality.markdown(
+    assert r["recall_ci95"] == pytest.approx([0.208, 0.939], abs=1e-3)
+    assert "| memory | 3 | 2 | 67% (21–94%) | 0% (0–56%) |" in gate_quality.markdown(
         [r], {"model_version": "m", "tier": "large", "ratio": 2.0, "min_gap": 2.0}
     )

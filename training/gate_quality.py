@@ -12,6 +12,7 @@ gate's default, 2.0). Per metric:
 
 - recall: regressions flagged / regressions;
 - false-alarm rate: improvements flagged / improvements (the reverse direction);
+- with 95% Wilson intervals, since pairs are few;
 - also: near-equal pairs (measured within 1.25×) flagged in either direction, the noise a
   team would see on rewrites that change nothing.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import sys
 import time
 from collections import defaultdict
@@ -78,7 +80,9 @@ def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: flo
         "pairs": len(far),
         "problems": len({c.problem_id for c, _, _ in far}),
         "recall": _rate(flagged_up),
+        "recall_ci95": _wilson(flagged_up),
         "false_alarm_rate": _rate(flagged_down),
+        "false_alarm_ci95": _wilson(flagged_down),
         "recall_at_double_gap": _rate([predicted(c, d) >= gate_ratio for c, d in big]),
         "double_gap_pairs": len(big),
         "near_equal_pairs": len(near),
@@ -98,7 +102,8 @@ def markdown(results: list[dict], meta: dict) -> str:
     ]
     for r in results:
         lines.append(
-            f"| {r['metric']} | {r['pairs']} | {r['problems']} | {_pct(r['recall'])} | {_pct(r['false_alarm_rate'])} "
+            f"| {r['metric']} | {r['pairs']} | {r['problems']} | {_pct(r['recall'])} {_ci(r['recall_ci95'])} "
+            f"| {_pct(r['false_alarm_rate'])} {_ci(r['false_alarm_ci95'])} "
             f"| {_pct(r['recall_at_double_gap'])} ({r['double_gap_pairs']}) "
             f"| {_pct(r['near_equal_flag_rate'])} ({r['near_equal_pairs']}) |"
         )
@@ -163,6 +168,21 @@ def main(argv=None) -> int:
 
 def _rate(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
+
+
+def _wilson(flags: list[bool], z: float = 1.96) -> list[float] | None:
+    """95% Wilson score interval of a rate: honest for small counts and rates near 0 or 1."""
+    n = len(flags)
+    if n == 0:
+        return None
+    p = sum(flags) / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def _ci(interval: list[float] | None) -> str:
+    return "" if interval is None else f"({100 * interval[0]:.0f}–{100 * interval[1]:.0f}%)"
 
 
 def _pct(x: float | None) -> str:
