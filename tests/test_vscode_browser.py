@@ -3,6 +3,10 @@
 Follows ../shared/recipes/vscode-in-browser.md. The test opens a Python file, waits for the
 inlay hint and code lens texts in the editor's DOM, and saves a screenshot
 (RLM_SCREENSHOT, default: the test's tmp dir; docs/images/vscode.png is one such screenshot).
+RLM_E2E_MODEL_DIR replaces the tiny test model, e.g. to retake the screenshot with a trained model:
+
+    RLM_E2E_MODEL_DIR=rlm_lsp/models/default RLM_SCREENSHOT=docs/images/vscode.png \
+        .venv/bin/python -m pytest tests/test_vscode_browser.py
 
 Needs chromium, code-server 4.100.3 + playwright-core in $RLM_EDITORS_DIR and the built .vsix:
 .ci/setup-editors.sh installs all three.
@@ -73,7 +77,7 @@ def test_hints_and_lenses_in_real_vscode(tiny_model_dir, tmp_path):
                 "update.mode": "none",
                 "extensions.autoCheckUpdates": False,
                 "rlm.pythonPath": sys.executable,
-                "rlm.modelPath": str(tiny_model_dir),
+                "rlm.modelPath": os.environ.get("RLM_E2E_MODEL_DIR", str(tiny_model_dir)),
                 "rlm.debounceMs": 50,
             }
         )

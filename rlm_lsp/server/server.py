@@ -307,17 +307,18 @@ class RlmServer(LanguageServer):
             head_text = self.head.text(path) if path else None
             snippets = extract(text)
             lines = tuple(text.splitlines(True))
+            limit = FIRST_BATCH
             while True:
                 # Many new functions (a file just opened, a big paste): land the visible ones
-                # first, then the rest, each batch still subject to the version check.
-                functions = analyzer.analyze(
-                    uri, text, head_text, snippets, limit=FIRST_BATCH, visible=self.visible.get(uri)
-                )
+                # first, then the rest in growing batches (a few refreshes, not one per function),
+                # dropping the work as soon as a newer version of the document arrives.
+                functions = analyzer.analyze(uri, text, head_text, snippets, limit=limit, visible=self.visible.get(uri))
                 if not analyzer.pending:
                     break
                 self._land(uri, DocResults(version, tuple(functions), lines))
                 if self.versions.get(uri) != version:
                     return
+                limit *= 8
         except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down
             logger.exception("prediction failed for %s", uri)
             self._show_once(f"rlm: prediction failed ({exc}); see the server log.")
