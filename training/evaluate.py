@@ -159,7 +159,6 @@ def decode_values(
 
     device = device or next(model.parameters()).device
     pad_id = tok.token_to_id("<pad>")
-    start_id = model.config.decoder_start_token_id
     groups = [
         torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)], device=device)
         for p in range(numbers.TOKENS_PER_NUMBER)
@@ -179,26 +178,42 @@ def decode_values(
             enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
             enc = enc.repeat_interleave(reps, dim=0)  # (B*S, L, D)
             mask = mask.repeat_interleave(reps, dim=0)
-            rows = enc.shape[0]
-            dec = torch.full((rows, 1), start_id, dtype=torch.long, device=device)
-            for step in range(numbers.TOKENS_PER_NUMBER * n_metrics):
-                logits = model(
-                    encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=dec
-                ).logits[:, -1, :]  # (B*S, V)
-                allowed = groups[step % numbers.TOKENS_PER_NUMBER]
-                sub = logits.index_select(1, allowed).float()  # (B*S, A)
-                if samples:
-                    probs = torch.softmax(sub / temperature, dim=-1).cpu()
-                    pick = torch.multinomial(probs, 1, generator=gen).squeeze(1).to(device)
-                else:
-                    pick = sub.argmax(dim=-1)
-                dec = torch.cat([dec, allowed[pick].unsqueeze(1)], dim=1)
-            toks = dec[:, 1:].cpu().tolist()
+            dec = decode_tokens(model, enc, mask, n_metrics, groups, samples, temperature, gen)
+            toks = dec.cpu().tolist()
             for r, seq in enumerate(toks):
                 values = numbers.decode_many([id_to_token[t] for t in seq])
                 out[chunk[r // reps], r % reps, :] = values
     model.train(was_training)
     return out
+
+
+def decode_tokens(model, enc, mask, n_metrics: int, groups, samples: int = 0,
+                  temperature: float = 1.0, gen=None):
+    """Constrained decode from encoder states (B, L, D) -> number token ids (B, 6 * n_metrics).
+
+    `groups[p]`: the ids allowed at position p of a P10 block. Greedy when samples == 0.
+    """
+    import torch
+
+    rows = enc.shape[0]
+    start_id = model.config.decoder_start_token_id
+    dec = torch.full((rows, 1), start_id, dtype=torch.long, device=enc.device)
+    past = None  # KV cache: cross-attention keys/values are projected once, not per step
+    for step in range(numbers.TOKENS_PER_NUMBER * n_metrics):
+        res = model(
+            encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=dec[:, -1:],
+            past_key_values=past, use_cache=True,
+        )
+        past = res.past_key_values
+        allowed = groups[step % numbers.TOKENS_PER_NUMBER]
+        sub = res.logits[:, -1, :].index_select(1, allowed).float()  # (B, A)
+        if samples:
+            probs = torch.softmax(sub / temperature, dim=-1).cpu()
+            pick = torch.multinomial(probs, 1, generator=gen).squeeze(1).to(enc.device)
+        else:
+            pick = sub.argmax(dim=-1)
+        dec = torch.cat([dec, allowed[pick].unsqueeze(1)], dim=1)
+    return dec[:, 1:]
 
 
 def predict_checkpoint(

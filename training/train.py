@@ -41,7 +41,7 @@ from typing import Sequence
 from rlm_lsp import numbers, preprocess
 from rlm_lsp.template import render
 from training import augment, dataset
-from training.evaluate import decode_values, score, truncate
+from training.evaluate import decode_tokens, score, truncate
 from training.rlm_model import (
     PAD,
     SIZES,
@@ -66,6 +66,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--tiers", default="large", help="comma-separated measurement tiers to use")
     p.add_argument("--val-fraction", type=float, default=0.1)
     p.add_argument("--synthetic", type=int, default=0, help="train on N synthetic rows instead")
+    p.add_argument("--reload-data", action="store_true",
+                   help="re-read --data at each epoch start and add new training rows "
+                        "(for a measurement run still appending); validation stays fixed")
     p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
     p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES)
     p.add_argument("--augment", type=float, default=0.3,
@@ -92,7 +95,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--max-steps", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=0.0)
     p.add_argument("--eval-every", type=int, default=0, help="steps; 0 = once per epoch")
-    p.add_argument("--eval-max", type=int, default=800, help="validation rows used during training")
+    p.add_argument("--eval-max", type=int, default=500, help="validation rows used during training")
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -235,28 +238,31 @@ def lr_factor(step: int, total: int, warmup: float, min_ratio: float) -> float:
 
 
 def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dict:
+    """Validation loss (teacher forcing) and greedy decode, sharing one encoder pass per batch."""
     import torch
 
     groups = number_groups(tok, device)
+    id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()
     pad_id = tok.token_to_id(PAD)
     total, count = 0.0, 0
-    rng = random.Random(0)
+    values = [None] * len(val_items)
+    key = tuple(metrics)
     with torch.no_grad():
-        for batch in make_batches(val_items, args.batch_size * 2, rng, shuffle=False):
-            rows = [(val_items[i].variants[(tuple(metrics), False)],
-                     val_items[i].labels[tuple(metrics)]) for i in batch]
+        for batch in make_batches(val_items, args.batch_size * 2, random.Random(0), shuffle=False):
+            rows = [(val_items[i].variants[(key, False)], val_items[i].labels[key]) for i in batch]
             ids, mask, labels = collate(rows, pad_id, device)
-            logits = forward_logits(model, ids, mask, labels)
+            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+            logits = model(encoder_outputs=(enc,), attention_mask=mask,
+                           decoder_input_ids=model._shift_right(labels)).logits
             total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
             count += len(batch)
-    preds = decode_values(
-        model, tok, [it.variants[(tuple(metrics), False)] for it in val_items], len(metrics),
-        samples=0, batch_size=args.batch_size * 2, device=device,
-    )
+            toks = decode_tokens(model, enc, mask, len(metrics), groups).cpu().tolist()
+            for i, seq in zip(batch, toks):
+                values[i] = numbers.decode_many([id_to_token[t] for t in seq])
     examples = [it.example for it in val_items]
-    rep = score(examples, {m: {"value": preds[:, 0, k].tolist()} for k, m in enumerate(metrics)},
-                metrics)
+    preds = {m: {"value": [v[k] for v in values]} for k, m in enumerate(metrics)}
+    rep = score(examples, preds, metrics)
     model.train()
     sp = [rep[m]["spearman"] for m in metrics if m in rep]
     return {"val_loss": total / max(count, 1), "spearman_mean": sum(sp) / max(len(sp), 1),
@@ -282,6 +288,23 @@ def _load_data(args):
     if not val:  # tiny data: still validate on something rather than nothing
         val = train[: max(1, len(train) // 10)]
     return train, val
+
+
+def _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex, rng) -> int:
+    """Append rows measured since the last read (training problems only) to the lists in place."""
+    try:
+        train_now, val_now = _load_data(args)
+    except SystemExit:
+        return 0
+    known = {e.key for e in train_ex}
+    new = [e for e in train_now if e.key not in known]
+    if not new:
+        return 0
+    train_ex.extend(new)
+    train_items.extend(encode_examples(tok, new, metrics, args, train=True, rng=rng))
+    known_val = {e.key for e in val_ex}
+    val_ex.extend(e for e in val_now if e.key not in known_val)  # for the data summary only
+    return len(new)
 
 
 def _tokenizer(args, train_examples):
@@ -352,12 +375,13 @@ def main(argv: Sequence[str] | None = None) -> Path:
     total = steps_per_epoch * args.epochs
     if args.max_steps:
         total = min(total, args.max_steps)
-    step, epoch, best, bad_evals, spent = 0, 0, None, 0, 0.0
+    step, epoch, best, bad_evals, spent, epoch_start = 0, 0, None, 0, 0.0, 0
     budget_sized = False
     if state:
         opt.load_state_dict(state["optimizer"])
         step, epoch, best, bad_evals = state["step"], state["epoch"], state["best"], state["bad_evals"]
         spent, budget_sized = state["spent_seconds"], state["budget_sized"]
+        epoch_start = state.get("epoch_start_step", epoch * steps_per_epoch)
         if budget_sized:  # keep the schedule the time budget chose; else follow the new flags
             total = state["total"]
         rng.setstate(state["rng"])
@@ -371,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         torch.save(
             {"optimizer": opt.state_dict(), "step": step, "epoch": epoch, "best": best,
              "bad_evals": bad_evals, "total": total, "spent_seconds": spent,
-             "budget_sized": budget_sized, "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
+             "budget_sized": budget_sized, "epoch_start_step": epoch_start, "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
             out / "last" / STATE_FILE,
         )
 
@@ -410,8 +434,14 @@ def main(argv: Sequence[str] | None = None) -> Path:
     run_start = time.time() - spent
     timing_from = None
     while not stop and epoch < args.epochs:
+        skip = step - epoch_start  # > 0 when resuming mid-epoch
+        if args.reload_data and skip == 0 and step > 0:
+            added = _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex, rng)
+            if added:
+                meta["training_data"] = dataset.summary(train_ex + val_ex, val_ex)
+                print(f"\nreloaded data: +{added} training rows -> {len(train_items)}",
+                      file=sys.stderr)
         batches = make_batches(train_items, args.batch_size, random.Random(args.seed * 1000 + epoch))
-        skip = step - epoch * steps_per_epoch  # resuming mid-epoch
         for b_idx, batch in enumerate(batches):
             if b_idx < skip:
                 continue
@@ -455,6 +485,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
                 break
         else:
             epoch += 1
+            epoch_start = step
     bar.close()
     if last_eval_step != step:
         do_eval()
