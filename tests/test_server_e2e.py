@@ -85,6 +85,7 @@ def test_hints_lenses_hover_and_progress(tiny_model_dir, repo):
         assert [s["state"] for s in statuses[:2]] == ["loading", "ready"]
         assert statuses[1]["message"] == "model tiny-test-0 on cpu"
         assert "working" in [s["state"] for s in statuses]
+        assert statuses[-1] == {"state": "ready", "message": "model tiny-test-0 on cpu"}
         assert c.messages("workspace/inlayHint/refresh") and c.messages("workspace/codeLens/refresh")
         assert not c.messages("window/showMessage")
         assert c.garbage == []

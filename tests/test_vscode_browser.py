@@ -132,6 +132,7 @@ def test_hints_and_lenses_in_real_vscode(tiny_model_dir, tmp_path):
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         assert any(t.startswith("≈ ") and " · " in t for t in result["hints"]), result
         assert any(t.startswith("rlm p10–p90: memory ") for t in result["lenses"]), result
+        assert any("model loaded" in t for t in result["status"]), result  # the status bar item
         assert screenshot.stat().st_size > 10_000
     finally:
         server.terminate()

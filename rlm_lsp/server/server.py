@@ -94,6 +94,7 @@ class RlmServer(LanguageServer):
         self._model_key: tuple | None = None
         self._shown_errors: set[str] = set()
         self._status: str | None = None
+        self.model_desc = ""  # "model tiny-test-0 on cpu", for the client's status
         self._progress_n = 0
 
     # --- client capabilities -------------------------------------------------------------
@@ -243,6 +244,7 @@ class RlmServer(LanguageServer):
         version = getattr(predictor.config, "model_version", "?")
         where = f"model {version} on {getattr(predictor, 'device', settings.device)}"
         logger.info("%s loaded in %.2fs", where, time.perf_counter() - started)
+        self.model_desc = where
         self._progress_end(token, f"{where} loaded")
         self.set_status("ready", where)
         self.on_loop(self.reanalyze_all)
@@ -324,7 +326,7 @@ class RlmServer(LanguageServer):
             self._show_once(f"rlm: prediction failed ({exc}); see the server log.")
             self.set_status("error", str(exc))
             return
-        self.set_status("ready", "")
+        self.set_status("ready", self.model_desc)
         self._land(uri, DocResults(version, tuple(functions), lines))
 
     def _land(self, uri: str, res: DocResults) -> None:

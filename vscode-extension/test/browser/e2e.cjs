@@ -3,7 +3,8 @@
 // Driven by tests/test_vscode_browser.py, which starts code-server with our .vsix installed.
 //
 //   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws FILE=demo.py SCREENSHOT=out.png node e2e.cjs
-// Prints one JSON line: {"hints": [...], "lenses": [...]}; exits 1 when either is missing.
+// Prints one JSON line: {"hints": [...], "lenses": [...], "status": [...]}; exits 1 when hints or
+// lenses are missing.
 const path = require("node:path");
 const os = require("node:os");
 
@@ -24,7 +25,7 @@ async function main() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
-  const result = { hints: [], lenses: [], error: null };
+  const result = { hints: [], lenses: [], status: [], error: null };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(URL);
@@ -43,6 +44,11 @@ async function main() {
     }
     result.hints = (await hint.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
     result.lenses = (await lens.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
+    // our status bar item: its accessible label is the tooltip ("rlm: model loaded: model ... on cpu")
+    const status = page.locator(".statusbar-item", { hasText: "rlm" });
+    for (const item of await status.all()) {
+      result.status.push((await item.getAttribute("aria-label")) || (await item.innerText()));
+    }
     await page.screenshot({ path: SCREENSHOT });
   } finally {
     await browser.close();
