@@ -149,6 +149,9 @@ def test_debounce_publishes_only_the_last_version(tiny_model_dir, repo):
         versions = [m["params"].get("version") for m in c.messages("textDocument/publishDiagnostics")]
         assert versions == [1, 21]
         assert len(c.wait_hints(uri, 4)) == 4
+        c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+        c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and "version" not in m["params"])
+        assert c.inlay_hints(uri) == [] and c.code_lenses(uri) == []
 
 
 def test_settings_apply_live(tiny_model_dir, repo):
