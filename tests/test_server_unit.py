@@ -300,3 +300,15 @@ def test_head_source_reads_the_committed_text(tmp_path):
     (tmp_path / "a.py").write_text("def f():\n    return 3\n")
     git("commit", "-qam", "b")
     assert HeadSource().text(str(tmp_path / "a.py")) == "def f():\n    return 3\n"
+
+
+def test_client_columns_count_utf16_units():
+    server = RlmServer()
+    server.protocol._workspace = Workspace(None, position_encoding=types.PositionEncodingKind.Utf16)
+    source = 'def smile(face="😀"):\n    return face\n'
+    [r] = Analyzer(FakePredictor()).analyze("u", source, None)
+    lines = source.splitlines(True)
+    col = server.client_col(lines)
+    everything = types.Range(types.Position(0, 0), types.Position(9, 0))
+    [hint] = hints.inlay_hints([r], lines, everything, Settings(), col)
+    assert r.snippet.header_end_col == 20 and hint.position.character == 21  # the emoji is 2 UTF-16 units
