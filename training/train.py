@@ -68,7 +68,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--synthetic", type=int, default=0, help="train on N synthetic rows instead")
     p.add_argument("--reload-data", action="store_true",
                    help="re-read --data at each epoch start and add new training rows "
-                        "(for a measurement run still appending); validation stays fixed")
+                        "(for a measurement run still appending)")
+    p.add_argument("--reload-every-min", type=float, default=5.0)
     p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
     p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES)
     p.add_argument("--augment", type=float, default=0.3,
@@ -281,7 +282,10 @@ def _load_data(args):
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic, seed=args.seed)
     else:
-        examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
+        if args.corpus not in _CORPUS_CACHE:
+            _CORPUS_CACHE[args.corpus] = dataset.load_corpus(args.corpus)
+        examples = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus],
+                                         tiers=args.tiers.split(","))
     train, val = dataset.split_by_problem(examples, args.val_fraction)
     if not train:
         raise SystemExit(f"no training examples (data={args.data}, tiers={args.tiers})")
@@ -290,21 +294,25 @@ def _load_data(args):
     return train, val
 
 
-def _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex, rng) -> int:
-    """Append rows measured since the last read (training problems only) to the lists in place."""
-    try:
-        train_now, val_now = _load_data(args)
-    except SystemExit:
-        return 0
-    known = {e.key for e in train_ex}
-    new = [e for e in train_now if e.key not in known]
-    if not new:
-        return 0
-    train_ex.extend(new)
-    train_items.extend(encode_examples(tok, new, metrics, args, train=True, rng=rng))
-    known_val = {e.key for e in val_ex}
-    val_ex.extend(e for e in val_now if e.key not in known_val)  # for the data summary only
-    return len(new)
+_CORPUS_CACHE: dict[str, dict] = {}
+
+
+def _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex, val_items, rng) -> tuple[int, int]:
+    """Append rows measured since the last read to the lists in place; returns (train, val) added."""
+    if args.corpus not in _CORPUS_CACHE:
+        _CORPUS_CACHE[args.corpus] = dataset.load_corpus(args.corpus)
+    examples = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus], tiers=args.tiers.split(","))
+    train_now, val_now = dataset.split_by_problem(examples, args.val_fraction)
+    known = {e.key for e in train_ex} | {e.key for e in val_ex}
+    new_train = [e for e in train_now if e.key not in known]
+    new_val = [e for e in val_now if e.key not in known]
+    train_ex.extend(new_train)
+    train_items.extend(encode_examples(tok, new_train, metrics, args, train=True, rng=rng))
+    val_ex.extend(new_val)
+    if args.eval_max and len(val_items) + len(new_val) > args.eval_max:
+        new_val = new_val[: max(0, args.eval_max - len(val_items))]
+    val_items.extend(encode_examples(tok, new_val, metrics, args, train=False, rng=rng))
+    return len(new_train), len(new_val)
 
 
 def _tokenizer(args, train_examples):
@@ -433,14 +441,19 @@ def main(argv: Sequence[str] | None = None) -> Path:
     stop = False
     run_start = time.time() - spent
     timing_from = None
+    last_reload = time.time()
     while not stop and epoch < args.epochs:
         skip = step - epoch_start  # > 0 when resuming mid-epoch
-        if args.reload_data and skip == 0 and step > 0:
-            added = _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex, rng)
-            if added:
-                meta["training_data"] = dataset.summary(train_ex + val_ex, val_ex)
-                print(f"\nreloaded data: +{added} training rows -> {len(train_items)}",
-                      file=sys.stderr)
+        if (args.reload_data and skip == 0 and step > 0
+                and time.time() - last_reload > args.reload_every_min * 60):
+            last_reload = time.time()
+            n_train, n_val = _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex,
+                                           val_items, rng)
+            meta["training_data"] = dataset.summary(train_ex + val_ex, val_ex)
+            if n_val:  # a larger validation set: scores are not comparable with the old best
+                best, bad_evals = None, 0
+            print(f"\nreloaded data: +{n_train} train, +{n_val} val rows -> "
+                  f"{len(train_items)} / {len(val_items)}", file=sys.stderr)
         batches = make_batches(train_items, args.batch_size, random.Random(args.seed * 1000 + epoch))
         for b_idx, batch in enumerate(batches):
             if b_idx < skip:
