@@ -333,3 +333,22 @@ def test_rlm_serve_entry_point(tiny_model_dir, repo):
         c.open(uri, DEMO)
         assert len(c.wait_hints(uri, 3)) == 3
         assert c.garbage == []
+
+
+def test_stray_prints_never_reach_the_protocol_stream(tiny_model_dir, repo):
+    """A library that prints (Python-level or straight to fd 1) after start-up lands on stderr."""
+    code = (
+        "import os, threading, rlm_lsp.server.server as s\n"
+        "def noise():\n"
+        "    print('stray print', flush=True)\n"
+        "    os.write(1, b'stray fd write\\n')\n"
+        "threading.Timer(0.5, noise).start()\n"
+        "raise SystemExit(s.main([]))\n"
+    )
+    with LspClient(settings={"modelPath": str(tiny_model_dir)}, cmd=[sys.executable, "-c", code], cwd=repo) as c:
+        c.initialize(repo)
+        time.sleep(1.0)
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        assert len(c.wait_hints(uri, 3)) == 3
+        assert c.garbage == []
