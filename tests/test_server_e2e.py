@@ -257,6 +257,11 @@ def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, 
         c.change(uri, 2, DEMO + "\n")
         time.sleep(0.3)
         assert len(c.messages("window/showMessage")) == 1  # one clear message, not one per edit
+        # the model comes back (e.g. re-exported): the next settings change loads it, no restart
+        shutil.copytree(tiny_model_dir, model)
+        c.notify("workspace/didChangeConfiguration", {"settings": {"rlm": c.settings["rlm"]}})
+        assert len(c.wait_hints(uri, 3)) == 3
+        assert len(c.messages("window/showMessage")) == 1
         assert c.garbage == []
         assert c.proc.poll() is None
 

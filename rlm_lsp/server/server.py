@@ -184,8 +184,8 @@ class RlmServer(LanguageServer):
         logger.info("settings: %s", new)
         if self.worker is None:
             return
-        if self._model_key is None or new.model_key() != old.model_key():
-            self.worker.call(self._load_model)
+        if self._model_key is None or new.model_key() != old.model_key() or self.model_error:
+            self.worker.call(self._load_model)  # also retries a model that failed to load
             return
         # Presentation only: redraw from the cache, no inference.
         for uri, res in list(self.results.items()):
@@ -214,7 +214,7 @@ class RlmServer(LanguageServer):
     def _load_model(self) -> None:
         settings = self.settings
         key = settings.model_key()
-        if key == self._model_key:
+        if key == self._model_key and self.model_error is None:
             return
         self._model_key = key
         self.analyzer = None
@@ -323,7 +323,7 @@ class RlmServer(LanguageServer):
                 limit *= 8
         except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down
             logger.exception("prediction failed for %s", uri)
-            self._show_once(f"rlm: prediction failed ({exc}); see the server log.")
+            self._show_once(f"rlm: prediction failed ({type(exc).__name__}); see the server log.")
             self.set_status("error", str(exc))
             return
         self.set_status("ready", self.model_desc)
