@@ -99,8 +99,9 @@ def summary(result: GateResult) -> str:
         extras.append(f"{m.unchanged} unchanged after normalizing")
     if m and m.renamed:
         extras.append(f"{len(m.renamed)} renamed only")
-    if result.allowed:
-        extras.append(f"{len(result.allowed)} allowed by pragma")
+    allowed = len({(f.path, f.line) for f in result.allowed})
+    if allowed:
+        extras.append(f"{allowed} allowed by pragma")
     skipped = sum(1 for n in result.notes if n.message.startswith("skipped"))
     if skipped:
         extras.append(f"{skipped} file{'s' * (skipped != 1)} skipped")
