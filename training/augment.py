@@ -36,7 +36,7 @@ def _entry(tree: ast.Module) -> ast.FunctionDef | None:
     return None
 
 
-def rewrite(code: str, rng: random.Random) -> str:
+def rewrite(code: str, rng: random.Random, p_rename: float = 0.7, p_driver: float = 0.6) -> str:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError):
@@ -46,12 +46,12 @@ def rewrite(code: str, rng: random.Random) -> str:
         return code
     name = fn.name
     out = code
-    if rng.random() < 0.7:
+    if rng.random() < p_rename:
         new = rng.choice(_NAMES)
         if not re.search(rf"\b{new}\b", code):
             out = re.sub(rf"\b{re.escape(name)}\b", new, out)
             name = new
-    if rng.random() < 0.6:
+    if rng.random() < p_driver:
         params = [a.arg for a in fn.args.args]
         reads = [f"{p} = {rng.choice(_READERS)}" for p in params]
         call = f"print({name}({', '.join(params)}))"

@@ -282,7 +282,37 @@ def validation_examples(args) -> list[dataset.Example]:
     _, val = dataset.split_by_problem(examples, args.val_fraction)
     if args.limit:
         val = val[: args.limit]
+    if getattr(args, "stdin_variant", False):
+        val = stdin_variants(val)
     return val
+
+
+def stdin_variants(examples: Sequence[dataset.Example], seed: int = 0) -> list[dataset.Example]:
+    """The same programs as scripts: entry function renamed, a stdin-reading driver appended.
+
+    A proxy for the competition-style programs we are judged on (same measured values)."""
+    import random
+    from dataclasses import replace
+
+    from training import augment
+
+    rng = random.Random(seed)
+    return [
+        replace(e, code=augment.rewrite(preprocess.apply("strip_v1", e.code), rng, 1.0, 1.0))
+        for e in examples
+    ]
+
+
+def write_jsonl(examples: Sequence[dataset.Example], path: str) -> None:
+    """Rows {code, language, problem_id, <metric>: value} (the exporter's --eval-jsonl)."""
+    import gzip
+
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "wt", encoding="utf-8") as f:
+        for e in examples:
+            row = {"key": e.key, "code": e.code, "language": e.language, "problem_id": e.problem_id}
+            row.update({m: v for m, v in e.values.items() if v is not None})
+            f.write(json.dumps(row) + "\n")
 
 
 def add_data_args(p: argparse.ArgumentParser) -> None:
@@ -302,11 +332,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", help="write the report here")
+    p.add_argument("--stdin-variant", action="store_true",
+                   help="score the validation programs rewritten as stdin scripts")
+    p.add_argument("--write-jsonl", help="also write the validation rows (with code) here; "
+                   "for export --eval-jsonl. Contains corpus code: keep it out of git")
     args = p.parse_args(argv)
     import torch
 
     torch.set_num_threads(args.threads)
     val = validation_examples(args)
+    if args.write_jsonl:
+        write_jsonl(val, args.write_jsonl)
     t0 = time.time()
     report = evaluate_dir(args.model, val, args.samples, args.batch_size)
     report["_meta"] = {
