@@ -1,5 +1,6 @@
-// Real VS Code (code-server) in headless Chromium: open a Python file and wait for rlm's inlay
-// hint and code lens in the editor's DOM, then take a screenshot.
+// Real VS Code (code-server) in headless Chromium: open a Python file, wait for rlm's inlay
+// hint and code lens in the editor's DOM, type a new function and wait for its hint, then take
+// a screenshot.
 // Driven by tests/test_vscode_browser.py, which starts code-server with our .vsix installed.
 //
 //   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws FILE=demo.py SCREENSHOT=out.png node e2e.cjs
@@ -25,7 +26,7 @@ async function main() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
-  const result = { hints: [], lenses: [], status: [], error: null };
+  const result = { hints: [], lenses: [], status: [], typed: false, error: null };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(URL);
@@ -38,6 +39,14 @@ async function main() {
     try {
       await hint.first().waitFor({ timeout: TIMEOUT });
       await lens.first().waitFor({ timeout: TIMEOUT });
+      // Type a new function: the server re-predicts after the debounce and asks VS Code to refresh.
+      await page.locator(".monaco-editor .view-lines").first().click();
+      await page.keyboard.press("Control+End");
+      await page.keyboard.type("\ndef added(values):\n", { delay: 5 });
+      await page.keyboard.type("return sorted(values)\n", { delay: 5 });
+      const added = page.locator(".monaco-editor .view-line", { hasText: /def\s+added\(values\):\s*≈/ });
+      await added.first().waitFor({ timeout: TIMEOUT });
+      result.typed = true;
       await page.waitForTimeout(500); // let the remaining hints render for the screenshot
     } catch (err) {
       result.error = String(err);
