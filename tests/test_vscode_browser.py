@@ -1,7 +1,7 @@
 """End to end in a real VS Code: code-server with our .vsix installed, driven by headless Chromium.
 
 Follows ../shared/recipes/vscode-in-browser.md. The test opens a Python file, waits for the
-inlay hint and code lens texts in the editor's DOM, types a new function and waits for its hint
+inlay hint and code lens texts in the editor's DOM, hovers a function name, types a new function and waits for its hint
 (edit -> debounce -> prediction -> inlayHint/refresh, in the real client), and saves a screenshot
 (RLM_SCREENSHOT, default: the test's tmp dir; docs/images/vscode.png is one such screenshot).
 RLM_E2E_MODEL_DIR replaces the tiny test model, e.g. to retake the screenshot with a trained model:
@@ -134,6 +134,7 @@ def test_hints_and_lenses_in_real_vscode(tiny_model_dir, tmp_path):
         assert any(t.startswith("≈ ") and " · " in t for t in result["hints"]), result
         assert any(t.startswith("rlm p10–p90: memory ") for t in result["lenses"]), result
         assert any("model loaded" in t for t in result["status"]), result  # the status bar item
+        assert "make_table" in result["hover"] and "p10 – p90" in result["hover"], result
         assert result["typed"], result  # a function typed in the editor got its hint
         assert screenshot.stat().st_size > 10_000
     finally:

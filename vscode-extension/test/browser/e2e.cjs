@@ -26,7 +26,7 @@ async function main() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
-  const result = { hints: [], lenses: [], status: [], typed: false, error: null };
+  const result = { hints: [], lenses: [], status: [], hover: "", typed: false, error: null };
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
     await page.goto(URL);
@@ -39,6 +39,12 @@ async function main() {
     try {
       await hint.first().waitFor({ timeout: TIMEOUT });
       await lens.first().waitFor({ timeout: TIMEOUT });
+      // Hover on a function name: the markdown table with the interval and the model version.
+      await page.locator(".monaco-editor .view-line span", { hasText: /^make_table$/ }).first().hover();
+      const hover = page.locator(".monaco-hover-content", { hasText: "predicted by rlm" });
+      await hover.first().waitFor({ timeout: TIMEOUT });
+      result.hover = (await hover.first().innerText()).replace(/\u00a0/g, " ");
+      await page.keyboard.press("Escape");
       // Type a new function: the server re-predicts after the debounce and asks VS Code to refresh.
       await page.locator(".monaco-editor .view-lines").first().click();
       await page.keyboard.press("Control+End");
