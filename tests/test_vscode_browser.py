@@ -1,8 +1,9 @@
 """End to end in a real VS Code: code-server with our .vsix installed, driven by headless Chromium.
 
 Follows ../shared/recipes/vscode-in-browser.md. The test opens a Python file, waits for the
-inlay hint and code lens texts in the editor's DOM, hovers a function name, types a new function and waits for its hint
-(edit -> debounce -> prediction -> inlayHint/refresh, in the real client), and saves a screenshot
+inlay hint and code lens texts in the editor's DOM, hovers a function name, types a new function
+and waits for its hint (edit -> debounce -> prediction -> inlayHint/refresh, in the real client),
+and saves a screenshot
 (RLM_SCREENSHOT, default: the test's tmp dir; docs/images/vscode.png is one such screenshot).
 RLM_E2E_MODEL_DIR replaces the tiny test model, e.g. to retake the screenshot with a trained model:
 
