@@ -90,6 +90,7 @@ def test_settings_from_dict_and_fallbacks():
     t = Settings.from_dict({"device": "tpu", "threads": -1, "regressionRatio": 0.5, "bogus": 1}, s)
     assert (t.device, t.threads, t.regression_ratio) == ("cpu", 2, 2.0)
     assert Settings.from_dict(None, s) == s
+    assert Settings.from_dict({"gpu": "H100"}).model_key() != Settings().model_key()  # a new GPU reloads
 
 
 @pytest.mark.parametrize(

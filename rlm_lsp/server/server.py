@@ -228,6 +228,7 @@ class RlmServer(LanguageServer):
             predictor = (
                 Predictor.from_dir(settings.model_path, **kw) if settings.model_path else Predictor.default(**kw)
             )
+            predictor = _with_kernel_model(predictor, settings)
             analyzer = Analyzer(predictor)
         except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors: all mean "no model"
             logger.error("cannot load the model: %s", exc)
@@ -356,6 +357,23 @@ class RlmServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls' default pops a message up for e.g. a malformed message; a log line is enough.
         logger.error("%s: %s", getattr(source, "__name__", source), error)
+
+
+def _with_kernel_model(predictor: Any, settings: Settings) -> Any:
+    """The predictor plus the Triton kernel-latency model when one is shipped (rlm_lsp.kernels).
+
+    Without it, kernels get no hint: the base model has no `kernel_*` metric. A kernel model
+    that fails to load costs the kernel hints only, never the function hints.
+    """
+    try:
+        from rlm_lsp.kernels import with_kernels
+    except ImportError:
+        return predictor
+    try:
+        return with_kernels(predictor, gpu=settings.gpu or None)
+    except Exception as exc:  # noqa: BLE001 - degrade to functions only
+        logger.warning("kernel latency model not loaded: %s", exc)
+        return predictor
 
 
 def _logged(fn: Callable[[], Any]) -> Callable[[], None]:

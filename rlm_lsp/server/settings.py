@@ -9,7 +9,8 @@ falls back to the default, so a typo in a user's settings never stops the server
      "metrics": {"memory": true, "latency": true},
      "features": {"inlayHints": true, "codeLens": true, "hover": true, "diagnostics": true},
      "budgets": {"memory": "512 MB", "latency": 200},      # number = the metric's unit
-     "regressionRatio": 1.5}                                  # 0 turns the HEAD check off
+     "regressionRatio": 1.5,                                  # 0 turns the HEAD check off
+     "gpu": ""}                                               # Triton kernels: GPU to predict for
 """
 
 from __future__ import annotations
@@ -73,6 +74,7 @@ class Settings:
     features: Mapping[str, bool] = field(default_factory=lambda: dict.fromkeys(FEATURES, True))
     budgets: Mapping[str, float | str] = field(default_factory=dict)  # metric -> budget (raw)
     regression_ratio: float = 1.5
+    gpu: str = ""  # GPU the Triton kernel model predicts for ("" -> the model's default, e.g. A100)
 
     def metric_enabled(self, metric: str) -> bool:
         return bool(self.metrics.get(metric, True))
@@ -91,9 +93,9 @@ class Settings:
             logger.warning("ignoring budget for %s: %s", metric, exc)
             return None
 
-    def model_key(self) -> tuple[str, str, int]:
+    def model_key(self) -> tuple[str, str, int, str]:
         """What a loaded model depends on: a change of any of these reloads it."""
-        return (self.model_path, self.device, self.threads)
+        return (self.model_path, self.device, self.threads, self.gpu)
 
     @classmethod
     def from_dict(cls, raw: Any, base: "Settings | None" = None) -> "Settings":
@@ -190,4 +192,5 @@ _KEYS = (
     ("features", "features", _features),
     ("budgets", "budgets", _budgets),
     ("regressionRatio", "regression_ratio", _ratio),
+    ("gpu", "gpu", _str),
 )

@@ -22,6 +22,7 @@ const SERVER_KEYS = [
   "features",
   "budgets",
   "regressionRatio",
+  "gpu",
 ];
 
 /** `<python> -m rlm_lsp`; an empty setting means `python3` from PATH. */

@@ -27,6 +27,7 @@ test("initializationOptions carries the server settings with the server's keys",
       features: { inlayHints: true, codeLens: false, hover: true, diagnostics: true },
       budgets: { memory: "512 MB", latency: "" },
       regressionRatio: 2,
+      gpu: "H100",
       trace: { server: "off" },
     }),
   );
@@ -39,6 +40,7 @@ test("initializationOptions carries the server settings with the server's keys",
     features: { inlayHints: true, codeLens: false, hover: true, diagnostics: true },
     budgets: { memory: "512 MB", latency: "" },
     regressionRatio: 2,
+    gpu: "H100",
   });
   assert.deepEqual(initializationOptions(reader({})), {});
 });
@@ -74,7 +76,7 @@ test("package.json settings are namespaced, described, scoped and defaulted", ()
     assert.ok("default" in spec, `${key} has a default`);
   }
   for (const key of ["rlm.pythonPath", "rlm.modelPath", "rlm.device", "rlm.threads", "rlm.debounceMs",
-    "rlm.regressionRatio", "rlm.budgets.memory", "rlm.metrics.latency", "rlm.features.inlayHints"]) {
+    "rlm.regressionRatio", "rlm.budgets.memory", "rlm.metrics.latency", "rlm.features.inlayHints", "rlm.gpu"]) {
     assert.ok(props[key], `${key} is contributed`);
   }
   assert.deepEqual(props["rlm.device"].enum, ["auto", "cpu", "cuda"]);
