@@ -6,10 +6,28 @@ Public API:
     predictor = Predictor.default()
     [preds] = predictor.predict(["def f(n):\n    return list(range(n))\n"])
     preds["memory"].value   # bytes
+
+Names load lazily, so `import rlm_lsp.snippets` (or the language server starting up)
+does not pay for onnxruntime before it needs a model.
 """
 
-from rlm_lsp.model_dir import ModelConfig, ModelError
-from rlm_lsp.predictor import Prediction, Predictor
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
 
 __all__ = ["ModelConfig", "ModelError", "Prediction", "Predictor"]
 __version__ = "0.1.0"
+
+_WHERE = {"ModelConfig": "rlm_lsp.model_dir", "ModelError": "rlm_lsp.model_dir",
+          "Prediction": "rlm_lsp.predictor", "Predictor": "rlm_lsp.predictor"}
+
+if TYPE_CHECKING:
+    from rlm_lsp.model_dir import ModelConfig, ModelError
+    from rlm_lsp.predictor import Prediction, Predictor
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        return getattr(importlib.import_module(_WHERE[name]), name)
+    raise AttributeError(f"module 'rlm_lsp' has no attribute {name!r}")
