@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 _BYTES = (("GB", 1e9), ("MB", 1e6), ("kB", 1e3))
-_MS = (("s", 1e3), ("ms", 1.0), ("µs", 1e-3), ("ns", 1e-6))
+_MS = (("h", 3.6e6), ("min", 6e4), ("s", 1e3), ("ms", 1.0), ("µs", 1e-3), ("ns", 1e-6))
 
 
 def _short(x: float) -> str:
