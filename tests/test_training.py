@@ -184,6 +184,11 @@ def test_train_tiny_end_to_end_and_resume(tmp_path):
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
     assert log[-1]["step"] == 6 and log[0]["step"] == 3
 
+    # a second phase starts from the weights, with its own optimiser and schedule
+    phase2 = train.train([*common[:10], "--out", str(tmp_path / "p2"), "--no-progress",
+                          "--init-from", str(best), "--max-steps", "2", "--epochs", "1"])
+    assert (phase2 / "tokenizer.json").read_text() == (best / "tokenizer.json").read_text()
+
     model, tok, meta = load_checkpoint(best)
     ids = encode_inputs(tok, meta, ["def f(n):\n    return [0] * n\n"], ["memory", "latency"])
     vals = decode_values(model, tok, ids, 2, samples=3)

@@ -60,6 +60,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n")[0])
     p.add_argument("--out", default="training/runs/default", help="run directory (best/, last/)")
     p.add_argument("--resume", action="store_true", help="continue from OUT/last")
+    p.add_argument("--init-from", help="start from this checkpoint's weights and tokenizer "
+                   "(fresh optimiser and schedule: a second phase on more data)")
     # data
     p.add_argument("--data", nargs="+", default=[dataset.DEFAULT_DATA])
     p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
@@ -350,6 +352,9 @@ def main(argv: Sequence[str] | None = None) -> Path:
         model, tok, meta = load_checkpoint(out / "last")
         state = torch.load(out / "last" / STATE_FILE, map_location="cpu", weights_only=False)
         print(f"resuming from {out / 'last'} at step {state['step']}", file=sys.stderr)
+    elif args.init_from:
+        model, tok, _ = load_checkpoint(args.init_from)
+        print(f"initialised from {args.init_from}", file=sys.stderr)
     else:
         tok = _tokenizer(args, train_ex)
         model = build_model(tok, args.size, dropout=args.dropout)
