@@ -1,0 +1,409 @@
+"""Triton kernel latency: the second shipped model (`rlm_lsp/models/triton/`).
+
+    source file -> snippets.extract -> the @triton.jit kernels (Snippet.kind == "triton_kernel")
+                -> kernel_text (comments and docstrings dropped)
+                -> Predictor(models/triton).predict(language="triton", context={gpu, shape})
+                -> KernelPrediction(metric "kernel_latency", ms, gpu, shape assumption)
+
+The model reads the GPU name and a work-size line next to the code, because a kernel's
+latency depends on the problem it is launched on at least as much as on its source.
+In the editor the size is rarely known, so `predict_kernels` uses the caller's
+`shape_hint` when given and otherwise the model's default shape (from its training data,
+stored in rlm_config.json `training_data.default_shape`), and returns which one it used so a
+hover can say "on A100, assuming n=1048576".
+
+The text helpers here (`kernel_text`, `shape_text`, `gpu_text`) are also what the trainer
+(training/triton/) uses, so training and runtime render the same input.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import math
+import re
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from rlm_lsp.model_dir import ModelError
+
+MODEL_DIR = Path(__file__).parent / "models" / "triton"
+LANGUAGE = "triton"
+METRIC = "kernel_latency"
+TEMPLATE = "<metrics> {metrics} <lang> {language} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+FALLBACK_GPU = "A100"
+FALLBACK_SHAPE = "n=1048576"
+
+# -- GPU names -----------------------------------------------------------------------------
+
+_GPU_ALIASES = (  # (pattern, short name); first match wins
+    (r"h100.*pcie", "H100-PCIe"),
+    (r"h100", "H100"),
+    (r"h200", "H200"),
+    (r"a100", "A100"),
+    (r"b200", "B200"),
+    (r"4090", "RTX4090"),
+    (r"3090", "RTX3090"),
+    (r"a6000", "A6000"),
+    (r"l40", "L40S"),
+    (r"v100", "V100"),
+    (r"t4\b", "T4"),
+)
+
+
+def gpu_text(name: str | None) -> str:
+    """'NVIDIA H100 80GB HBM3' -> 'H100'; unknown names are kept, squeezed to one word."""
+    if not name:
+        return FALLBACK_GPU
+    low = name.lower()
+    for pattern, short in _GPU_ALIASES:
+        if re.search(pattern, low):
+            return short
+    return re.sub(r"\s+", "-", name.strip().replace("NVIDIA ", ""))[:24]
+
+
+# -- work size -----------------------------------------------------------------------------
+
+def _work_log2(numel: float) -> str:
+    return f"2^{int(round(math.log2(numel)))}" if numel and numel > 0 else "2^0"
+
+
+def shape_text(dims: Mapping[str, float] | None = None, shapes: Sequence | None = None,
+               dtype: str | None = None, mode: str | None = None) -> str:
+    """The work-size line the model reads, e.g. `B=8 T=2048 V=4096 | work 2^26 | bf16 | forward`.
+
+    `dims`: named sizes (Liger-style sweeps); `shapes`: one shape list or scalar per argument
+    (TritonBench-style); work = product of the named dims, or the largest tensor's element count.
+    """
+    parts: list[str] = []
+    work = 0.0
+    if dims:
+        nums = {k: v for k, v in dims.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        parts.append(" ".join(f"{k}={_num(v)}" for k, v in list(nums.items())[:8]))
+        work = math.prod(max(float(v), 1.0) for v in nums.values()) if nums else 0.0
+    if shapes is not None:
+        tensors = [s for s in shapes if isinstance(s, (list, tuple))]
+        scalars = [s for s in shapes if isinstance(s, (int, float)) and not isinstance(s, bool)]
+        text = " ".join("[" + ",".join(_num(d) for d in s) + "]" for s in tensors[:4])
+        if scalars:
+            text += " " + " ".join(_num(s) for s in scalars[:4])
+        parts.append(text.strip())
+        numels = [math.prod(max(float(d), 1.0) for d in s) for s in tensors if s]
+        work = max(work, max(numels, default=0.0))
+        if not numels and scalars:
+            work = max(work, math.prod(max(float(s), 1.0) for s in scalars))
+    parts.append(f"work {_work_log2(work)}")
+    if dtype:
+        parts.append(dtype)
+    if mode:
+        parts.append(mode)
+    return " | ".join(p for p in parts if p)
+
+
+def _num(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
+def parse_shape_hint(hint) -> str:
+    """A user's shape hint -> the model's shape line. Accepts a dict of named sizes
+    ({"B": 8, "T": 2048}), a list of shapes ([[4096, 4096], [4096]]), a plain number (n elements),
+    or a string: 'B=8 T=2048', '4096x4096', '1048576'. An already-rendered line passes through."""
+    if isinstance(hint, Mapping):
+        return shape_text(dims=dict(hint))
+    if isinstance(hint, (int, float)):
+        return shape_text(dims={"n": hint})
+    if isinstance(hint, (list, tuple)):
+        if all(isinstance(d, (int, float)) for d in hint):
+            return shape_text(shapes=[list(hint)])
+        return shape_text(shapes=list(hint))
+    text = str(hint).strip()
+    if "| work " in text:
+        return text
+    named = dict(re.findall(r"(\w+)\s*=\s*(\d+)", text))
+    if named:
+        return shape_text(dims={k: int(v) for k, v in named.items()})
+    dims = [int(d) for d in re.findall(r"\d+", text)]
+    if dims:
+        return shape_text(shapes=[dims])
+    return shape_text(dims={"n": 1 << 20})
+
+
+# -- source --------------------------------------------------------------------------------
+
+def strip_comments(code: str) -> str:
+    """Drops comments, docstrings and blank lines; keeps everything else byte for byte."""
+    code = code.replace("\r\n", "\n").replace("\t", "    ")
+    lines = code.split("\n")
+    drop: set[int] = set()
+    try:
+        tree = ast.parse(code)
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                    and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                    and isinstance(body[0].value.value, str):
+                drop.update(range(body[0].lineno - 1, body[0].end_lineno))
+    except (SyntaxError, ValueError, RecursionError):
+        pass
+    cuts: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+            if tok.type == tokenize.COMMENT:
+                row, col = tok.start
+                cuts[row - 1] = min(col, cuts.get(row - 1, col))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        cuts = {i: line.index("#") for i, line in enumerate(lines) if line.lstrip().startswith("#")}
+    out = []
+    for i, line in enumerate(lines):
+        if i in drop:
+            continue
+        if i in cuts:
+            line = line[: cuts[i]]
+        line = line.rstrip()
+        if line.strip():
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _is_triton_decorator(dec: ast.expr) -> bool:
+    text = ast.unparse(dec.func if isinstance(dec, ast.Call) else dec)
+    return text.startswith("triton.") or text in {"jit", "autotune", "heuristics"} or text.startswith("tl.")
+
+
+def kernel_text(source: str, max_chars: int = 4000) -> str:
+    """A file (or one kernel) -> the text the model reads: the @triton.jit kernels first,
+    then the functions that launch them (`kernel[grid](...)`), comments dropped, truncated.
+    Source that does not parse, or has no kernel, is returned comment-stripped."""
+    source = source.replace("\r\n", "\n")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return strip_comments(source)[:max_chars]
+    lines = source.split("\n")
+    kernels, launchers = [], []
+    names: set[str] = set()
+    defs = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for node in defs:
+        if any(_is_triton_decorator(d) for d in node.decorator_list):
+            kernels.append(node)
+            names.add(node.name)
+    if not kernels:
+        return strip_comments(source)[:max_chars]
+    for node in defs:
+        if node in kernels:
+            continue
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Subscript) \
+                    and isinstance(sub.func.value, ast.Name) and sub.func.value.id in names:
+                launchers.append(node)
+                break
+    chunks = []
+    for node in kernels + launchers:
+        start = min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1
+        text = "\n".join(lines[start: node.end_lineno])
+        chunks.append(strip_comments(_dedent(text)))
+    return "".join(chunks)[:max_chars]
+
+
+def _dedent(text: str) -> str:
+    import textwrap
+    return textwrap.dedent(text)
+
+
+# -- runtime -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class KernelPrediction:
+    qualname: str
+    name: str
+    metric: str  # "kernel_latency"
+    value: float  # ms, median of the samples
+    low: float
+    high: float
+    unit: str  # "ms"
+    gpu: str  # the GPU the number is for
+    shape: str  # the work-size line the model was given
+    shape_assumed: bool  # True when no shape hint was given and the default was used
+    line: int  # 0-based line of the kernel's name
+
+
+class KernelModel:
+    """The kernel latency model. `KernelModel.load()` reads rlm_lsp/models/triton."""
+
+    def __init__(self, predictor):
+        self.predictor = predictor
+        data = predictor.config.training_data or {}
+        self.default_gpu = str(data.get("default_gpu") or FALLBACK_GPU)
+        self.default_shape = str(data.get("default_shape") or shape_text(dims={"n": 1 << 20}))
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None = None, **kwargs) -> "KernelModel":
+        from rlm_lsp.predictor import Predictor
+
+        path = Path(model_dir) if model_dir else MODEL_DIR
+        if not (path / "rlm_config.json").is_file():
+            raise ModelError(f"no kernel latency model at {path}")
+        kwargs.setdefault("device", "cpu")
+        predictor = Predictor.from_dir(path, **kwargs)
+        if LANGUAGE not in predictor.config.languages:
+            raise ModelError(f"{path} is not a kernel model (languages {list(predictor.config.languages)})")
+        return cls(predictor)
+
+    @staticmethod
+    def available(model_dir: str | Path | None = None) -> bool:
+        return ((Path(model_dir) if model_dir else MODEL_DIR) / "rlm_config.json").is_file()
+
+    def context(self, gpu: str | None = None, shape_hint=None) -> tuple[dict[str, str], bool]:
+        assumed = shape_hint is None or shape_hint == ""
+        shape = self.default_shape if assumed else parse_shape_hint(shape_hint)
+        return {"gpu": gpu_text(gpu) if gpu else self.default_gpu, "shape": shape}, assumed
+
+    def predict_codes(self, codes: Sequence[str], gpu: str | None = None, shape_hint=None) -> list:
+        """Raw kernel sources (a kernel, or a file of them) -> one Prediction per code."""
+        ctx, _ = self.context(gpu, shape_hint)
+        texts = [kernel_text(c) for c in codes]
+        return [r[METRIC] for r in self.predictor.predict(texts, language=LANGUAGE, context=ctx)]
+
+    def predict_kernels(self, snippets: Sequence, gpu: str | None = None,
+                        shape_hint=None) -> list[KernelPrediction]:
+        """Snippets (rlm_lsp.snippets.Snippet) -> a KernelPrediction per `triton_kernel` snippet.
+        Other snippets are skipped. `gpu`: any name ('NVIDIA H100 80GB HBM3', 'h100'), default the
+        model's `default_gpu`; `shape_hint`: see `parse_shape_hint`, default the model's default shape."""
+        kernels = [s for s in snippets if getattr(s, "kind", "") == "triton_kernel"]
+        if not kernels:
+            return []
+        ctx, assumed = self.context(gpu, shape_hint)
+        texts = [kernel_text(k.code) for k in kernels]
+        results = self.predictor.predict(texts, language=LANGUAGE, context=ctx)
+        return [KernelPrediction(s.qualname, s.name, METRIC, p.value, p.low, p.high, p.unit,
+                                 ctx["gpu"], ctx["shape"], assumed, s.name_line)
+                for s, r in zip(kernels, results) for p in [r[METRIC]]]
+
+    def predict_source(self, source: str, gpu: str | None = None, shape_hint=None) -> list[KernelPrediction]:
+        from rlm_lsp import snippets
+
+        return self.predict_kernels(snippets.extract(source), gpu, shape_hint)
+
+
+def predict_kernels(snippets: Sequence, gpu: str | None = None, shape_hint=None,
+                    model_dir: str | Path | None = None) -> list[KernelPrediction]:
+    """Convenience: load the shipped kernel model once per call site and predict."""
+    return _cached_model(str(model_dir) if model_dir else "").predict_kernels(snippets, gpu, shape_hint)
+
+
+_MODELS: dict[str, KernelModel] = {}
+
+
+def _cached_model(key: str) -> KernelModel:
+    if key not in _MODELS:
+        _MODELS[key] = KernelModel.load(key or None)
+    return _MODELS[key]
+
+
+# -- one predictor for functions and kernels ------------------------------------------------
+
+_KERNEL_DECORATOR = re.compile(r"^[ \t]*@(?:triton\.)?(?:jit|autotune|heuristics)\b", re.M)
+
+
+def is_kernel_code(code: str) -> bool:
+    """True for the code of a @triton.jit (autotune, heuristics) function, as Snippet.code has it."""
+    return bool(_KERNEL_DECORATOR.search(code))
+
+
+class KernelAwarePredictor:
+    """The shipped Python model and the kernel model behind one Predictor-like object.
+
+    `predict(codes, ...)` sends @triton.jit codes (`is_kernel_code`) to the kernel model, with the
+    GPU and shape assumption of this object, and every other code to `base`; results come back in
+    input order, a kernel's dict holding `kernel_latency` only. `config.metrics` is the base model's
+    metrics plus `kernel_latency`, whose definition names the GPU and the shape assumption (the
+    hover shows metric definitions). `base` may be None (kernel model only: other codes get {}).
+    Everything else (`cached`, `_cache`, `device`, ...) is the base predictor's.
+    """
+
+    def __init__(self, base, kernel_model: KernelModel, gpu: str | None = None, shape_hint=None):
+        import dataclasses
+
+        from rlm_lsp.model_dir import MetricSpec
+
+        self.base = base
+        self.kernel_model = kernel_model
+        ctx, assumed = kernel_model.context(gpu, shape_hint)
+        self.gpu, self.shape, self.shape_assumed = ctx["gpu"], ctx["shape"], assumed
+        kspec = kernel_model.predictor.config.metric(METRIC)
+        note = (f"{kspec.definition}. Predicted for GPU {self.gpu} (setting rlm.gpu), "
+                f"{'assuming' if assumed else 'for'} work size {self.shape}")
+        spec = MetricSpec(METRIC, kspec.unit, note, kspec.nonnegative)
+        kcfg = kernel_model.predictor.config
+        if base is not None:
+            bcfg = base.config
+            metrics = tuple(m for m in bcfg.metrics if m.name != METRIC) + (spec,)
+            self.config = dataclasses.replace(
+                bcfg, metrics=metrics, model_version=f"{bcfg.model_version}+{kcfg.model_version}",
+                languages=tuple(dict.fromkeys(bcfg.languages + (LANGUAGE,))))
+        else:
+            self.config = dataclasses.replace(kcfg, metrics=(spec,), languages=("python", LANGUAGE))
+
+    def __getattr__(self, name):
+        base = self.__dict__.get("base")
+        if base is None:
+            return getattr(self.__dict__["kernel_model"].predictor, name)
+        return getattr(base, name)
+
+    @property
+    def context(self) -> dict:
+        return {"gpu": self.gpu, "shape": self.shape, "shape_assumed": self.shape_assumed}
+
+    def check(self, code: str, language: str = "python") -> None:
+        if self.base is not None and not is_kernel_code(code):
+            self.base.check(code, language)
+        elif not isinstance(code, str) or not code.strip():
+            from rlm_lsp.predictor import InputError
+
+            raise InputError("empty code")
+
+    def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
+                context: dict | None = None) -> list[dict]:
+        codes = list(codes)
+        out: list[dict] = [{} for _ in codes]
+        kidx = [i for i, c in enumerate(codes) if is_kernel_code(c)]
+        fidx = [i for i, c in enumerate(codes) if i not in set(kidx)]
+        if kidx and (metrics is None or METRIC in metrics):
+            ctx = {"gpu": self.gpu, "shape": self.shape}
+            res = self.kernel_model.predictor.predict([kernel_text(codes[i]) for i in kidx],
+                                                      language=LANGUAGE, context=ctx)
+            for i, r in zip(kidx, res):
+                out[i] = dict(r)
+        fmetrics = None if metrics is None else [m for m in metrics if m != METRIC]
+        if fidx and self.base is not None and (fmetrics is None or fmetrics):
+            res = self.base.predict([codes[i] for i in fidx], language=language, metrics=fmetrics,
+                                    **({"context": context} if context else {}))
+            for i, r in zip(fidx, res):
+                out[i] = dict(r)
+        return out
+
+    def cached(self, code: str, language: str = "python", context=None):
+        if is_kernel_code(code):
+            return self.kernel_model.predictor.cached(kernel_text(code), LANGUAGE,
+                                                      {"gpu": self.gpu, "shape": self.shape})
+        return self.base.cached(code, language, context) if self.base is not None else None
+
+
+def with_kernels(base, gpu: str | None = None, shape_hint=None, model_dir: str | Path | None = None):
+    """`base` (a Predictor, or None) plus the shipped kernel model when there is one; `base` unchanged
+    when there is no kernel model or when `base` already predicts kernel_latency (a joint model).
+    Loads the kernel model with the base predictor's device/threads/samples/seed when it can."""
+    if base is not None and METRIC in base.config.metric_names:
+        return base
+    if not KernelModel.available(model_dir):
+        if base is None:
+            raise ModelError(f"no kernel latency model at {Path(model_dir) if model_dir else MODEL_DIR}")
+        return base
+    kw = {}
+    if base is not None:
+        kw = {"samples": getattr(base, "samples", 16), "seed": getattr(base, "seed", 0)}
+    return KernelAwarePredictor(base, KernelModel.load(model_dir, **kw), gpu, shape_hint)

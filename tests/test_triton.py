@@ -1,0 +1,161 @@
+"""Triton kernel latency: timing script (dry modes), input text helpers, the shipped kernel model."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from rlm_lsp import kernels, snippets
+from training.triton import time_kernels
+
+KERNEL_FILE = '''\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
+    # one block per program
+    pid = tl.program_id(axis=0)
+    offsets = pid * BLOCK_SIZE + tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    """Row softmax."""
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * stride + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
+
+
+def add(x, y):
+    out = torch.empty_like(x)
+    n = out.numel()
+    grid = lambda meta: (triton.cdiv(n, meta["BLOCK_SIZE"]),)
+    add_kernel[grid](x, y, out, n, BLOCK_SIZE=1024)
+    return out
+'''
+
+
+# -- timing script ---------------------------------------------------------------------------
+
+def test_time_launch_adaptive_window_fake_clock():
+    fake = time_kernels.FakeClock(seed=1)
+    res = time_kernels.time_launch(fake.launch_for(1 << 20), fake.clock(), window_s=1.0, min_iters=20, trials=5)
+    expected_ms = (5e-6 + (1 << 20) * 1e-9) * 1e3
+    assert abs(res["ms"] - expected_ms) / expected_ms < 0.05
+    assert res["iters"] >= 20 and res["iters"] * res["ms"] / 1e3 >= 0.95  # >= ~1 s per trial
+    assert len(res["trials_ms"]) == 5 and res["compile_s"] >= 0.5
+    tiny = time_kernels.time_launch(fake.launch_for(1), fake.clock(), window_s=1e-6)
+    assert tiny["iters"] == 20  # never fewer than 20 iterations
+
+
+def test_time_kernels_fake_appends_and_resumes(tmp_path):
+    out = tmp_path / "times.jsonl"
+    argv = ["--out", str(out), "--dry", "fake", "--kernels", "vector_add", "--sizes", "1024", "1048576"]
+    first = time_kernels.run(time_kernels.parse_args(argv))
+    assert len(first) == 2
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["key"] for r in rows] == ["vector_add:1024:fake", "vector_add:1048576:fake"]
+    assert rows[0]["ms"] < rows[1]["ms"]
+    assert time_kernels.run(time_kernels.parse_args(argv)) == []  # resumed: nothing new
+    with open(out, "a") as fh:  # a crash mid-write leaves a cut line; the rest still counts
+        fh.write('{"key": "vector_add:4096:fa')
+    more = time_kernels.run(time_kernels.parse_args(argv[:-2] + ["1024", "4096"]))
+    assert [r["key"] for r in more] == ["vector_add:4096:fake"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("triton") is None, reason="triton not installed (CPU interpreter)")
+def test_time_kernels_interpreter(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    out = tmp_path / "t.jsonl"
+    rows = time_kernels.run(time_kernels.parse_args(
+        ["--out", str(out), "--dry", "interpret", "--kernels", "vector_add", "--sizes", "4096",
+         "--window-s", "0.01", "--min-iters", "20", "--trials", "2", "--warmup", "1"]))
+    assert rows and rows[0]["ms"] > 0 and rows[0]["iters"] >= 20
+
+
+# -- input text ------------------------------------------------------------------------------
+
+def test_kernel_text_keeps_kernels_and_launcher_drops_comments():
+    text = kernels.kernel_text(KERNEL_FILE)
+    assert text.startswith("@triton.jit\ndef add_kernel")
+    assert "def add(x, y)" in text and "softmax_kernel" in text
+    assert "# one block" not in text and "Row softmax" not in text and "import torch" not in text
+
+
+def test_shape_and_gpu_text():
+    assert kernels.gpu_text("NVIDIA H100 80GB HBM3") == "H100"
+    assert kernels.gpu_text("NVIDIA H100 PCIe") == "H100-PCIe"
+    assert kernels.gpu_text("NVIDIA A100-SXM4-80GB") == "A100"
+    assert kernels.shape_text(dims={"B": 8, "T": 2048, "V": 4096}, mode="forward") == \
+        "B=8 T=2048 V=4096 | work 2^26 | forward"
+    assert kernels.shape_text(shapes=[[4096, 4096], [4096], 3]) == "[4096,4096] [4096] 3 | work 2^24"
+    assert kernels.parse_shape_hint("B=8 T=2048") == "B=8 T=2048 | work 2^14"
+    assert kernels.parse_shape_hint("4096x4096") == "[4096,4096] | work 2^24"
+    assert kernels.parse_shape_hint(1 << 20) == "n=1048576 | work 2^20"
+
+
+def test_family_split_is_by_family():
+    data = pytest.importorskip("training.triton.data")
+    if not (data.CORPUS / "tritonbench" / "perf_measurements.jsonl.gz").is_file():
+        pytest.skip("triton corpus absent")
+    rows = data.load_rows()
+    train = {r["family"] for r in rows if r["split"] == "train"}
+    test = {r["family"] for r in rows if r["split"] == "test"}
+    assert test and train and not (train & test)
+    assert all(r["source"] in {"tritonbench", "liger"} for r in rows)  # no T (PyTorch reference) rows
+    assert data.family_of("megatron_cross_entropy") == data.family_of("cross_entropy2") == "cross_entropy"
+
+
+# -- the shipped kernel model ----------------------------------------------------------------
+
+needs_model = pytest.mark.skipif(not kernels.KernelModel.available(), reason="no shipped kernel model")
+
+
+@needs_model
+def test_shipped_kernel_model_predicts_a_file_of_kernels():
+    model = kernels.KernelModel.load()
+    assert model.predictor.config.metric_names == ["kernel_latency"]
+    assert model.default_gpu == model.predictor.config.training_data["default_gpu"]
+    snips = snippets.extract(KERNEL_FILE)
+    preds = model.predict_kernels(snips)
+    assert [p.name for p in preds] == ["add_kernel", "softmax_kernel"]
+    for p in preds:
+        assert p.metric == "kernel_latency" and p.unit == "ms" and p.value > 0 and p.low <= p.value <= p.high
+        assert p.gpu == model.default_gpu and p.shape_assumed and p.shape == model.default_shape
+    hinted = model.predict_kernels(snips, gpu="NVIDIA H100 80GB HBM3", shape_hint={"n": 1 << 26})
+    assert hinted[0].gpu == "H100" and not hinted[0].shape_assumed and "work 2^26" in hinted[0].shape
+    assert model.predict_kernels(snips) == preds  # deterministic
+    size = sum(f.stat().st_size for f in Path(kernels.MODEL_DIR).iterdir())
+    assert size < 10 * 1024 * 1024
+
+
+@needs_model
+def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
+    from rlm_lsp.predictor import Predictor
+
+    base = Predictor.from_dir(tiny_model_dir, device="cpu", samples=4)
+    both = kernels.with_kernels(base, gpu="RTX 4090")
+    assert both.config.metric_names == ["memory", "latency", "kernel_latency"]
+    assert "RTX4090" in both.config.metric("kernel_latency").definition
+    assert "assuming work size" in both.config.metric("kernel_latency").definition
+    snips = snippets.extract(KERNEL_FILE)
+    codes = [s.code for s in snips]  # add_kernel, softmax_kernel, add
+    out = both.predict(codes)
+    assert set(out[0]) == set(out[1]) == {"kernel_latency"} and set(out[2]) == {"memory", "latency"}
+    only = both.predict(codes, metrics=["kernel_latency"])
+    assert only[0] == out[0] and only[2] == {}
+    alone = kernels.with_kernels(None)  # no Python model: kernels still predicted
+    assert alone.predict(codes)[2] == {} and "kernel_latency" in alone.predict(codes)[0]

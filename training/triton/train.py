@@ -1,0 +1,195 @@
+"""Train the kernel latency RLM (CPU, one thread, a wall-clock budget).
+
+    nice -n 10 python -m training.triton.train --out training/work/triton_ckpt --budget-min 25
+
+Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <gpu> A100
+<shape> [4096] | work 2^12 | fp32 <code>\\n<kernels + launch wrapper>"), at most --max-tokens.
+Target: the median latency in ms as one P10 block. Trains on the `train` split (held-out
+families never seen), saves a checkpoint that `training.triton.export_model` turns into the
+int8 model directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from collections import Counter
+from pathlib import Path
+
+from rlm_lsp import numbers
+from rlm_lsp.kernels import LANGUAGE, METRIC, TEMPLATE
+from rlm_lsp.template import render
+from training import rlm_model
+from training.triton import data
+
+SIZES = {
+    # name: (d_model, d_ff, encoder layers, decoder layers, heads, d_kv)
+    "kernel": (160, 640, 2, 2, 4, 40),
+    "kernel_s": (128, 512, 2, 2, 4, 32),
+}
+METRICS = [{"name": METRIC, "unit": "ms",
+            "definition": "median GPU time of one kernel launch (triton.testing.do_bench / Liger p50) "
+                          "on the given GPU and work size"}]
+
+
+def render_row(row: dict) -> str:
+    return render(TEMPLATE, [METRIC], LANGUAGE, row["text"], gpu=row["gpu"], shape=row["shape"])
+
+
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--out", type=Path, default=Path("training/work/triton_ckpt"))
+    p.add_argument("--size", default="kernel_s", choices=sorted(SIZES))
+    p.add_argument("--vocab", type=int, default=4000)
+    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--batch", type=int, default=16)
+    p.add_argument("--lr", type=float, default=2e-3)
+    p.add_argument("--budget-min", type=float, default=25.0, help="wall-clock training budget (minutes)")
+    p.add_argument("--max-steps", type=int, default=0, help="0: as many as the budget allows")
+    p.add_argument("--expected-steps", type=int, default=900, help="cosine schedule length")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
+    p.add_argument("--save-every", type=int, default=100, help="steps between checkpoint saves")
+    p.add_argument("--all-rows", action="store_true", help="train on every row (no held-out families)")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> Path:
+    import torch
+
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    t0 = time.time()
+    rows = data.load_rows()
+    train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
+    print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
+
+    texts = [render_row(r) for r in train_rows]
+    uniq = sorted(set(texts))
+    if args.init:  # continue a checkpoint: its tokenizer and weights
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
+    else:
+        tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab)
+    tok.no_padding()
+    tok.no_truncation()
+    eos = tok.token_to_id(rlm_model.EOS)
+    enc_cache: dict[str, list[int]] = {}
+    items = []
+    for text, row in zip(texts, train_rows):
+        if text not in enc_cache:
+            ids = tok.encode(text).ids
+            if len(ids) > args.max_tokens:
+                ids = ids[: args.max_tokens - 1] + [eos]
+            enc_cache[text] = ids
+        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"]])))
+    print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
+
+    rlm_model.SIZES.update(SIZES)
+    if args.init:
+        from transformers import T5ForConditionalGeneration
+
+        model = T5ForConditionalGeneration.from_pretrained(args.init)
+    else:
+        model = rlm_model.build_model(tok, args.size, dropout=0.1)
+    n_params = sum(p.numel() for p in model.parameters())
+    print(f"model {args.size}: {n_params / 1e6:.2f}M params", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    pad = tok.token_to_id(rlm_model.PAD)
+    warm = max(1, int(0.05 * args.expected_steps))
+
+    def lr_at(step):
+        if step < warm:
+            return (step + 1) / warm
+        frac = min(1.0, (step - warm) / max(1, args.expected_steps - warm))
+        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac))
+
+    def batches():
+        while True:
+            order = sorted(range(len(items)), key=lambda i: (len(items[i][0]) + rng.random() * 40))
+            chunks = [order[i: i + args.batch] for i in range(0, len(order), args.batch)]
+            rng.shuffle(chunks)
+            yield from chunks
+
+    pos_w = torch.tensor([0.2, 2.0, 1.0, 0.5, 0.3, 3.0])  # sign, d1..d4, exponent
+    groups = [torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)])
+              for p in range(numbers.TOKENS_PER_NUMBER)]
+    local = []  # vocab id -> index inside the position's group
+    for cols in groups:
+        lut = torch.zeros(tok.get_vocab_size(), dtype=torch.long)
+        lut[cols] = torch.arange(len(cols))
+        local.append(lut)
+
+    def save(final: bool):
+        gpus = Counter(r["gpu"] for r in rows)
+        default_gpu = gpus.most_common(1)[0][0]
+        meta = rlm_model.default_meta(
+            METRICS, max_input_tokens=args.max_tokens, input_template=TEMPLATE, languages=[LANGUAGE],
+            training_data={
+                "task": "triton kernel latency",
+                "sources": "TritonBench channel G (GPU inferred A100) + Liger-Kernel benchmark speed rows (liger*)",
+                "rows_train": len(train_rows), "rows_total": len(rows),
+                "held_out_families": [] if args.all_rows else sorted({r["family"] for r in rows if r["split"] == "test"}),
+                "gpus": dict(gpus.most_common()),
+                "default_gpu": default_gpu,
+                "default_shape": "n=1048576 | work 2^20",
+                "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
+                "steps": step, "size": args.size, "params": n_params,
+                "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
+            },
+        )
+        rlm_model.save_checkpoint(model, tok, args.out, meta)
+
+        (args.out / "train_log.json").write_text(json.dumps({"losses": losses, "final": final,
+                                                             "args": {k: str(v) for k, v in vars(args).items()}}))
+
+    model.train()
+    budget = args.budget_min * 60
+    start = time.time()
+    step, losses = 0, []
+    for idx in batches():
+        if time.time() - start > budget or (args.max_steps and step >= args.max_steps):
+            break
+        width = max(len(items[i][0]) for i in idx)
+        ids = torch.full((len(idx), width), pad, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for j, i in enumerate(idx):
+            ids[j, : len(items[i][0])] = torch.tensor(items[i][0])
+            mask[j, : len(items[i][0])] = 1
+        labels = torch.tensor([items[i][1] for i in idx])
+        for g in opt.param_groups:
+            g["lr"] = args.lr * lr_at(step)
+        out = model(input_ids=ids, attention_mask=mask, labels=labels)
+        # per-position weights: the exponent and first digit decide the ranking, the sign is fixed
+        # cross-entropy over the tokens decoding may choose at each position (constrained, as at runtime)
+        ce = torch.stack([torch.nn.functional.cross_entropy(out.logits[:, p].index_select(-1, groups[p]),
+                                                            local[p][labels[:, p]], reduction="none")
+                          for p in range(labels.shape[1])], dim=1)
+        loss = (ce * pos_w[: ce.shape[1]]).sum(1).mean() / float(pos_w.sum())
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        losses.append(float(loss.detach()))
+        step += 1
+        if args.save_every and step % args.save_every == 0:
+            save(False)
+        if step % 25 == 0:
+            print(f"step {step} loss {sum(losses[-25:]) / 25:.3f} lr {args.lr * lr_at(step):.2e} "
+                  f"{time.time() - start:.0f}s", flush=True)
+
+    model.eval()
+    save(True)
+    print(f"saved {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+    return args.out
+
+
+if __name__ == "__main__":
+    main()
