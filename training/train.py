@@ -96,7 +96,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="loss weight of sign, 4 digits, exponent")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--max-steps", type=int, default=0)
-    p.add_argument("--max-minutes", type=float, default=0.0)
+    p.add_argument("--max-minutes", type=float, default=0.0,
+                   help="time budget of the whole run (resumed runs included); sizes the schedule")
+    p.add_argument("--resize", action="store_true",
+                   help="with --resume: size the schedule again to the (new) --max-minutes")
     p.add_argument("--eval-every", type=int, default=0, help="steps; 0 = once per epoch")
     p.add_argument("--eval-max", type=int, default=500, help="validation rows used during training")
     p.add_argument("--patience", type=int, default=6)
@@ -395,8 +398,9 @@ def main(argv: Sequence[str] | None = None) -> Path:
         step, epoch, best, bad_evals = state["step"], state["epoch"], state["best"], state["bad_evals"]
         spent, budget_sized = state["spent_seconds"], state["budget_sized"]
         epoch_start = state.get("epoch_start_step", epoch * steps_per_epoch)
-        if budget_sized:  # keep the schedule the time budget chose; else follow the new flags
+        if budget_sized and not args.resize:  # keep the schedule the time budget chose
             total = state["total"]
+        budget_sized = budget_sized and not args.resize
         rng.setstate(state["rng"])
         torch.set_rng_state(state["torch_rng"])
     eval_every = args.eval_every or steps_per_epoch
@@ -446,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     stop = False
     run_start = time.time() - spent
     timing_from = None
+    run_steps = 0
     last_reload = time.time()
     while not stop and epoch < args.epochs:
         skip = step - epoch_start  # > 0 when resuming mid-epoch
@@ -479,10 +484,11 @@ def main(argv: Sequence[str] | None = None) -> Path:
             bar.set_postfix(loss=f"{loss.item():.3f}", lr=f"{opt.param_groups[0]['lr']:.1e}",
                             ep=epoch)
             # Size the schedule to the time budget once the speed is known (steps 10..40).
+            run_steps += 1
             if args.max_minutes and not budget_sized:
-                if step == 10:
+                if run_steps == 10:
                     timing_from = (time.time(), step)
-                elif timing_from and step >= 40:
+                elif timing_from and run_steps >= 40:
                     per_step = (time.time() - timing_from[0]) / (step - timing_from[1])
                     n_evals = max(1, total // eval_every)
                     remaining = args.max_minutes * 60 - spent
