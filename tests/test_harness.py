@@ -353,3 +353,18 @@ def test_integral_float_answer_matches_int_and_any_order_is_accepted():
     assert row["status"] == "ok" and row["correct"] is True
     row = m(one_call("return [[2, 1], [3]]"), [{"args": [], "expected": {"json": [[3], [1, 2]]}}])
     assert row["status"] == "ok" and row["correct"] is True
+
+
+def test_directory_fd_from_outside_cannot_be_used_for_writes(tmp_path):
+    code = one_call(f'''
+import os
+try:
+    fd = os.open({str(tmp_path)!r}, os.O_RDONLY)
+except PermissionError:
+    return "blocked"
+os.open("x.txt", os.O_WRONLY | os.O_CREAT, dir_fd=fd)
+return "wrote"
+''')
+    row = m(code, [{"args": [], "expected": {"json": "blocked"}}])
+    assert row["status"] == "ok" and row["correct"] is True, row
+    assert not (tmp_path / "x.txt").exists()

@@ -43,10 +43,11 @@ def _install_guard(root):
     }
     PATH_EVENTS = {
         "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
-        "os.replace": (0, 1) if False else (0, 1), "os.link": (0, 1), "os.symlink": (1,),
+        "os.link": (0, 1), "os.symlink": (1,),
         "os.chmod": (0,), "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,),
         "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.move": (1,),
         "os.chflags": (0,), "os.lchown": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
+        "os.mkfifo": (0,), "os.mknod": (0,),
     }
 
     def inside(path):
@@ -64,6 +65,14 @@ def _install_guard(root):
             raise PermissionError("sandbox: %s is blocked" % event)
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
+            # a directory fd from outside could serve as dir_fd= for a relative write
+            if path is not None and not isinstance(path, int) and not inside(path):
+                try:
+                    is_dir = os.path.isdir(path)
+                except (OSError, ValueError):
+                    is_dir = False
+                if is_dir:
+                    raise PermissionError("sandbox: opening a directory outside the work folder: %r" % (path,))
             writing = False
             if isinstance(mode, str) and any(c in mode for c in "wax+"):
                 writing = True
