@@ -3,7 +3,8 @@
 ```toml
 [tool.rlm]
 model = "models/rlm"               # model directory, relative to this file; default: the shipped model
-metrics = ["memory", "latency"]    # metrics the gate judges (others are switched off)
+metrics = ["memory", "latency"]    # metrics the gate judges (default: also kernel_latency)
+gpu = "H100"                       # GPU that @triton.jit kernel latency is predicted for
 ratio = 2.0                        # fail when new/old >= this, for every metric...
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
@@ -32,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_RATIO = 2.0
-DEFAULT_METRICS = ("memory", "latency")
+DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
 
 _SIZE_UNITS = {
     "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
@@ -64,6 +65,7 @@ class GateConfig:
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     model: str | None = None  # absolute path, or None for the shipped model
+    gpu: str | None = None  # the GPU kernel latency is predicted for; None: the kernel model's default
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
@@ -154,6 +156,11 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         config = replace(config, include=_strings(settings["include"], f"{source}: include"))
     if "exclude" in settings:
         config = replace(config, exclude=_strings(settings["exclude"], f"{source}: exclude"))
+    if "gpu" in settings:
+        gpu = settings["gpu"]
+        if not isinstance(gpu, str) or not gpu:
+            raise ConfigError(f"{source}: gpu: expected a GPU name like 'H100', got {gpu!r}")
+        config = replace(config, gpu=gpu)
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
@@ -171,6 +178,7 @@ def override(
     include: list[str] | None = None,
     exclude: list[str] | None = None,
     model: str | None = None,
+    gpu: str | None = None,
 ) -> GateConfig:
     """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
     `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
@@ -197,6 +205,8 @@ def override(
         config = replace(config, exclude=tuple(exclude))
     if model is not None:
         config = replace(config, model=str(Path(model).resolve()))
+    if gpu is not None:
+        config = replace(config, gpu=gpu)
     return config
 
 

@@ -52,6 +52,8 @@ class FileVersions:
 
 
 PredictorLoader = Callable[[], Any]  # -> object with .config.metrics/.model_version and .predict()
+KernelWrapper = Callable[[Any], Any]  # predictor -> predictor that also sends @triton.jit code to the kernel model
+KERNEL_METRIC = "kernel_latency"
 
 
 def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = None) -> int:
@@ -107,6 +109,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             include=args.include,
             exclude=args.exclude,
             model=args.model,
+            gpu=args.gpu,
         )
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
@@ -116,9 +119,11 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
     except git.GitError as exc:
         result.error = str(exc)
         return result
+    kernels: KernelWrapper | None = None
     if loader is None:
         loader = lambda: load_predictor(config.model, args.threads, args.samples, args.device)  # noqa: E731
-    return evaluate(versions, config, loader, result, fail_open=args.fail_open)
+        kernels = lambda base: add_kernel_model(base, config.gpu)  # noqa: E731
+    return evaluate(versions, config, loader, result, fail_open=args.fail_open, kernels=kernels)
 
 
 def collect(
@@ -177,8 +182,10 @@ def evaluate(
     loader: PredictorLoader,
     result: GateResult,
     fail_open: bool = False,
+    kernels: KernelWrapper | None = None,
 ) -> GateResult:
-    """Match, predict and judge `versions`; fills and returns `result`."""
+    """Match, predict and judge `versions`; fills and returns `result`. `kernels`, when given,
+    adds the kernel latency model for changed @triton.jit kernels."""
     old: dict[str, list[Function]] = {}
     new: dict[str, list[Function]] = {}
     old_path_of: dict[str, str] = {}
@@ -218,9 +225,17 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001  # any load failure is "no model"; the message says which
         return _model_failure(result, f"cannot load the model: {_describe(exc)}", fail_open)
 
+    changed_kernels = any(c.new.snippet.kind == "triton_kernel" for c in matching.changed)
+    if changed_kernels and KERNEL_METRIC in config.metrics and KERNEL_METRIC not in specs and kernels:
+        try:
+            predictor = kernels(predictor)
+            specs = {spec.name: spec for spec in predictor.config.metrics}
+            result.model = str(getattr(predictor.config, "model_version", None) or "") or result.model
+        except Exception as exc:  # noqa: BLE001
+            result.notes.append(Note("(model)", f"no kernel latency model ({_describe(exc)}); kernels not judged"))
     metrics = [m for m in config.metrics if m in specs]
     for m in config.metrics:
-        if m not in specs:
+        if m not in specs and (m != KERNEL_METRIC or changed_kernels):
             result.notes.append(Note("(settings)", f"metric {m!r} is not predicted by this model; ignored"))
     result.metrics = metrics
     try:
@@ -249,6 +264,13 @@ def load_predictor(model: str | None, threads: int, samples: int | None, device:
     if model is None:
         return Predictor.default(**kwargs)
     return Predictor.from_dir(model, **kwargs)
+
+
+def add_kernel_model(base: Any, gpu: str | None) -> Any:
+    """`base` plus the shipped Triton kernel latency model (for @triton.jit code), if there is one."""
+    from rlm_lsp.kernels import with_kernels
+
+    return with_kernels(base, gpu=gpu)
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -330,7 +352,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--head", metavar="REF", help="with --base: the new side (default: the working tree)")
     p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
-    p.add_argument("--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency)")
+    p.add_argument(
+        "--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency,kernel_latency)"
+    )
     p.add_argument("--include", action="append", metavar="GLOB", help="only paths matching (repeatable)")
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip paths matching (repeatable)")
     p.add_argument("--model", metavar="DIR", help="model directory (default: [tool.rlm] model, else shipped)")
@@ -341,6 +365,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
     p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
+    p.add_argument("--gpu", help="GPU that @triton.jit kernel latency is predicted for (default: the model's)")
     p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")
     return p

@@ -109,3 +109,44 @@ def test_budget_in_the_wrong_unit_is_a_setting_error(repo, tiny_model_dir):
     proc = gate(repo, "--model", str(tiny_model_dir), "--budget", "memory=20ms", "--samples", "2")
     assert proc.returncode == 1
     assert "bad setting: memory budget '20ms' is not in bytes" in proc.stdout
+
+
+KERNEL = """
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+def launch(x, y, out):
+    return add_kernel[(x.numel() // 1024,)](x, y, out, x.numel(), BLOCK=1024)
+"""
+
+
+@pytest.mark.skipif(not (ROOT / "rlm_lsp/models/triton/rlm_config.json").is_file(), reason="no kernel model")
+def test_triton_kernels_go_to_the_kernel_model(tmp_path, tiny_model_dir):
+    repo = tmp_path / "k"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "kern.py").write_text(KERNEL.lstrip())
+    git(repo, "add", "kern.py")
+    git(repo, "commit", "-qm", "init")
+    changed = KERNEL.replace("x + y", "x * y + tl.exp(x)").replace("numel() // 1024", "numel() // 512")
+    (repo / "kern.py").write_text(changed.lstrip())
+    git(repo, "add", "kern.py")
+    proc = gate(repo, "--model", str(tiny_model_dir), "--ratio", "1e9", "--samples", "2", "--report", "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = json.loads(proc.stdout)
+    by_name = {f["qualname"]: f for f in report["functions"]}
+    assert set(by_name["add_kernel"]["predictions"]) == {"kernel_latency"}
+    assert by_name["add_kernel"]["predictions"]["kernel_latency"]["unit"] == "ms"
+    assert set(by_name["launch"]["predictions"]) == {"memory", "latency"}
+    assert "+" in report["model_version"]  # python model + kernel model
