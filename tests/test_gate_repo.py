@@ -351,3 +351,12 @@ def test_symlinks_are_skipped_with_a_note(repo, capsys):
     sh(repo, "add", "src/link.py")
     code, out = run_gate(capsys, loader=no_model)
     assert code == 0 and "src/link.py: skipped: not a regular file" in out
+
+
+def test_kernel_metric_note_only_when_a_kernel_changed(repo, capsys):
+    stage(repo, "src/app.py", MATERIALIZED)
+    code, out = run_gate(capsys)
+    assert "kernel_latency" not in out  # default metric, no kernel in the change: silent
+    stage(repo, "src/k.py", "import triton\n\n\n@triton.jit\ndef k(x_ptr):\n    pass\n")
+    code, out = run_gate(capsys)
+    assert "(settings): metric 'kernel_latency' is not predicted by this model; ignored" in out
