@@ -8,8 +8,9 @@ same commit, and with `RLM_GATE_PRE_COMMIT_HOME` set to a lasting folder pre-com
 the environment it built last time (first build: pip installs onnxruntime and friends).
 
 The tiny random model checks the mechanics with settings that make its numbers irrelevant;
-the shipped model (`rlm_lsp/models/default/`) checks that a real materializing rewrite is
-blocked, and is skipped only when that model is absent.
+the shipped model (`rlm_lsp/models/default/`, as installed with the hook) checks that a real
+materializing rewrite is blocked, and is skipped only when that model is absent;
+`RLM_GATE_TEST_MODEL=DIR` runs that check on a candidate model directory instead.
 """
 
 from __future__ import annotations
@@ -218,24 +219,51 @@ def test_pre_commit_mechanics_with_the_tiny_model(hook, tiny_model_dir, tmp_path
     assert head(repo, env) != before
 
 
-@pytest.mark.skipif(not SHIPPED.is_file(), reason="shipped model not present (rlm_lsp/models/default)")
+# Kadane's running maximum, then the same answer from a materialized n-by-n table of prefix sums.
+KADANE = textwrap.dedent("""
+    class Solution:
+        def maxSubArray(self, nums: List[int]) -> int:
+            best = cur = nums[0]
+            for x in nums[1:]:
+                cur = max(x, cur + x)
+                best = max(best, cur)
+            return best
+""").lstrip()
+TABLE = textwrap.dedent("""
+    class Solution:
+        def maxSubArray(self, nums: List[int]) -> int:
+            n = len(nums)
+            s = [[0] * (n + 1) for _ in range(n + 1)]
+            for i in range(n):
+                for j in range(i, n):
+                    s[i][j + 1] = s[i][j] + nums[j]
+            return max(s[i][j] for i in range(n) for j in range(i + 1, n + 1))
+""").lstrip()
+
+
+CANDIDATE = os.environ.get("RLM_GATE_TEST_MODEL")  # try a model before shipping it: a model directory
+
+
+@pytest.mark.skipif(not (SHIPPED.is_file() or CANDIDATE), reason="shipped model not present (rlm_lsp/models/default)")
 def test_pre_commit_blocks_a_materializing_rewrite_with_the_shipped_model(hook, tmp_path):
     _, _, env = hook
-    repo = make_repo(tmp_path / "work", hook, [], {"src/calc.py": STREAMING})
-    assert commit(repo, env, "init").returncode == 0
-    write(repo, "src/calc.py", MATERIALIZED)
+    args = ["--model", CANDIDATE] if CANDIDATE else []  # default: the model installed with the hook
+    repo = make_repo(tmp_path / "work", hook, args, {"solution.py": KADANE})
+    first = commit(repo, env, "init")
+    assert first.returncode == 0, first.stdout
+    write(repo, "solution.py", TABLE)
     ok(["git", "add", "-A"], repo, env)
     before = head(repo, env)
     proc = commit(repo, env, "materialize")
     assert proc.returncode != 0, proc.stdout
     assert head(repo, env) == before
-    assert "src/calc.py:1: squares_total(): predicted peak memory" in proc.stdout
+    assert "solution.py:2: Solution.maxSubArray(): predicted peak memory" in proc.stdout
     assert "exceeds 2.0×" in proc.stdout
 
-    write(repo, "src/calc.py", MATERIALIZED.replace(
-        "def squares_total(n):", "# rlm: allow-regression the table is needed for the report\ndef squares_total(n):"
-    ))  # fmt: skip
+    pragma = "    # rlm: allow-regression the table is reused by the report\n    def maxSubArray"
+    write(repo, "solution.py", TABLE.replace("    def maxSubArray", pragma))
     ok(["git", "add", "-A"], repo, env)
     proc = commit(repo, env, "materialize, on purpose")
     assert proc.returncode == 0, proc.stdout
-    assert "allowed by pragma: the table is needed for the report" in proc.stdout
+    assert "allowed by pragma: the table is reused by the report" in proc.stdout
+    assert head(repo, env) != before
