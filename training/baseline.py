@@ -129,12 +129,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.baseline", description=__doc__.split("\n")[0])
     add_data_args(p)
     p.add_argument("--json", help="write the report here")
+    p.add_argument("--stdin-variant", action="store_true",
+                   help="score the validation programs rewritten as stdin scripts")
     args = p.parse_args(argv)
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic)
     else:
         examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
     train, val = dataset.split_by_problem(examples, args.val_fraction)
+    if args.stdin_variant:
+        from training.evaluate import stdin_variants
+
+        val = stdin_variants(val)
     preds = fit_predict(train, val)
     report = {name: score(val, p) for name, p in preds.items()}
     report["_meta"] = {"train_examples": len(train), "validation_examples": len(val),
