@@ -14,7 +14,11 @@ gate's default, 2.0). Per metric:
 - false-alarm rate: improvements flagged / improvements (the reverse direction);
 - with 95% Wilson intervals, since pairs are few;
 - also: near-equal pairs (measured within 1.25×) flagged in either direction, the noise a
-  team would see on rewrites that change nothing.
+  team would see on rewrites that change nothing;
+- and seed noise: each program predicted again with another sampling seed, the share whose
+  two predictions differ by the gate ratio or more. The predictor draws its samples from a
+  seed derived from the code, so any edit re-rolls them: this is how often sampling alone
+  would trip the gate (0% with greedy decoding, `--samples 1`).
 
 The unit is the whole measured program (what the measurement is of); the gate applies the
 same rule to each changed function. Needs the trained model; nothing here runs user code.
@@ -90,22 +94,34 @@ def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: flo
     }
 
 
+def reseeded(predictor, model: str | None, threads: int, samples: int | None):
+    """The same model with sampling seed 1 (the gate uses seed 0)."""
+    from rlm_lsp.predictor import Predictor
+
+    kwargs = {"device": "cpu", "threads": threads, "seed": 1}
+    if samples is not None:
+        kwargs["samples"] = samples
+    return Predictor.default(**kwargs) if model is None else Predictor.from_dir(model, **kwargs)
+
+
 def markdown(results: list[dict], meta: dict) -> str:
     lines = [
         f"Gate quality on validation problems (model `{meta['model_version']}`, tier `{meta['tier']}`, "
-        f"gate ratio {meta['ratio']}×, pairs measured ≥ {meta['min_gap']}× apart; "
+        f"gate ratio {meta['ratio']}×, {meta.get('samples', '?')} samples, pairs measured ≥ {meta['min_gap']}× apart; "
         f"`python -m training.gate_quality`):",
         "",
         f"| metric | pairs | problems | recall (regressions flagged) | false alarms (improvements flagged) "
-        f"| recall, pairs ≥ {2 * meta['min_gap']:g}× apart | near-equal pairs (< {NEAR_EQUAL}×) flagged |",
-        "|---|---|---|---|---|---|---|",
+        f"| recall, pairs ≥ {2 * meta['min_gap']:g}× apart | near-equal pairs (< {NEAR_EQUAL}×) flagged "
+        f"| same program, other seed, flagged |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
         lines.append(
             f"| {r['metric']} | {r['pairs']} | {r['problems']} | {_pct(r['recall'])} {_ci(r['recall_ci95'])} "
             f"| {_pct(r['false_alarm_rate'])} {_ci(r['false_alarm_ci95'])} "
             f"| {_pct(r['recall_at_double_gap'])} ({r['double_gap_pairs']}) "
-            f"| {_pct(r['near_equal_flag_rate'])} ({r['near_equal_pairs']}) |"
+            f"| {_pct(r['near_equal_flag_rate'])} ({r['near_equal_pairs']}) "
+            f"| {_pct(r.get('seed_noise_flag_rate'))} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -123,6 +139,7 @@ def main(argv=None) -> int:
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--samples", type=int, default=None)
     p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
+    p.add_argument("--no-noise", action="store_true", help="skip the second-seed pass")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
@@ -145,6 +162,13 @@ def main(argv=None) -> int:
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
     results = [evaluate(val, predictions, m, args.ratio, args.min_gap) for m in metrics]
+    if not args.no_noise:
+        other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
+        for r in results:
+            m = r["metric"]
+            flips = [max(growth(a[m].value, b[m].value), growth(b[m].value, a[m].value)) >= args.ratio
+                     for a, b in zip(preds, other, strict=True)]  # fmt: skip
+            r["seed_noise_flag_rate"] = _rate(flips)
     meta = {
         "model_version": predictor.config.model_version,
         "tier": args.tier,
@@ -153,6 +177,7 @@ def main(argv=None) -> int:
         "validation_programs": len(val),
         "validation_problems": len({e.problem_id for e in val}),
         "predict_seconds": round(elapsed, 1),
+        "samples": predictor.samples,
     }
     out = {"meta": meta, "results": results}
     text = json.dumps(out, indent=2)
