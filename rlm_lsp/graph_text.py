@@ -337,8 +337,7 @@ def _spatial(x, attrs, kernel, ceil=False):
 
 
 def _broadcast(shapes):
-    shapes = [s for s in shapes if s is not None]
-    if not shapes:
+    if not shapes or any(s is None for s in shapes):
         return None
     rank = max(len(s) for s in shapes)
     out = []
@@ -361,6 +360,12 @@ def infer_shapes(g: RawGraph) -> dict[str, tuple | None]:
     shapes: dict[str, tuple | None] = dict(g.initializers)
     shapes.update(g.inputs)
     for node in g.nodes:
+        value = node.attrs.get("value")
+        if node.op == "Constant" and isinstance(value, tuple) and len(value) == 3 and node.outputs:
+            if value[2] is not None:  # small int64 constant: a Reshape target or ReduceMean axes
+                g.int_values[node.outputs[0]] = value[2]
+            shapes[node.outputs[0]] = value[1]
+            continue
         try:
             out = _infer(node, [shapes.get(i) if i else None for i in node.inputs], g)
         except (IndexError, TypeError, ValueError, ZeroDivisionError, KeyError):

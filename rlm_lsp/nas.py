@@ -231,7 +231,7 @@ def predict_cli(files: Sequence[Path], devices: Sequence[str], model_dir: Path |
         try:
             rows.extend(predict_onnx_file(path, devices, predictor=pred))
         except GraphError as exc:
-            print(f"rlm: {path}: skipped: {exc}", file=err)
+            print(f"rlm: skipped: {exc}", file=err)  # the message names the file
             failed += 1
     if json_out:
         print(json.dumps(rows, indent=2), file=out)

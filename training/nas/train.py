@@ -2,7 +2,7 @@
 
     nice -n 10 python -m training.nas.train --out training/runs/nas/v1 --max-minutes 30
 
-CPU, one thread (`torch.set_num_threads(1)`), stops at `--max-minutes` wall clock; the learning rate follows
+CPU, one thread (`torch.set_num_threads(1)`; `--torch-device cuda` where there is a GPU), stops at `--max-minutes` wall clock; the learning rate follows
 warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
 Each step draws a fresh batch of (training arch, training device) pairs from HELP's NAS-Bench-201 table;
 `--holdout-device` is never trained on (transfer test). At the end: greedy-decode Spearman per device on
@@ -71,6 +71,7 @@ def parse_args(argv):
     p.add_argument("--max-input-tokens", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--torch-device", default="cpu", help="cpu (default) or cuda")
     return p.parse_args(argv)
 
 
@@ -106,14 +107,16 @@ def main(argv: Sequence[str] | None = None) -> dict:
                       eos_token_id=tok.token_to_id(EOS), decoder_start_token_id=tok.token_to_id(PAD))
     model = T5ForConditionalGeneration(config)
     model.lm_head.weight.data.mul_(args.d_model ** -0.5)
+    dev = torch.device(args.torch_device)
+    model.to(dev)
     n_params = sum(p.numel() for p in model.parameters())
     lengths = [len(tok.encode(render(descs[devices[0]], texts[i])).ids) for i in train[:500]]
     print(f"model: {n_params / 1e6:.2f}M params, vocab {tok.get_vocab_size()}, "
           f"input tokens mean {np.mean(lengths):.0f} max {max(lengths)}", flush=True)
 
     pad_id = tok.token_to_id(PAD)
-    groups = number_groups(tok, "cpu")
-    weights = torch.tensor([0.2, 1.0, 0.8, 0.4, 0.2, 1.5])
+    groups = number_groups(tok, dev)
+    weights = torch.tensor([0.2, 1.0, 0.8, 0.4, 0.2, 1.5], device=dev)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     budget = args.max_minutes * 60
     start = time.time()
@@ -140,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
             ids[r, : len(e.ids)] = torch.tensor(e.ids)
             mask[r, : len(e.ids)] = 1
         labels = torch.tensor([target_ids(tok, [lat[d][i]]) for i, d in batch])
+        ids, mask, labels = ids.to(dev), mask.to(dev), labels.to(dev)
         logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits
         loss = weighted_loss(logits, labels, weights, groups)
         opt.zero_grad(set_to_none=True)
@@ -160,7 +164,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "holdout_device": args.holdout_device, "steps": step,
                               "batch_size": args.batch_size, "train_minutes": round(train_s / 60, 1)},
             "devices": descs}
-    best = save_checkpoint(model, tok, args.out / "best", meta)
+    save_checkpoint(model.to("cpu"), tok, args.out / "best", meta)
+    model.to(dev)
 
     # --- evaluation on held-out archs, every device -------------------------------------------------
     eval_set = data.eval_subset(test, args.eval_archs)
@@ -171,12 +176,12 @@ def main(argv: Sequence[str] | None = None) -> dict:
     t1 = time.time()
     for d in sorted(lat):
         ids = [tok.encode(render(descs[d], texts[i])).ids[: args.max_input_tokens] for i in eval_set]
-        pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128)[:, 0, 0]
+        pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
         result["per_device"][d] = spearman(pred, [lat[d][i] for i in eval_set])
         print(f"eval {d}: spearman {result['per_device'][d]:.3f}", flush=True)
     ids = [tok.encode(render(descs[args.holdout_device].replace(args.holdout_device, UNKNOWN_NAME, 1),
                              texts[i])).ids for i in eval_set]
-    pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128)[:, 0, 0]
+    pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
     result["holdout_anonymous"] = spearman(pred, [lat[args.holdout_device][i] for i in eval_set])
     result["eval_seconds"] = round(time.time() - t1)
     (args.out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
