@@ -121,7 +121,9 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
         return result
     kernels: KernelWrapper | None = None
     if loader is None:
-        loader = lambda: load_predictor(config.model, args.threads, args.samples, args.device)  # noqa: E731
+        loader = lambda: load_predictor(  # noqa: E731
+            config.model, args.threads, args.samples, args.device, args.common_draws
+        )
         kernels = lambda base: add_kernel_model(base, config.gpu)  # noqa: E731
     return evaluate(versions, config, loader, result, fail_open=args.fail_open, kernels=kernels)
 
@@ -254,16 +256,37 @@ def evaluate(
     return result
 
 
-def load_predictor(model: str | None, threads: int, samples: int | None, device: str) -> Any:
+def load_predictor(
+    model: str | None, threads: int, samples: int | None, device: str, common_draws: bool = False
+) -> Any:
     """The runtime Predictor, imported here so that a run with nothing to predict stays fast."""
     from rlm_lsp.predictor import Predictor
 
     kwargs: dict[str, Any] = {"device": device, "threads": threads}
     if samples is not None:
         kwargs["samples"] = samples
-    if model is None:
-        return Predictor.default(**kwargs)
-    return Predictor.from_dir(model, **kwargs)
+    predictor = Predictor.default(**kwargs) if model is None else Predictor.from_dir(model, **kwargs)
+    if common_draws:
+        share_draws(predictor)
+    return predictor
+
+
+def share_draws(predictor: Any) -> None:
+    """Give every input the same sampling draws (common random numbers).
+
+    The predictor seeds each input's samples from its code, so any edit re-rolls them, and
+    the median of a few samples can move by 2x on sampling alone. With shared draws, old and
+    new code see the same random numbers and differ only where the model's distribution does.
+    """
+    import numpy as np
+
+    if not hasattr(predictor, "_uniforms") or not hasattr(predictor, "_allowed"):
+        raise TypeError("this predictor cannot share sampling draws")
+
+    def uniforms(key: str, n: int) -> Any:
+        return np.random.default_rng([predictor.seed, 0x6A7E]).random((n, len(predictor._allowed)))
+
+    predictor._uniforms = uniforms
 
 
 def add_kernel_model(base: Any, gpu: str | None) -> Any:
@@ -365,6 +388,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
     p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
+    p.add_argument(
+        "--common-draws", action="store_true", help="old and new code share sampling draws (less sampling noise)"
+    )
     p.add_argument("--gpu", help="GPU that @triton.jit kernel latency is predicted for (default: the model's)")
     p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")

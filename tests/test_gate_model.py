@@ -150,3 +150,15 @@ def test_triton_kernels_go_to_the_kernel_model(tmp_path, tiny_model_dir):
     assert by_name["add_kernel"]["predictions"]["kernel_latency"]["unit"] == "ms"
     assert set(by_name["launch"]["predictions"]) == {"memory", "latency"}
     assert "+" in report["model_version"]  # python model + kernel model
+
+
+def test_common_draws_share_the_sampling_numbers(tiny_model_dir):
+    import numpy as np
+
+    from hooks.gate import load_predictor
+
+    shared = load_predictor(str(tiny_model_dir), 1, 4, "cpu", common_draws=True)
+    assert np.array_equal(shared._uniforms("a" * 16, 4), shared._uniforms("b" * 16, 4))
+    first = shared.predict([OLD, NEW])
+    again = load_predictor(str(tiny_model_dir), 1, 4, "cpu", common_draws=True).predict([NEW, OLD])
+    assert first == again[::-1]  # deterministic, whatever the batch order

@@ -140,6 +140,7 @@ def main(argv=None) -> int:
     p.add_argument("--samples", type=int, default=None)
     p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
     p.add_argument("--no-noise", action="store_true", help="skip the second-seed pass")
+    p.add_argument("--common-draws", action="store_true", help="as `rlm gate --common-draws`")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
@@ -154,7 +155,7 @@ def main(argv=None) -> int:
     if not val:
         print(f"no validation examples in {args.data} (tier {args.tier})", file=sys.stderr)
         return 1
-    predictor = load_predictor(args.model, args.threads, args.samples, "cpu")
+    predictor = load_predictor(args.model, args.threads, args.samples, "cpu", args.common_draws)
     metrics = [m for m in args.metrics.split(",") if m in predictor.config.metric_names]
     start = time.perf_counter()
     codes = [e.code for e in val]
@@ -162,7 +163,7 @@ def main(argv=None) -> int:
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
     results = [evaluate(val, predictions, m, args.ratio, args.min_gap) for m in metrics]
-    if not args.no_noise:
+    if not args.no_noise and not args.common_draws:  # with shared draws, old and new never differ by seed
         other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
         for r in results:
             m = r["metric"]
@@ -178,6 +179,7 @@ def main(argv=None) -> int:
         "validation_problems": len({e.problem_id for e in val}),
         "predict_seconds": round(elapsed, 1),
         "samples": predictor.samples,
+        "common_draws": args.common_draws,
     }
     out = {"meta": meta, "results": results}
     text = json.dumps(out, indent=2)
