@@ -18,7 +18,8 @@ gate's default, 2.0). Per metric:
 - and seed noise: each program predicted again with another sampling seed, the share whose
   two predictions differ by the gate ratio or more. The predictor draws its samples from a
   seed derived from the code, so any edit re-rolls them: this is how often sampling alone
-  would trip the gate (0% with greedy decoding, `--samples 1`).
+  would trip the gate with `--independent-draws` (the gate's default shares the draws of old
+  and new code, which removes this noise; 0% with greedy decoding, `--samples 1`).
 
 The unit is the whole measured program (what the measurement is of); the gate applies the
 same rule to each changed function. Needs the trained model; nothing here runs user code.
@@ -107,7 +108,9 @@ def reseeded(predictor, model: str | None, threads: int, samples: int | None):
 def markdown(results: list[dict], meta: dict) -> str:
     lines = [
         f"Gate quality on validation problems (model `{meta['model_version']}`, tier `{meta['tier']}`, "
-        f"gate ratio {meta['ratio']}×, {meta.get('samples', '?')} samples, pairs measured ≥ {meta['min_gap']}× apart; "
+        f"gate ratio {meta['ratio']}×, {meta.get('samples', '?')} samples"
+        f"{', shared draws' if meta.get('common_draws') else ', independent draws'}, "
+        f"pairs measured ≥ {meta['min_gap']}× apart; "
         f"`python -m training.gate_quality`):",
         "",
         f"| metric | pairs | problems | recall (regressions flagged) | false alarms (improvements flagged) "
@@ -140,7 +143,7 @@ def main(argv=None) -> int:
     p.add_argument("--samples", type=int, default=None)
     p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
     p.add_argument("--no-noise", action="store_true", help="skip the second-seed pass")
-    p.add_argument("--common-draws", action="store_true", help="as `rlm gate --common-draws`")
+    p.add_argument("--independent-draws", action="store_true", help="as `rlm gate --independent-draws`")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
@@ -155,7 +158,7 @@ def main(argv=None) -> int:
     if not val:
         print(f"no validation examples in {args.data} (tier {args.tier})", file=sys.stderr)
         return 1
-    predictor = load_predictor(args.model, args.threads, args.samples, "cpu", args.common_draws)
+    predictor = load_predictor(args.model, args.threads, args.samples, "cpu", not args.independent_draws)
     metrics = [m for m in args.metrics.split(",") if m in predictor.config.metric_names]
     start = time.perf_counter()
     codes = [e.code for e in val]
@@ -163,7 +166,7 @@ def main(argv=None) -> int:
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
     results = [evaluate(val, predictions, m, args.ratio, args.min_gap) for m in metrics]
-    if not args.no_noise and not args.common_draws:  # with shared draws, old and new never differ by seed
+    if not args.no_noise and args.independent_draws:  # with shared draws, old and new never differ by seed
         other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
         for r in results:
             m = r["metric"]
@@ -179,7 +182,7 @@ def main(argv=None) -> int:
         "validation_problems": len({e.problem_id for e in val}),
         "predict_seconds": round(elapsed, 1),
         "samples": predictor.samples,
-        "common_draws": args.common_draws,
+        "common_draws": not args.independent_draws,
     }
     out = {"meta": meta, "results": results}
     text = json.dumps(out, indent=2)
