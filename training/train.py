@@ -94,6 +94,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
                    help="loss weight of sign, 4 digits, exponent")
+    p.add_argument("--aux-weight", type=float, default=1.0,
+                   help="weight of an auxiliary regression loss on the mean-pooled encoder output "
+                        "(standardised log10 targets); the head is training-only, never exported. "
+                        "It gives the encoder a direct signal, so the decoder stops ignoring it sooner")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--max-steps", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=0.0,
@@ -275,6 +279,31 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
             "scores": rep}
 
 
+def _log_stats(examples, metrics) -> dict[str, tuple[float, float]]:
+    out = {}
+    for m in metrics:
+        logs = [math.log10(max(e.values[m], 1e-9)) for e in examples if e.values.get(m) is not None]
+        mu = sum(logs) / max(len(logs), 1)
+        sd = math.sqrt(sum((x - mu) ** 2 for x in logs) / max(len(logs), 1)) or 1.0
+        out[m] = (mu, sd)
+    return out
+
+
+def _aux_targets(examples, metrics, stats, device):
+    import torch
+
+    target = torch.zeros((len(examples), len(metrics)), device=device)
+    known = torch.zeros_like(target)
+    for i, e in enumerate(examples):
+        for k, m in enumerate(metrics):
+            v = e.values.get(m)
+            if v is not None:
+                mu, sd = stats[m]
+                target[i, k] = (math.log10(max(v, 1e-9)) - mu) / sd
+                known[i, k] = 1.0
+    return target, known
+
+
 def _device(args):
     import torch
 
@@ -385,8 +414,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
     )
 
     weights = torch.tensor([float(w) for w in args.position_weights.split(",")], device=device)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.weight_decay,
-                            betas=(0.9, 0.98))
+    aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
+    aux_stats = _log_stats(train_ex, metrics)
+    opt = torch.optim.AdamW(list(model.parameters()) + list(aux_head.parameters()), lr=args.lr,
+                            weight_decay=args.weight_decay, betas=(0.9, 0.98))
     steps_per_epoch = math.ceil(len(train_items) / args.batch_size)
     total = steps_per_epoch * args.epochs
     if args.max_steps:
@@ -394,7 +425,12 @@ def main(argv: Sequence[str] | None = None) -> Path:
     step, epoch, best, bad_evals, spent, epoch_start = 0, 0, None, 0, 0.0, 0
     budget_sized = False
     if state:
-        opt.load_state_dict(state["optimizer"])
+        if "aux_head" in state:
+            aux_head.load_state_dict(state["aux_head"])
+        try:
+            opt.load_state_dict(state["optimizer"])
+        except ValueError:  # a state from before the auxiliary head: start the optimiser afresh
+            print("optimizer state does not match; starting it afresh", file=sys.stderr)
         step, epoch, best, bad_evals = state["step"], state["epoch"], state["best"], state["bad_evals"]
         spent, budget_sized = state["spent_seconds"], state["budget_sized"]
         epoch_start = state.get("epoch_start_step", epoch * steps_per_epoch)
@@ -410,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     def save_last():
         save_checkpoint(model, tok, out / "last", meta)
         torch.save(
-            {"optimizer": opt.state_dict(), "step": step, "epoch": epoch, "best": best,
+            {"optimizer": opt.state_dict(), "aux_head": aux_head.state_dict(), "step": step, "epoch": epoch, "best": best,
              "bad_evals": bad_evals, "total": total, "spent_seconds": spent,
              "budget_sized": budget_sized, "epoch_start_step": epoch_start, "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
             out / "last" / STATE_FILE,
@@ -472,8 +508,16 @@ def main(argv: Sequence[str] | None = None) -> Path:
             ids, mask, labels = collate(rows, pad_id, device)
             for g in opt.param_groups:
                 g["lr"] = args.lr * lr_factor(step, total, args.warmup, args.min_lr_ratio)
-            logits = forward_logits(model, ids, mask, labels)
+            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+            logits = model(encoder_outputs=(enc,), attention_mask=mask,
+                           decoder_input_ids=model._shift_right(labels)).logits
             loss = weighted_loss(logits, labels, weights, groups)
+            if args.aux_weight:
+                target, known = _aux_targets([train_items[i].example for i in batch], metrics,
+                                             aux_stats, device)
+                pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
+                err = (aux_head(pooled) - target) ** 2 * known
+                loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
