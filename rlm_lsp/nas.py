@@ -97,7 +97,14 @@ def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path 
     info = load_devices(pred.config.path)
     known = info.get("descriptions", {})
     n_refs = len(info.get("reference_archs", [])) or 10
-    contexts = [(d, device_description(d, known, n_refs)) for d in devices]  # all errors before any work
+    trained = set(info.get("trained", known))
+    anonymous = info.get("unknown_name")
+    contexts = []
+    for d in devices:  # all errors before any work
+        desc = device_description(d, known, n_refs)
+        if anonymous and d not in trained:  # an unseen name only confuses the model: let it read the numbers
+            desc = " ".join([anonymous] + desc.split(" ")[1:])
+        contexts.append((d, desc))
     rows = []
     for device, desc in contexts:
         context = {"device": desc}
@@ -106,7 +113,7 @@ def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path 
         rows.append({"device": device.partition("=")[0], "metric": METRIC, "value": p.value, "low": p.low,
                      "high": p.high, "unit": p.unit, "graph_tokens": n_tokens,
                      "truncated": n_tokens > pred.config.max_input_tokens,
-                     "trained_device": device in info.get("trained", known)})
+                     "trained_device": device in trained})
     return rows
 
 

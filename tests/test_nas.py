@@ -157,3 +157,41 @@ def test_shipped_model_on_real_onnx_files(exported):
     assert all(v.regressed and v.ratio > 1.2 for v in verdicts), verdicts
     back = nas.check_onnx_change(exported[(SLOW, 5)], exported[(FAST, 5)], ["pixel3"], device="cpu", samples=8)
     assert not back[0].regressed
+
+
+@pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
+def test_custom_and_held_out_devices(exported):
+    refs = "5,6,3,6,10,9,8,12,6,15"
+    rows = nas.predict_onnx_file(exported[(ARCHS[0], 5)], [f"mycpu={refs}", "silver_4114"], device="cpu", samples=4)
+    assert [r["device"] for r in rows] == ["mycpu", "silver_4114"]
+    assert not any(r["trained_device"] for r in rows) and all(r["value"] > 0 for r in rows)
+    with pytest.raises(nas.UnknownDevice, match="NAME=l1"):
+        nas.predict_onnx_file(exported[(ARCHS[0], 5)], ["mycpu=1,2"], device="cpu")
+
+
+def _cli_routes_onnx() -> bool:
+    return "nas.predict_cli" in (ROOT / "rlm_lsp" / "cli.py").read_text()
+
+
+@pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
+@pytest.mark.skipif(not _cli_routes_onnx(), reason="rlm_lsp/cli.py does not route .onnx files yet")
+def test_rlm_predict_onnx_file_several_devices(exported, tmp_path):
+    import json
+
+    path = exported[(ARCHS[0], 5)]
+    run = [sys.executable, "-m", "rlm_lsp.cli", "predict", str(path), "--device", "pixel3", "--device", "1080ti_1",
+           "--device", "cpu"]
+    out = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "latency (p10–p90)" in lines[0]
+    assert any("pixel3" in line and " ms (" in line for line in lines)
+    assert any("1080ti_1" in line for line in lines)
+    rows = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, timeout=120,
+                                     cwd=ROOT).stdout)
+    assert [r["device"] for r in rows] == ["pixel3", "1080ti_1"] and rows[0]["unit"] == "ms"
+    bad = tmp_path / "broken.onnx"
+    bad.write_bytes(b"\x0a\x05hello")
+    out = subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "predict", str(bad), "--device", "pixel3"],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 1 and "not a valid ONNX model" in out.stderr

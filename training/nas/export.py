@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     trained = meta["training_data"]["devices"]
 
     import export.cli as export_cli
+    from training.nas.train import UNKNOWN_NAME
     from rlm_lsp.graph_text import nb201_text
     from rlm_lsp.predictor import Predictor
 
@@ -54,6 +55,7 @@ def main(argv=None) -> int:
             "trained": trained,
             "holdout": meta["training_data"].get("holdout_device"),
             "reference_archs": reference_archs(),
+            "unknown_name": UNKNOWN_NAME,
             "note": "description = name, geometric-mean latency (ms) on the reference NAS-Bench-201 archs "
                     "(HELP nasbench201_hardware_embedding_index), then each as % of it",
         }, indent=2) + "\n")

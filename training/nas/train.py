@@ -1,9 +1,9 @@
 """Train the NAS latency RLM: (device description, graph text) -> latency in ms, one model for all devices.
 
-    nice -n 10 python -m training.nas.train --out training/runs/nas/v1 --max-minutes 30
+    nice -n 10 python -m training.nas.train --out training/runs/nas/v1 --max-minutes 30 --d-model 128 --d-ff 512
 
-CPU, one thread (`torch.set_num_threads(1)`; `--torch-device cuda` where there is a GPU), stops at `--max-minutes` wall clock; the learning rate follows
-warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
+CPU, one thread (`torch.set_num_threads(1)`; `--torch-device cuda` where there is a GPU), stops at
+`--max-minutes` wall clock; the learning rate follows warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
 Each step draws a fresh batch of (training arch, training device) pairs from HELP's NAS-Bench-201 table;
 `--holdout-device` is never trained on (transfer test). At the end: greedy-decode Spearman per device on
 `--eval-archs` held-out archs (the test split of `data.split_archs`), written to OUT/eval.json, and the
