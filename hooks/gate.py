@@ -122,7 +122,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
     kernels: KernelWrapper | None = None
     if loader is None:
         loader = lambda: load_predictor(  # noqa: E731
-            config.model, args.threads, args.samples, args.device, args.common_draws
+            config.model, args.threads, args.samples, args.device, not args.independent_draws
         )
         kernels = lambda base: add_kernel_model(base, config.gpu)  # noqa: E731
     return evaluate(versions, config, loader, result, fail_open=args.fail_open, kernels=kernels)
@@ -256,9 +256,7 @@ def evaluate(
     return result
 
 
-def load_predictor(
-    model: str | None, threads: int, samples: int | None, device: str, common_draws: bool = False
-) -> Any:
+def load_predictor(model: str | None, threads: int, samples: int | None, device: str, common_draws: bool = True) -> Any:
     """The runtime Predictor, imported here so that a run with nothing to predict stays fast."""
     from rlm_lsp.predictor import Predictor
 
@@ -271,22 +269,25 @@ def load_predictor(
     return predictor
 
 
-def share_draws(predictor: Any) -> None:
+def share_draws(predictor: Any) -> bool:
     """Give every input the same sampling draws (common random numbers).
 
     The predictor seeds each input's samples from its code, so any edit re-rolls them, and
     the median of a few samples can move by 2x on sampling alone. With shared draws, old and
     new code see the same random numbers and differ only where the model's distribution does.
+    Results stay deterministic and independent of batching. False when the predictor has no
+    such hook (then each input keeps its own draws).
     """
     import numpy as np
 
-    if not hasattr(predictor, "_uniforms") or not hasattr(predictor, "_allowed"):
-        raise TypeError("this predictor cannot share sampling draws")
+    if not all(hasattr(predictor, name) for name in ("_uniforms", "_allowed", "seed")):
+        return False
 
     def uniforms(key: str, n: int) -> Any:
         return np.random.default_rng([predictor.seed, 0x6A7E]).random((n, len(predictor._allowed)))
 
     predictor._uniforms = uniforms
+    return True
 
 
 def add_kernel_model(base: Any, gpu: str | None) -> Any:
@@ -389,7 +390,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
     p.add_argument(
-        "--common-draws", action="store_true", help="old and new code share sampling draws (less sampling noise)"
+        "--independent-draws",
+        action="store_true",
+        help="each code its own sampling draws (default: old and new share them, less sampling noise)",
     )
     p.add_argument("--gpu", help="GPU that @triton.jit kernel latency is predicted for (default: the model's)")
     p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)

@@ -157,8 +157,10 @@ def test_common_draws_share_the_sampling_numbers(tiny_model_dir):
 
     from hooks.gate import load_predictor
 
-    shared = load_predictor(str(tiny_model_dir), 1, 4, "cpu", common_draws=True)
+    shared = load_predictor(str(tiny_model_dir), 1, 4, "cpu")  # the gate's default
     assert np.array_equal(shared._uniforms("a" * 16, 4), shared._uniforms("b" * 16, 4))
     first = shared.predict([OLD, NEW])
-    again = load_predictor(str(tiny_model_dir), 1, 4, "cpu", common_draws=True).predict([NEW, OLD])
+    again = load_predictor(str(tiny_model_dir), 1, 4, "cpu").predict([NEW, OLD])
     assert first == again[::-1]  # deterministic, whatever the batch order
+    own = load_predictor(str(tiny_model_dir), 1, 4, "cpu", common_draws=False)
+    assert not np.array_equal(own._uniforms("a" * 16, 4), own._uniforms("b" * 16, 4))
