@@ -3,6 +3,8 @@
     rlm predict FILE...            table: one row per function or kernel, value and p10-p90 per metric
     rlm predict FILE... --json     the same as JSON
     rlm predict --jsonl IN|-       batch-score rows {"id", "code", "language"}; one JSON row out per row in
+    rlm predict NET.onnx --device pixel3 [--device gpu ...]
+                                   predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
     rlm gate [...]                 the pre-commit regression gate
 """
@@ -15,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Sequence
 
-from rlm_lsp import snippets
+from rlm_lsp import kernels, snippets
 from rlm_lsp.model_dir import ModelError
 from rlm_lsp.predictor import InputError, Prediction, Predictor
 from rlm_lsp.units import format_value
@@ -51,10 +53,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin')
     p.add_argument("--model", type=Path, help="model directory (default: the shipped model)")
-    p.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    p.add_argument("--device", action="append", metavar="DEVICE",
+                   help="auto, cpu or cuda: where the model runs (default auto); for .onnx files also a target "
+                        "device to predict latency on, e.g. pixel3 (repeat for several)")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
     p.add_argument("--samples", type=int, default=16, help="samples per prediction; 1 means greedy")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--gpu", help="GPU for @triton.jit kernel latency (default: the kernel model's default GPU)")
+    p.add_argument("--shape", help="work size for kernels, e.g. 'B=8 T=2048' or '4096x4096' "
+                                   "(default: the kernel model's default shape)")
+    p.add_argument("--kernel-model", type=Path,
+                   help="kernel latency model directory (default: the shipped one, unless --model is given)")
+    p.add_argument("--nas-model", type=Path, help="network latency model directory for .onnx files")
     return parser
 
 
@@ -62,9 +72,30 @@ def _predict(args: argparse.Namespace) -> int:
     if not args.files and not args.jsonl:
         print("rlm predict: give files, or --jsonl IN", file=sys.stderr)
         return 2
+    from rlm_lsp import nas
+
+    device, targets = nas.split_device_args(args.device)
+    kwargs = dict(device=device, threads=args.threads, samples=args.samples, seed=args.seed)
+    networks = [f for f in args.files if f.suffix == ".onnx"]
+    if networks:
+        code = nas.predict_cli(networks, targets, model_dir=args.nas_model, json_out=args.json, **kwargs)
+        args.files = [f for f in args.files if f.suffix != ".onnx"]
+        if not args.files:
+            return code
+    elif targets:
+        print(f"rlm predict: unknown --device {targets[0]!r}: use auto, cpu or cuda "
+              "(target devices apply to .onnx files)", file=sys.stderr)
+        return 2
     try:
-        kwargs = dict(device=args.device, threads=args.threads, samples=args.samples, seed=args.seed)
-        predictor = Predictor.from_dir(args.model, **kwargs) if args.model else Predictor.default(**kwargs)
+        try:
+            predictor = Predictor.from_dir(args.model, **kwargs) if args.model else Predictor.default(**kwargs)
+        except ModelError:
+            if args.model or not kernels.KernelModel.available(args.kernel_model):
+                raise
+            predictor = None  # no Python model shipped: kernels only
+        if args.kernel_model or not args.model:  # an explicit --model alone means exactly that model
+            predictor = kernels.with_kernels(predictor, gpu=args.gpu, shape_hint=args.shape,
+                                             model_dir=args.kernel_model)
     except ModelError as exc:
         print(f"rlm: model error: {exc}", file=sys.stderr)
         return 2
@@ -84,6 +115,10 @@ def _predict(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
+        ctx = getattr(predictor, "context", None)
+        if isinstance(ctx, dict) and any(r.get("kind") == "triton_kernel" for r in rows):
+            how = "assuming" if ctx["shape_assumed"] else "for"
+            print(f"kernel_latency: GPU {ctx['gpu']}, {how} work size {ctx['shape']} (--gpu, --shape)")
     return 1 if failed else 0
 
 
