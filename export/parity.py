@@ -49,9 +49,14 @@ def check_parity(checkpoint: Path, model_dir: Path, codes: Sequence[str]) -> dic
 
     model = T5ForConditionalGeneration.from_pretrained(checkpoint)
     predictor = Predictor.from_dir(model_dir, device="cpu", samples=1)
+    from rlm_lsp.template import extra_fields
+
+    # A template with extra fields (e.g. {device}) gets a fixed stand-in; parity is about the graphs.
+    context = {name: "parity" for name in extra_fields(predictor.config.input_template)}
+    language = predictor.config.languages[0]
     exact, mismatches = 0, []
     for code in codes:
-        ids = predictor.token_ids(code)[: predictor.config.max_input_tokens]
+        ids = predictor.token_ids(code, language, context)[: predictor.config.max_input_tokens]
         a = torch_greedy_tokens(model, ids, predictor._allowed, predictor.config.decoder_start_token_id)
         b = onnx_greedy_tokens(predictor, ids)
         if a == b:
