@@ -98,6 +98,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="weight of an auxiliary regression loss on the mean-pooled encoder output "
                         "(standardised log10 targets); the head is training-only, never exported. "
                         "It gives the encoder a direct signal, so the decoder stops ignoring it sooner")
+    p.add_argument("--freeze-encoder", action="store_true",
+                   help="train the decoder only (e.g. a last phase teaching it to read a trained encoder)")
     p.add_argument("--epochs", type=int, default=30)
     p.add_argument("--max-steps", type=int, default=0)
     p.add_argument("--max-minutes", type=float, default=0.0,
@@ -391,6 +393,9 @@ def main(argv: Sequence[str] | None = None) -> Path:
         tok = _tokenizer(args, train_ex)
         model = build_model(tok, args.size, dropout=args.dropout)
     model.to(device)
+    if args.freeze_encoder:
+        for p in model.encoder.parameters():  # includes the shared token embeddings
+            p.requires_grad_(False)
     train_items = encode_examples(tok, train_ex, metrics, args, train=True, rng=rng)
     val_items = encode_examples(tok, val_ex, metrics, args, train=False, rng=rng)
     if args.eval_max and len(val_items) > args.eval_max:
@@ -416,7 +421,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     weights = torch.tensor([float(w) for w in args.position_weights.split(",")], device=device)
     aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
     aux_stats = _log_stats(train_ex, metrics)
-    opt = torch.optim.AdamW(list(model.parameters()) + list(aux_head.parameters()), lr=args.lr,
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(trainable + list(aux_head.parameters()), lr=args.lr,
                             weight_decay=args.weight_decay, betas=(0.9, 0.98))
     steps_per_epoch = math.ceil(len(train_items) / args.batch_size)
     total = steps_per_epoch * args.epochs
@@ -508,11 +514,12 @@ def main(argv: Sequence[str] | None = None) -> Path:
             ids, mask, labels = collate(rows, pad_id, device)
             for g in opt.param_groups:
                 g["lr"] = args.lr * lr_factor(step, total, args.warmup, args.min_lr_ratio)
-            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+            with torch.set_grad_enabled(not args.freeze_encoder):
+                enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
             logits = model(encoder_outputs=(enc,), attention_mask=mask,
                            decoder_input_ids=model._shift_right(labels)).logits
             loss = weighted_loss(logits, labels, weights, groups)
-            if args.aux_weight:
+            if args.aux_weight and not args.freeze_encoder:
                 target, known = _aux_targets([train_items[i].example for i in batch], metrics,
                                              aux_stats, device)
                 pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
@@ -520,7 +527,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
                 loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip)
+            torch.nn.utils.clip_grad_norm_(trainable, args.clip)
             opt.step()
             step += 1
             spent = time.time() - run_start
