@@ -358,3 +358,36 @@ def test_stray_prints_never_reach_the_protocol_stream(tiny_model_dir, repo):
         c.open(uri, DEMO)
         assert len(c.wait_hints(uri, 3)) == 3
         assert c.garbage == []
+
+
+KERNELS = '''import triton
+import triton.language as tl
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def add(x, y):
+    return x + y
+'''
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / "rlm_lsp" / "models" / "triton" / "rlm_config.json")
+                    .is_file(), reason="no shipped kernel model")
+def test_triton_kernel_gets_a_latency_hint_and_hover_with_gpu_and_shape(tiny_model_dir, repo):
+    (repo / "kernels.py").write_text(KERNELS)
+    with start(tiny_model_dir, repo, gpu="H100") as c:
+        uri = file_uri(repo / "kernels.py")
+        c.open(uri, KERNELS)
+        hints = c.wait_hints(uri, 2)
+        by_line = {h["position"]["line"]: h["label"] for h in hints}
+        assert re.match(r"^≈ \S+ (ns|µs|ms|s)$", by_line[5]), by_line  # the kernel: latency only
+        assert HINT.match(by_line[12]), by_line  # the Python function: memory and latency
+        hover = c.hover(uri, 5, 6)  # on "add_kernel"
+        text = hover["contents"]["value"]
+        assert "kernel_latency" in text and "GPU H100" in text and "work size" in text
