@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hooks import compare, git, report
+from hooks import compare, git, networks, report
 from hooks import config as config_mod
 from hooks.compare import Function
 from hooks.config import ConfigError, GateConfig
@@ -33,6 +33,7 @@ from hooks.report import GateResult, Note
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
 PYTHON_SUFFIXES = (".py", ".pyw")
+JUDGED_SUFFIXES = PYTHON_SUFFIXES + (networks.ONNX_SUFFIX,)
 
 
 class ModelUnavailable(Exception):
@@ -125,7 +126,11 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             config.model, args.threads, args.samples, args.device, not args.independent_draws
         )
         kernels = lambda base: add_kernel_model(base, config.gpu)  # noqa: E731
-    return evaluate(versions, config, loader, result, fail_open=args.fail_open, kernels=kernels)
+    nets = [v for v in versions if v.path.endswith(networks.ONNX_SUFFIX)]
+    code = [v for v in versions if not v.path.endswith(networks.ONNX_SUFFIX)]
+    result = evaluate(code, config, loader, result, fail_open=args.fail_open, kernels=kernels)
+    networks.judge_networks(nets, args.onnx_device or networks.DEFAULT_DEVICES, config.ratio("latency"), result)
+    return result
 
 
 def collect(
@@ -142,13 +147,13 @@ def collect(
     picked: list[git.Change] = []
     for change in changes:
         if change.status == "D":
-            if change.path.endswith(PYTHON_SUFFIXES):
+            if change.path.endswith(JUDGED_SUFFIXES):
                 picked.append(change)  # a deleted file's functions may reappear elsewhere (a move)
             continue
         if wanted is not None:
             if change.path not in wanted:
                 continue
-        elif not change.path.endswith(PYTHON_SUFFIXES):
+        elif not change.path.endswith(JUDGED_SUFFIXES):
             continue
         if config.wants(change.path):
             picked.append(change)
@@ -395,6 +400,9 @@ def _parser() -> argparse.ArgumentParser:
         help="each code its own sampling draws (default: old and new share them, less sampling noise)",
     )
     p.add_argument("--gpu", help="GPU that @triton.jit kernel latency is predicted for (default: the model's)")
+    p.add_argument("--onnx-device", action="append", metavar="DEVICE",
+                   help="target device for changed .onnx networks (repeatable; default: "
+                        + ", ".join(networks.DEFAULT_DEVICES) + "); judged on the latency ratio")
     p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")
     return p
