@@ -169,6 +169,7 @@ def _as_json(p: Prediction) -> dict:
 
 
 def format_table(rows: list[dict], metrics: list[str]) -> str:
+    metrics = [m for m in metrics if any(m in row for row in rows)] or metrics  # no empty columns
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
     lines = [header]
     for row in rows:
