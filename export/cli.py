@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 import shutil
 import sys
@@ -22,6 +21,7 @@ from typing import Sequence
 
 from export.config import write_model_config
 from export.onnx_export import ExportError, check_checkpoint, export_fp32, quantize_int8
+from rlm_lsp.model_dir import sha256_file
 
 SAMPLE_CODES = [
     "def f(n):\n    return sum(range(n))\n",
@@ -67,7 +67,7 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
 
     meta = check_checkpoint(checkpoint)
     weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
-    version = model_version or meta.get("model_version") or f"{checkpoint.name}-{_sha(weights)[:8]}"
+    version = model_version or meta.get("model_version") or f"{checkpoint.name}-{sha256_file(weights)[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
@@ -128,11 +128,3 @@ def spearman(a: Sequence[float], b: Sequence[float]) -> float:
     if len(a) < 2:
         return float("nan")
     return float(np.corrcoef(ranks(a), ranks(b))[0, 1])
-
-
-def _sha(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
