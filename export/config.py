@@ -14,8 +14,9 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
     """Copies tokenizer.json next to the ONNX files and writes a validated rlm_config.json."""
     shutil.copyfile(checkpoint / "tokenizer.json", out_dir / "tokenizer.json")
     hf_config = json.loads((checkpoint / "config.json").read_text())
-    vocab = json.loads((out_dir / "tokenizer.json").read_text())["model"]["vocab"]
-    added = {t["content"]: t["id"] for t in json.loads((out_dir / "tokenizer.json").read_text())["added_tokens"]}
+    tokenizer = json.loads((out_dir / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    added = {t["content"]: t["id"] for t in tokenizer["added_tokens"]}
     token_ids = {t: added.get(t, vocab.get(t)) for t in numbers.ALL_TOKENS}
     config = {
         "format_version": FORMAT_VERSION,

@@ -265,34 +265,10 @@ def load_predictor(model: str | None, threads: int, samples: int | None, device:
     """The runtime Predictor, imported here so that a run with nothing to predict stays fast."""
     from rlm_lsp.predictor import Predictor
 
-    kwargs: dict[str, Any] = {"device": device, "threads": threads}
+    kwargs: dict[str, Any] = {"device": device, "threads": threads, "shared_draws": common_draws}
     if samples is not None:
         kwargs["samples"] = samples
-    predictor = Predictor.default(**kwargs) if model is None else Predictor.from_dir(model, **kwargs)
-    if common_draws:
-        share_draws(predictor)
-    return predictor
-
-
-def share_draws(predictor: Any) -> bool:
-    """Give every input the same sampling draws (common random numbers).
-
-    The predictor seeds each input's samples from its code, so any edit re-rolls them, and
-    the median of a few samples can move by 2x on sampling alone. With shared draws, old and
-    new code see the same random numbers and differ only where the model's distribution does.
-    Results stay deterministic and independent of batching. False when the predictor has no
-    such hook (then each input keeps its own draws).
-    """
-    import numpy as np
-
-    if not all(hasattr(predictor, name) for name in ("_uniforms", "_allowed", "seed")):
-        return False
-
-    def uniforms(key: str, n: int) -> Any:
-        return np.random.default_rng([predictor.seed, 0x6A7E]).random((n, len(predictor._allowed)))
-
-    predictor._uniforms = uniforms
-    return True
+    return Predictor.default(**kwargs) if model is None else Predictor.from_dir(model, **kwargs)
 
 
 def add_kernel_model(base: Any, gpu: str | None) -> Any:

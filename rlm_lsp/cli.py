@@ -24,6 +24,7 @@ from rlm_lsp.units import format_value
 
 MAX_FILE_BYTES = 1_000_000
 JSONL_BATCH = 32
+JSONL_CACHE = 256
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -76,6 +77,8 @@ def _predict(args: argparse.Namespace) -> int:
 
     device, targets = nas.split_device_args(args.device)
     kwargs = dict(device=device, threads=args.threads, samples=args.samples, seed=args.seed)
+    if args.jsonl:
+        kwargs["cache_size"] = JSONL_CACHE  # batch rows rarely repeat: keep memory flat
     networks = [f for f in args.files if f.suffix == ".onnx"]
     if networks:
         code = nas.predict_cli(networks, targets, model_dir=args.nas_model, json_out=args.json, **kwargs)
@@ -199,7 +202,6 @@ def score_jsonl(predictor: Predictor, source: IO[str], out: IO[str]) -> None:
             record.update(row["result"] if "result" in row else {"error": row["error"]})
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
         out.flush()
-        predictor_cache_trim(predictor)
 
 
 def _parse_rows(source: Iterable[str], predictor: Predictor) -> Iterator[dict]:
@@ -238,13 +240,6 @@ def _batches(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
             batch = []
     if batch:
         yield batch
-
-
-def predictor_cache_trim(predictor: Predictor) -> None:
-    """Batch scoring never repeats inputs much; keep the cache small so memory stays flat."""
-    with predictor._lock:
-        while len(predictor._cache) > 256:
-            predictor._cache.popitem(last=False)
 
 
 if __name__ == "__main__":

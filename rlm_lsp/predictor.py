@@ -42,8 +42,13 @@ class InputError(ValueError):
 
 class Predictor:
     def __init__(self, config: ModelConfig, device: str = "auto", threads: int = 1,
-                 samples: int = 16, seed: int = 0, cache_size: int = 4096, batch_size: int = 8):
+                 samples: int = 16, seed: int = 0, cache_size: int = 4096, batch_size: int = 8,
+                 shared_draws: bool = False):
+        """`shared_draws`: every input gets the same sampling draws (common random numbers), so two
+        versions of a function differ only where the model's distributions differ (the gate uses it).
+        Otherwise each input's draws are seeded by its content."""
         self.config = config
+        self.shared_draws = bool(shared_draws)
         self.samples = max(1, int(samples))
         self.seed = int(seed)
         self.batch_size = max(1, int(batch_size))
@@ -134,7 +139,8 @@ class Predictor:
 
     def _key(self, code: str, language: str, context: dict[str, str] | None = None) -> str:
         extra = "\0".join(f"{k}={v}" for k, v in sorted((context or {}).items()))
-        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{extra}\0{code}"
+        draws = "shared" if self.shared_draws else "own"
+        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{draws}\0{extra}\0{code}"
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run(self, items: list[tuple[str, str]], language: str,
@@ -175,7 +181,8 @@ class Predictor:
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
 
     def _uniforms(self, key: str, n: int) -> np.ndarray:
-        rng = np.random.default_rng([self.seed, int(key[:16], 16)])
+        """(N, P) uniforms for one input's N samples."""
+        rng = np.random.default_rng([self.seed, 0x6A7E] if self.shared_draws else [self.seed, int(key[:16], 16)])
         return rng.random((n, len(self._allowed)))
 
     def _aggregate(self, samples: np.ndarray) -> dict[str, Prediction]:
