@@ -38,8 +38,12 @@ import time
 from pathlib import Path
 from typing import Sequence
 
+import numpy as np
+
 from rlm_lsp import numbers, preprocess
-from rlm_lsp.template import render
+from rlm_lsp.template import DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
+
+TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE}
 from training import augment, dataset
 from training.evaluate import decode_tokens, score, truncate
 from training.rlm_model import (
@@ -84,6 +88,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--vocab-size", type=int, default=8000)
     p.add_argument("--size", default="small", choices=sorted(SIZES))
     p.add_argument("--dropout", type=float, default=0.1)
+    p.add_argument("--template", default="sized", choices=sorted(TEMPLATES),
+                   help="input template: 'sized' states the code's length before it (see rlm_lsp.template)")
     p.add_argument("--max-input-tokens", type=int, default=384)
     # optimisation
     p.add_argument("--batch-size", type=int, default=16)
@@ -108,6 +114,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="with --resume: size the schedule again to the (new) --max-minutes")
     p.add_argument("--eval-every", type=int, default=0, help="steps; 0 = once per epoch")
     p.add_argument("--eval-max", type=int, default=500, help="validation rows used during training")
+    p.add_argument("--eval-samples", type=int, default=8,
+                   help="draws per validation row; the median is scored (0 = greedy)")
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
@@ -145,7 +153,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
                 codes[True] = aug
         for subset in subsets:
             for aug_flag, c in codes.items():
-                texts.append(render(default_meta([])["input_template"], subset, ex.language, c))
+                texts.append(render(TEMPLATES[args.template], subset, ex.language, c))
                 keys.append((i, subset, aug_flag))
     encs = tok.encode_batch(texts)
     variants: list[dict] = [{} for _ in examples]
@@ -250,7 +258,8 @@ def lr_factor(step: int, total: int, warmup: float, min_ratio: float) -> float:
 
 
 def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dict:
-    """Validation loss (teacher forcing) and greedy decode, sharing one encoder pass per batch."""
+    """Validation loss (teacher forcing) and a constrained decode sharing one encoder pass per batch:
+    the median of --eval-samples draws, as the runtime reports it (greedy when 0)."""
     import torch
 
     groups = number_groups(tok, device)
@@ -260,6 +269,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
     total, count = 0.0, 0
     values = [None] * len(val_items)
     key = tuple(metrics)
+    gen = torch.Generator(device="cpu").manual_seed(0)  # same draws at every evaluation
     with torch.no_grad():
         for batch in make_batches(val_items, args.batch_size * 2, random.Random(0), shuffle=False):
             rows = [(val_items[i].variants[(key, False)], val_items[i].labels[key]) for i in batch]
@@ -269,9 +279,14 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
                            decoder_input_ids=model._shift_right(labels)).logits
             total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
             count += len(batch)
-            toks = decode_tokens(model, enc, mask, len(metrics), groups).cpu().tolist()
-            for i, seq in zip(batch, toks):
-                values[i] = numbers.decode_many([id_to_token[t] for t in seq])
+            reps = max(args.eval_samples, 1)
+            toks = decode_tokens(model, enc.repeat_interleave(reps, dim=0),
+                                 mask.repeat_interleave(reps, dim=0), len(metrics), groups,
+                                 args.eval_samples, 1.0, gen).cpu().tolist()
+            for j, i in enumerate(batch):
+                draws = [numbers.decode_many([id_to_token[t] for t in seq])
+                         for seq in toks[j * reps:(j + 1) * reps]]
+                values[i] = list(np.median(np.array(draws, dtype=float), axis=0))
     examples = [it.example for it in val_items]
     preds = {m: {"value": [v[k] for v in values]} for k, m in enumerate(metrics)}
     rep = score(examples, preds, metrics)
@@ -407,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         preprocess=args.preprocess,
         training_data=summary,
         model_size=args.size,
+        input_template=TEMPLATES[args.template],
         train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
     )
     n_params = sum(p.numel() for p in model.parameters())
