@@ -3,7 +3,8 @@
 Steps, each reported:
 1. optimum exports encoder, decoder and decoder-with-past to ONNX (fp32, checked at atol 1e-4);
 2. parity: constrained greedy decode in ONNX fp32 equals PyTorch's, token for token, on sample inputs;
-3. int8 dynamic quantization (default; --no-int8 ships fp32);
+3. the decoders' output projection is cut to the number tokens (all decoding can pick);
+   weight-only int8 of every MatMul (default; --no-int8 ships fp32);
 4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change.
 The report is printed and saved as OUT_DIR/export_report.json.
 """
@@ -19,8 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from export.config import write_model_config
-from export.onnx_export import ExportError, check_checkpoint, export_fp32, quantize_int8
+from export.config import number_token_ids, write_model_config
+from export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
 from rlm_lsp.model_dir import sha256_file
 
 SAMPLE_CODES = [
@@ -71,16 +72,18 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
-        write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32"})
+        head = {"logits_token_ids": number_token_ids(checkpoint)}
+        narrow_head(fp32, head["logits_token_ids"])
+        write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}
         report["parity"] = check_parity(checkpoint, fp32, SAMPLE_CODES)
         staging = Path(tmp) / "final"
         if int8:
             quantize_int8(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "int8"})
+            write_model_config(staging, checkpoint, meta, version, {"precision": "int8", **head})
         else:
             shutil.copytree(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32"})
+            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32", **head})
         if eval_jsonl:
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())

@@ -10,14 +10,24 @@ from rlm_lsp import numbers
 from rlm_lsp.model_dir import CONFIG_NAME, FORMAT_VERSION, MODEL_FILES, sha256_file
 
 
+def number_tokens(directory: Path) -> dict[str, int]:
+    """Number token -> id, from the directory's tokenizer.json."""
+    tokenizer = json.loads((directory / "tokenizer.json").read_text())
+    vocab = tokenizer["model"]["vocab"]
+    added = {t["content"]: t["id"] for t in tokenizer["added_tokens"]}
+    return {t: added.get(t, vocab.get(t)) for t in numbers.ALL_TOKENS}
+
+
+def number_token_ids(directory: Path) -> list[int]:
+    """The ids of the number tokens, ascending: the columns a number-only head keeps."""
+    return sorted(number_tokens(directory).values())
+
+
 def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_version: str, extra: dict) -> dict:
     """Copies tokenizer.json next to the ONNX files and writes a validated rlm_config.json."""
     shutil.copyfile(checkpoint / "tokenizer.json", out_dir / "tokenizer.json")
     hf_config = json.loads((checkpoint / "config.json").read_text())
-    tokenizer = json.loads((out_dir / "tokenizer.json").read_text())
-    vocab = tokenizer["model"]["vocab"]
-    added = {t["content"]: t["id"] for t in tokenizer["added_tokens"]}
-    token_ids = {t: added.get(t, vocab.get(t)) for t in numbers.ALL_TOKENS}
+    token_ids = number_tokens(out_dir)
     config = {
         "format_version": FORMAT_VERSION,
         "model_version": model_version,

@@ -44,6 +44,39 @@ def export_fp32(checkpoint: Path, out_dir: Path) -> None:
             shutil.copyfile(Path(tmp) / "onnx" / name, out_dir / name)
 
 
+def narrow_head(onnx_dir: Path, token_ids: list[int]) -> None:
+    """Cuts both decoders' output projection to the columns of `token_ids` (the number tokens).
+
+    Constrained decoding only ever picks number tokens, so the other ~8k logits are work
+    thrown away at every step and every sample; the lm_head MatMul is about half of a
+    decoder step of the small model. Column j of the new logits is token_ids[j]
+    (`logits_token_ids` in rlm_config.json); the values are the same dot products as before.
+    """
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+
+    for name in GRAPHS[1:]:
+        path = onnx_dir / name
+        model = onnx.load(str(path))
+        graph = model.graph
+        head = next((n for n in graph.node if "logits" in n.output), None)
+        inits = {i.name: i for i in graph.initializer}
+        if head is None or head.op_type != "MatMul" or head.input[1] not in inits:
+            raise ExportError(f"{name}: logits do not come from a MatMul with a weight; cannot narrow the head")
+        users = [n for n in graph.node if head.input[1] in n.input]
+        if len(users) != 1:
+            raise ExportError(f"{name}: the lm_head weight is shared with other nodes; cannot narrow the head")
+        weight = numpy_helper.to_array(inits[head.input[1]])  # (d_model, vocab)
+        narrowed = numpy_helper.from_array(np.ascontiguousarray(weight[:, token_ids]), head.input[1])
+        inits[head.input[1]].CopyFrom(narrowed)
+        for out in graph.output:
+            if out.name == "logits":
+                out.type.tensor_type.shape.dim[-1].Clear()
+                out.type.tensor_type.shape.dim[-1].dim_value = len(token_ids)
+        onnx.save(model, str(path))
+
+
 def quantize_int8(fp32_dir: Path, out_dir: Path) -> None:
     """Weight-only int8 of every MatMul (MatMulNBits, bits=8, blocks of 32); embeddings stay fp32.
 

@@ -50,6 +50,9 @@ class ModelConfig:
     decoder_start_token_id: int
     number_tokens: dict[str, int]
     training_data: dict = field(default_factory=dict)
+    # Decoders exported with a number-only head: column j of their logits is token id
+    # logits_token_ids[j]. None: the logits span the whole vocabulary.
+    logits_token_ids: tuple[int, ...] | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -99,6 +102,12 @@ class ModelConfig:
         missing = [t for t in numbers.ALL_TOKENS if t not in number_tokens]
         if missing:
             raise ValueError(f"number_tokens lacks {missing[:3]}")
+        logits_ids = raw.get("logits_token_ids")
+        if logits_ids is not None:
+            logits_ids = tuple(int(i) for i in logits_ids)
+            lacking = sorted(set(number_tokens.values()) - set(logits_ids))
+            if lacking:
+                raise ValueError(f"logits_token_ids lacks number token ids {lacking[:3]}")
         metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
                         for m in raw["metrics"])
         if not metrics:
@@ -114,6 +123,7 @@ class ModelConfig:
             decoder_start_token_id=int(raw["decoder_start_token_id"]),
             number_tokens=number_tokens,
             training_data=dict(raw.get("training_data", {})),
+            logits_token_ids=logits_ids,
             raw=raw,
         )
 

@@ -64,7 +64,7 @@ class Predictor:
                                  f"{config.path / 'tokenizer.json'}")
         try:
             providers = sessions.providers_for(device, config.path / "encoder_model.onnx")
-            self.model = Seq2Seq(config.path, providers, threads)
+            self.model = Seq2Seq(config.path, providers, threads, config.logits_token_ids)
         except ModelError:
             raise
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own hierarchy

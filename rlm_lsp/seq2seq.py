@@ -6,19 +6,26 @@
 
 The cross-attention keys and values come out of the first step and are reused
 for every later step; only the self-attention cache grows.
+
+Exported RLM decoders may have a number-only head (`logits_token_ids`): their logits
+cover the 33 number tokens instead of the whole vocabulary, which is all constrained
+decoding can pick. The step function puts them back at their token ids.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
+from rlm_lsp.model_dir import ModelError
 from rlm_lsp.sessions import open_session
 
 
 class Seq2Seq:
-    def __init__(self, model_dir: Path, providers: list[str], threads: int = 1):
+    def __init__(self, model_dir: Path, providers: list[str], threads: int = 1,
+                 logits_token_ids: Sequence[int] | None = None):
         self.encoder = open_session(model_dir / "encoder_model.onnx", providers, threads)
         self.decoder = open_session(model_dir / "decoder_model.onnx", providers, threads)
         self.decoder_past = open_session(model_dir / "decoder_with_past_model.onnx", providers, threads)
@@ -26,6 +33,13 @@ class Seq2Seq:
         self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]
         self._past_outputs = [o.name for o in self.decoder_past.get_outputs()]
+        self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
+        if self._logits_ids is not None:
+            for session, name in ((self.decoder, "decoder_model.onnx"), (self.decoder_past, "decoder_with_past_model.onnx")):
+                width = next(o.shape[-1] for o in session.get_outputs() if o.name == "logits")
+                if isinstance(width, int) and width != len(self._logits_ids):
+                    raise ModelError(f"{model_dir / name} has {width} logits per step, but rlm_config.json "
+                                     f"lists {len(self._logits_ids)} logits_token_ids")
 
     def encode(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """(B, S) ids and mask -> (B, S, D) hidden states."""
@@ -60,6 +74,11 @@ class Seq2Seq:
             for name, value in zip(names, outputs):
                 if name.startswith("present."):
                     cache[name] = value
-            return outputs[names.index("logits")][:, -1, :]
+            logits = outputs[names.index("logits")][:, -1, :]
+            if self._logits_ids is None:
+                return logits
+            full = np.full((logits.shape[0], int(self._logits_ids.max()) + 1), -np.inf, dtype=logits.dtype)
+            full[:, self._logits_ids] = logits
+            return full
 
         return step

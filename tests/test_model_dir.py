@@ -72,3 +72,30 @@ def test_tokenizer_mismatch(model_copy):
     (model_copy / "rlm_config.json").write_text(json.dumps(raw))
     with pytest.raises(ModelError, match="tokenizer does not match.*<\\+>"):
         Predictor.from_dir(model_copy)
+
+
+def test_exported_decoders_have_a_number_only_head(tiny_model_dir):
+    import onnxruntime as ort
+
+    config = ModelConfig.load(tiny_model_dir)
+    assert config.logits_token_ids == tuple(sorted(config.number_tokens.values()))
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        session = ort.InferenceSession(str(tiny_model_dir / name), providers=["CPUExecutionProvider"])
+        (logits,) = [o for o in session.get_outputs() if o.name == "logits"]
+        assert logits.shape[-1] == len(config.number_tokens) == 33
+
+
+def test_logits_ids_must_cover_the_number_tokens(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["logits_token_ids"] = raw["logits_token_ids"][:-1]
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="logits_token_ids lacks number token ids"):
+        ModelConfig.load(model_copy, verify_hashes=False)
+
+
+def test_logits_width_must_match_the_config(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["logits_token_ids"] = raw["logits_token_ids"] + [max(raw["logits_token_ids"]) + 1]
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="34 logits_token_ids"):
+        Predictor(ModelConfig.load(model_copy, verify_hashes=False))
