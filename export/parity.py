@@ -39,7 +39,7 @@ def onnx_greedy_tokens(predictor: Predictor, token_ids: list[int]) -> list[int]:
     mask = np.ones_like(ids)
     hidden = predictor.model.encode(ids, mask)
     start = np.array([predictor.config.decoder_start_token_id], dtype=np.int64)
-    tokens = decode.constrained_decode(predictor.model.stepper(hidden, mask), start, predictor._allowed)
+    tokens = decode.constrained_decode(predictor.model.stepper(hidden, mask), start, predictor.allowed_ids)
     return [int(t) for t in tokens[0]]
 
 
@@ -57,7 +57,7 @@ def check_parity(checkpoint: Path, model_dir: Path, codes: Sequence[str]) -> dic
     exact, mismatches = 0, []
     for code in codes:
         ids = predictor.token_ids(code, language, context)[: predictor.config.max_input_tokens]
-        a = torch_greedy_tokens(model, ids, predictor._allowed, predictor.config.decoder_start_token_id)
+        a = torch_greedy_tokens(model, ids, predictor.allowed_ids, predictor.config.decoder_start_token_id)
         b = onnx_greedy_tokens(predictor, ids)
         if a == b:
             exact += 1

@@ -88,6 +88,11 @@ class Predictor:
         return cls.from_dir(DEFAULT_DIR, **kwargs)
 
     @property
+    def allowed_ids(self) -> list:
+        """The token ids constrained decoding may pick at each position (six per metric)."""
+        return list(self._allowed)
+
+    @property
     def device(self) -> str:
         return "cuda" if "CUDAExecutionProvider" in self.model.providers else "cpu"
 
