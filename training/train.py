@@ -100,6 +100,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
                    help="loss weight of sign, 4 digits, exponent")
+    p.add_argument("--label-jitter", type=float, default=0.02,
+                   help="multiply each training target by 10^U(-w, w) afresh per use (see jitter())")
     p.add_argument("--aux-weight", type=float, default=1.0,
                    help="weight of an auxiliary regression loss on the mean-pooled encoder output "
                         "(standardised log10 targets); the head is training-only, never exported. "
@@ -166,7 +168,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
     return out
 
 
-def pick_variant(item: Encoded, metrics, args, rng: random.Random):
+def pick_variant(item: Encoded, metrics, args, rng: random.Random, tok=None):
     subset = tuple(metrics)
     if len(item.labels) > 1 and rng.random() < args.subset_prob:
         subset = rng.choice([s for s in item.labels if len(s) == 1])
@@ -175,7 +177,23 @@ def pick_variant(item: Encoded, metrics, args, rng: random.Random):
     if all(t == -100 for t in labels):
         subset, aug = tuple(metrics), False
         labels = item.labels[subset]
+    if tok is not None and args.label_jitter > 0:
+        labels = target_ids(tok, [jitter(item.example.values.get(m), args.label_jitter, rng) for m in subset])
     return item.variants[(subset, aug)], labels
+
+
+def jitter(value: float | None, width: float, rng: random.Random) -> float | None:
+    """The value times 10^u, u uniform in [-width, width] (log10 units), drawn afresh each time.
+
+    Measured values carry their instrument's grain in the trailing mantissa digits (bytes in
+    multiples of 8, latency in whole microseconds), and the grain differs with magnitude. The
+    mantissa is decoded before the exponent, so without jitter the decoder learns to read the
+    exponent off those digits instead of off the code: a shortcut that teacher forcing rewards
+    and decoding cannot use. A few per cent of jitter erases the grain; it is below the
+    measurement noise of latency and changes no ranking that matters."""
+    if not value:
+        return value
+    return value * 10 ** rng.uniform(-width, width)
 
 
 def make_batches(items: list[Encoded], batch_size: int, rng: random.Random, shuffle=True):
@@ -526,7 +544,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         for b_idx, batch in enumerate(batches):
             if b_idx < skip:
                 continue
-            rows = [pick_variant(train_items[i], metrics, args, rng) for i in batch]
+            rows = [pick_variant(train_items[i], metrics, args, rng, tok) for i in batch]
             ids, mask, labels = collate(rows, pad_id, device)
             for g in opt.param_groups:
                 g["lr"] = args.lr * lr_factor(step, total, args.warmup, args.min_lr_ratio)
