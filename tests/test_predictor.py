@@ -116,3 +116,13 @@ def test_export_report_is_written(tiny_model_dir):
     config = json.loads((tiny_model_dir / "rlm_config.json").read_text())
     assert config["precision"] == "int8"
     assert np.isfinite(report["size_bytes"])
+
+
+def test_sample_draws_are_stratified_per_position(tiny_model_dir):
+    predictor = Predictor.from_dir(tiny_model_dir, samples=16)
+    u = predictor._uniforms("ab" * 8, 16)
+    assert u.shape == (16, 12) and (u >= 0).all() and (u < 1).all()
+    for column in u.T:  # one draw in each sixteenth of [0, 1) at every position
+        assert sorted(np.floor(column * 16).astype(int)) == list(range(16))
+    assert np.array_equal(u, predictor._uniforms("ab" * 8, 16))
+    assert not np.array_equal(u[:, 0], u[:, 1])  # positions are shuffled independently
