@@ -32,7 +32,14 @@ from rlm_lsp.model_dir import ModelError
 MODEL_DIR = Path(__file__).parent / "models" / "triton"
 LANGUAGE = "triton"
 METRIC = "kernel_latency"
-TEMPLATE = "<metrics> {metrics} <lang> {language} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+# v2 (shipped since the 2026-11-29 retrain): the work size comes first as one bucket token `<W20>`
+# (`{work}`), and `{shape}` is the rest of the shape line (`model_fields`). TEMPLATE_V1 is the first
+# model's template ("| work 2^20 |" inside {shape}); the runtime renders whichever the model's
+# rlm_config.json input_template asks for (`model_context`).
+TEMPLATE = "<metrics> {metrics} <lang> {language} {work} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+TEMPLATE_V1 = "<metrics> {metrics} <lang> {language} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+WORK_MIN, WORK_MAX = 0, 48
+WORK_TOKENS = [f"<W{k}>" for k in range(WORK_MIN, WORK_MAX + 1)]  # one tokenizer token each
 FALLBACK_GPU = "A100"
 FALLBACK_SHAPE = "n=1048576"
 
@@ -106,6 +113,36 @@ def _num(v) -> str:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     return str(v)
+
+
+_WORK = re.compile(r"\s*\|?\s*\bwork 2\^(-?\d+)\s*")
+_SMALL_FLOAT = re.compile(r"(?<!\S)(?:\w+=)?(?:0?\.\d+|\d(?:\.\d+)?e-\d+)(?!\S)")
+
+
+def work_token(shape: str) -> str:
+    """The work-size bucket of a shape line as one token: '... | work 2^12 | fp32' -> '<W12>'."""
+    m = _WORK.search(shape or "")
+    k = int(m.group(1)) if m else 20
+    return f"<W{min(max(k, WORK_MIN), WORK_MAX)}>"
+
+
+def model_fields(shape: str) -> dict[str, str]:
+    """A shape line (`shape_text`) -> the v2 template's {work} and {shape}: the work bucket as one
+    token, and the line without its `work 2^k` part and without floats under 1 (eps=1e-06, 0.125:
+    they never change the work size).
+
+    '[4096] [4096] 1e-05 | work 2^12 | fp32' -> {'work': '<W12>', 'shape': '[4096] [4096] | fp32'}"""
+    rest = _WORK.sub(" | ", shape or "")
+    parts = [" ".join(_SMALL_FLOAT.sub(" ", p).split()) for p in rest.split("|")]
+    return {"work": work_token(shape), "shape": " | ".join(p for p in parts if p) or "-"}
+
+
+def model_context(template: str, gpu: str, shape: str) -> dict[str, str]:
+    """The template fields for a model: v2 templates (with {work}) get `model_fields(shape)`,
+    v1 templates the shape line as it is."""
+    if "{work}" in template:
+        return {"gpu": gpu, **model_fields(shape)}
+    return {"gpu": gpu, "shape": shape}
 
 
 def parse_shape_hint(hint) -> str:
@@ -258,15 +295,20 @@ class KernelModel:
         return ((Path(model_dir) if model_dir else MODEL_DIR) / "rlm_config.json").is_file()
 
     def context(self, gpu: str | None = None, shape_hint=None) -> tuple[dict[str, str], bool]:
+        """({gpu, shape}: the GPU name and the human shape line, as shown in a hover; assumed)."""
         assumed = shape_hint is None or shape_hint == ""
         shape = self.default_shape if assumed else parse_shape_hint(shape_hint)
         return {"gpu": gpu_text(gpu) if gpu else self.default_gpu, "shape": shape}, assumed
+
+    def inputs(self, ctx: Mapping[str, str]) -> dict[str, str]:
+        """`context()`'s {gpu, shape} -> the template fields this model reads (`model_context`)."""
+        return model_context(self.predictor.config.input_template, ctx["gpu"], ctx["shape"])
 
     def predict_codes(self, codes: Sequence[str], gpu: str | None = None, shape_hint=None) -> list:
         """Raw kernel sources (a kernel, or a file of them) -> one Prediction per code."""
         ctx, _ = self.context(gpu, shape_hint)
         texts = [kernel_text(c) for c in codes]
-        return [r[METRIC] for r in self.predictor.predict(texts, language=LANGUAGE, context=ctx)]
+        return [r[METRIC] for r in self.predictor.predict(texts, language=LANGUAGE, context=self.inputs(ctx))]
 
     def predict_kernels(self, snippets: Sequence, gpu: str | None = None,
                         shape_hint=None) -> list[KernelPrediction]:
@@ -278,7 +320,7 @@ class KernelModel:
             return []
         ctx, assumed = self.context(gpu, shape_hint)
         texts = [kernel_text(k.code) for k in kernels]
-        results = self.predictor.predict(texts, language=LANGUAGE, context=ctx)
+        results = self.predictor.predict(texts, language=LANGUAGE, context=self.inputs(ctx))
         return [KernelPrediction(s.qualname, s.name, METRIC, p.value, p.low, p.high, p.unit,
                                  ctx["gpu"], ctx["shape"], assumed, s.name_line)
                 for s, r in zip(kernels, results) for p in [r[METRIC]]]
@@ -373,7 +415,7 @@ class KernelAwarePredictor:
         kidx = [i for i, c in enumerate(codes) if is_kernel_code(c)]
         fidx = [i for i, c in enumerate(codes) if i not in set(kidx)]
         if kidx and (metrics is None or METRIC in metrics):
-            ctx = {"gpu": self.gpu, "shape": self.shape}
+            ctx = self.kernel_model.inputs({"gpu": self.gpu, "shape": self.shape})
             res = self.kernel_model.predictor.predict([kernel_text(codes[i]) for i in kidx],
                                                       language=LANGUAGE, context=ctx)
             for i, r in zip(kidx, res):
@@ -388,8 +430,8 @@ class KernelAwarePredictor:
 
     def cached(self, code: str, language: str = "python", context=None):
         if is_kernel_code(code):
-            return self.kernel_model.predictor.cached(kernel_text(code), LANGUAGE,
-                                                      {"gpu": self.gpu, "shape": self.shape})
+            return self.kernel_model.predictor.cached(
+                kernel_text(code), LANGUAGE, self.kernel_model.inputs({"gpu": self.gpu, "shape": self.shape}))
         return self.base.cached(code, language, context) if self.base is not None else None
 
 

@@ -107,6 +107,19 @@ def test_shape_and_gpu_text():
     assert kernels.parse_shape_hint(1 << 20) == "n=1048576 | work 2^20"
 
 
+def test_model_fields_work_bucket_token():
+    assert kernels.model_fields("[16] [16] [16] [16] 1e-05 | work 2^4 | fp32") == \
+        {"work": "<W4>", "shape": "[16] [16] [16] [16] | fp32"}
+    assert kernels.model_fields("N=16384 M=4096 eps=1e-06 | work 2^26 | fp32 | backward") == \
+        {"work": "<W26>", "shape": "N=16384 M=4096 | fp32 | backward"}
+    assert kernels.model_fields("[256,8] [256] 0.125 | work 2^11 | fp16") == {"work": "<W11>", "shape": "[256,8] [256] | fp16"}
+    assert kernels.model_fields("n=1 | work 2^99")["work"] == f"<W{kernels.WORK_MAX}>"  # clamped
+    v2 = kernels.model_context(kernels.TEMPLATE, "A100", "n=1048576 | work 2^20")
+    assert v2 == {"gpu": "A100", "work": "<W20>", "shape": "n=1048576"}
+    v1 = kernels.model_context(kernels.TEMPLATE_V1, "A100", "n=1048576 | work 2^20")
+    assert v1 == {"gpu": "A100", "shape": "n=1048576 | work 2^20"}  # the first model's rendering
+
+
 def test_family_split_is_by_family():
     data = pytest.importorskip("training.triton.data")
     if not (data.CORPUS / "tritonbench" / "perf_measurements.jsonl.gz").is_file():
@@ -138,6 +151,14 @@ def test_shipped_kernel_model_predicts_a_file_of_kernels():
     hinted = model.predict_kernels(snips, gpu="NVIDIA H100 80GB HBM3", shape_hint={"n": 1 << 26})
     assert hinted[0].gpu == "H100" and not hinted[0].shape_assumed and "work 2^26" in hinted[0].shape
     assert model.predict_kernels(snips) == preds  # deterministic
+    if "{work}" in model.predictor.config.input_template:  # v2: the work size is one token, and it matters
+        tokens = model.predictor.tokenizer.encode(model.predictor.render(
+            kernels.kernel_text(snips[0].code), kernels.LANGUAGE, model.inputs({"gpu": "A100", "shape": preds[0].shape})
+        )).tokens
+        assert "<W20>" in tokens and "work" not in "".join(tokens[:12])
+        small = model.predict_kernels(snips[:1], shape_hint={"n": 1 << 12})[0].value
+        large = model.predict_kernels(snips[:1], shape_hint={"n": 1 << 30})[0].value
+        assert large > small
     size = sum(f.stat().st_size for f in Path(kernels.MODEL_DIR).iterdir())
     assert size < 10 * 1024 * 1024
 

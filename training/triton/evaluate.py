@@ -90,15 +90,17 @@ def baselines(rows: list[dict]) -> dict[str, np.ndarray]:
 
 def rlm_predictions(model_dir: Path, rows: list[dict], samples: int = 16) -> np.ndarray:
     from rlm_lsp.predictor import Predictor
-    from rlm_lsp.kernels import LANGUAGE, METRIC
+    from rlm_lsp.kernels import LANGUAGE, METRIC, model_context
 
     pred = Predictor.from_dir(model_dir, device="cpu", samples=samples)
+    template = pred.config.input_template
     groups = defaultdict(list)
     for i, r in enumerate(rows):
         groups[(r["gpu"], r["shape"])].append(i)
     values = np.zeros(len(rows))
     for (gpu, shape), idx in groups.items():
-        res = pred.predict([rows[i]["text"] for i in idx], language=LANGUAGE, context={"gpu": gpu, "shape": shape})
+        res = pred.predict([rows[i]["text"] for i in idx], language=LANGUAGE,
+                           context=model_context(template, gpu, shape))
         for i, p in zip(idx, res):
             values[i] = p[METRIC].value
     return values

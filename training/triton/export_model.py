@@ -4,8 +4,8 @@
 
 Why not plain `python -m export`: its parity check renders the sample inputs without a template
 context, and this model's template has {gpu} and {shape} fields, so `str.format` fails. This wrapper
-runs the same steps (optimum fp32 export, int8 dynamic quantisation, rlm_config.json via
-export.config) with a parity check on kernel inputs rendered with a GPU and a shape.
+runs the same steps (optimum fp32 export, decoder head cut to the number tokens, int8 dynamic
+quantisation, rlm_config.json via export.config) with a parity check on kernel inputs rendered with a GPU and a shape.
 (If export/parity.py learns to pass a context, `python -m export` will work as is.)
 """
 
@@ -38,10 +38,10 @@ SAMPLE_KERNELS = [
 
 
 def main(argv=None) -> int:
-    from export.config import write_model_config
-    from export.onnx_export import check_checkpoint, export_fp32, quantize_int8
+    from export.config import number_token_ids, write_model_config
+    from export.onnx_export import check_checkpoint, export_fp32, narrow_head, quantize_int8
     from export.parity import onnx_greedy_tokens, torch_greedy_tokens
-    from rlm_lsp.kernels import LANGUAGE, kernel_text, parse_shape_hint
+    from rlm_lsp.kernels import LANGUAGE, kernel_text, model_context, parse_shape_hint
     from rlm_lsp.predictor import Predictor
     from transformers import T5ForConditionalGeneration
 
@@ -55,16 +55,18 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fp32, final = Path(tmp) / "fp32", Path(tmp) / "final"
         export_fp32(args.checkpoint, fp32)
-        write_model_config(fp32, args.checkpoint, meta, version + "-fp32", {"precision": "fp32"})
+        head = {"logits_token_ids": number_token_ids(args.checkpoint)}  # decoder head: the 33 number tokens
+        narrow_head(fp32, head["logits_token_ids"])
+        write_model_config(fp32, args.checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
         quantize_int8(fp32, final)
-        write_model_config(final, args.checkpoint, meta, version, {"precision": "int8"})
+        write_model_config(final, args.checkpoint, meta, version, {"precision": "int8", **head})
         model = T5ForConditionalGeneration.from_pretrained(args.checkpoint)
         report = {"model_version": version, "parity_fp32": 0, "int8_vs_fp32_tokens_equal": 0,
                   "inputs": len(SAMPLE_KERNELS)}
         p32 = Predictor.from_dir(fp32, device="cpu", samples=1)
         p8 = Predictor.from_dir(final, device="cpu", samples=1)
         for code, gpu, shape in SAMPLE_KERNELS:
-            ctx = {"gpu": gpu, "shape": parse_shape_hint(shape)}
+            ctx = model_context(p32.config.input_template, gpu, parse_shape_hint(shape))
             ids = p32.token_ids(kernel_text(code), LANGUAGE, ctx)[: p32.config.max_input_tokens]
             a = torch_greedy_tokens(model, ids, p32._allowed, p32.config.decoder_start_token_id)
             b = onnx_greedy_tokens(p32, ids)

@@ -1,9 +1,12 @@
 """Train the kernel latency RLM (CPU, one thread, a wall-clock budget).
 
-    nice -n 10 python -m training.triton.train --out training/work/triton_ckpt --budget-min 25
+    nice -n 19 python -m training.triton.train --out training/work/triton_ckpt_v2 --threads 1 --budget-min 100
 
-Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <gpu> A100
-<shape> [4096] | work 2^12 | fp32 <code>\\n<kernels + launch wrapper>"), at most --max-tokens.
+Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <W12> <gpu> A100
+<shape> [4096] | fp32 <code>\\n<kernels + launch wrapper>"), at most --max-tokens. The work size
+is one tokenizer token per power of two (`<W0>`..`<W48>`, rlm_lsp.kernels.WORK_TOKENS) whose
+embeddings start on a line (ordered by size), so the model can read "bigger" before it has
+seen every bucket with every operator.
 Target: the median latency in ms as one P10 block. Trains on the `train` split (held-out
 families never seen), saves a checkpoint that `training.triton.export_model` turns into the
 int8 model directory.
@@ -20,7 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import LANGUAGE, METRIC, TEMPLATE
+from rlm_lsp.kernels import LANGUAGE, METRIC, TEMPLATE, WORK_MAX, WORK_MIN, WORK_TOKENS, model_context
 from rlm_lsp.template import render
 from training import rlm_model
 from training.triton import data
@@ -35,8 +38,40 @@ METRICS = [{"name": METRIC, "unit": "ms",
                           "on the given GPU and work size"}]
 
 
-def render_row(row: dict) -> str:
-    return render(TEMPLATE, [METRIC], LANGUAGE, row["text"], gpu=row["gpu"], shape=row["shape"])
+def render_row(row: dict, template: str = TEMPLATE) -> str:
+    return render(template, [METRIC], LANGUAGE, row["text"], **model_context(template, row["gpu"], row["shape"]))
+
+
+def train_tokenizer(texts, vocab_size: int):
+    """rlm_model's byte-level BPE, with the work-size tokens as extra special tokens (after the
+    number tokens, so the number token ids stay where the exporter expects them)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tok = Tokenizer(models.BPE(unk_token=rlm_model.UNK))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=rlm_model.SPECIAL_TOKENS + WORK_TOKENS,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), min_frequency=2,
+                                  show_progress=False)
+    tok.train_from_iterator(texts, trainer=trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single=f"$A {rlm_model.EOS}", special_tokens=[(rlm_model.EOS, tok.token_to_id(rlm_model.EOS))])
+    return tok
+
+
+def init_work_embeddings(model, tok, seed: int = 0) -> None:
+    """<W k> embedding = a shared base + (k - 24)/12 * a shared direction + a little noise: an
+    ordered line, so neighbouring sizes start close and bigger is one consistent direction."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    emb = model.get_input_embeddings().weight
+    d = emb.shape[1]
+    base, direction = torch.randn(d, generator=g), torch.randn(d, generator=g)
+    mid, span = (WORK_MIN + WORK_MAX) / 2, (WORK_MAX - WORK_MIN) / 4
+    with torch.no_grad():
+        for k, t in zip(range(WORK_MIN, WORK_MAX + 1), WORK_TOKENS):
+            emb[tok.token_to_id(t)] = base + (k - mid) / span * direction + 0.3 * torch.randn(d, generator=g)
 
 
 def parse_args(argv=None):
@@ -44,12 +79,19 @@ def parse_args(argv=None):
     p.add_argument("--out", type=Path, default=Path("training/work/triton_ckpt"))
     p.add_argument("--size", default="kernel_s", choices=sorted(SIZES))
     p.add_argument("--vocab", type=int, default=4000)
-    p.add_argument("--max-tokens", type=int, default=256)
+    p.add_argument("--max-tokens", type=int, default=192)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--lr", type=float, default=2e-3)
     p.add_argument("--budget-min", type=float, default=25.0, help="wall-clock training budget (minutes)")
     p.add_argument("--max-steps", type=int, default=0, help="0: as many as the budget allows")
-    p.add_argument("--expected-steps", type=int, default=900, help="cosine schedule length")
+    p.add_argument("--expected-steps", type=int, default=0,
+                   help="cosine schedule length in steps; 0: over the wall-clock budget (the step rate "
+                        "changes when the CPU frees up)")
+    p.add_argument("--code-drop", type=float, default=0.15,
+                   help="fraction of examples whose code is cut to its first 0-32 tokens")
+    p.add_argument("--snapshot-every-min", type=float, default=20.0,
+                   help="also keep a copy of the checkpoint every this many minutes (OUT/min<M>)")
+    p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
@@ -77,7 +119,7 @@ def main(argv=None) -> Path:
 
         tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
     else:
-        tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab)
+        tok = train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab)
     tok.no_padding()
     tok.no_truncation()
     eos = tok.token_to_id(rlm_model.EOS)
@@ -91,6 +133,7 @@ def main(argv=None) -> Path:
             enc_cache[text] = ids
         items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"]])))
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
+    print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
     rlm_model.SIZES.update(SIZES)
     if args.init:
@@ -99,16 +142,20 @@ def main(argv=None) -> Path:
         model = T5ForConditionalGeneration.from_pretrained(args.init)
     else:
         model = rlm_model.build_model(tok, args.size, dropout=0.1)
+        init_work_embeddings(model, tok, args.seed)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model {args.size}: {n_params / 1e6:.2f}M params", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     pad = tok.token_to_id(rlm_model.PAD)
-    warm = max(1, int(0.05 * args.expected_steps))
+    warm = max(1, int(0.05 * args.expected_steps)) if args.expected_steps else 50
 
     def lr_at(step):
         if step < warm:
             return (step + 1) / warm
-        frac = min(1.0, (step - warm) / max(1, args.expected_steps - warm))
+        if args.expected_steps:
+            frac = min(1.0, (step - warm) / max(1, args.expected_steps - warm))
+        else:
+            frac = min(1.0, (time.time() - start) / budget)
         return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac))
 
     def batches():
@@ -118,7 +165,7 @@ def main(argv=None) -> Path:
             rng.shuffle(chunks)
             yield from chunks
 
-    pos_w = torch.tensor([0.2, 2.0, 1.0, 0.5, 0.3, 3.0])  # sign, d1..d4, exponent
+    pos_w = torch.tensor([0.1, 2.0, 1.0, 0.5, 0.3, args.exp_weight])  # sign, d1..d4, exponent
     groups = [torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)])
               for p in range(numbers.TOKENS_PER_NUMBER)]
     local = []  # vocab id -> index inside the position's group
@@ -127,7 +174,8 @@ def main(argv=None) -> Path:
         lut[cols] = torch.arange(len(cols))
         local.append(lut)
 
-    def save(final: bool):
+    def save(final: bool, out: Path | None = None):
+        out = out or args.out
         gpus = Counter(r["gpu"] for r in rows)
         default_gpu = gpus.most_common(1)[0][0]
         meta = rlm_model.default_meta(
@@ -142,27 +190,40 @@ def main(argv=None) -> Path:
                 "default_shape": "n=1048576 | work 2^20",
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
                 "steps": step, "size": args.size, "params": n_params,
+                "minutes": round((time.time() - start) / 60, 1),
                 "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
             },
         )
-        rlm_model.save_checkpoint(model, tok, args.out, meta)
+        rlm_model.save_checkpoint(model, tok, out, meta)
 
-        (args.out / "train_log.json").write_text(json.dumps({"losses": losses, "final": final,
+        (out / "train_log.json").write_text(json.dumps({"losses": losses, "final": final,
                                                              "args": {k: str(v) for k, v in vars(args).items()}}))
+
+    code_id = tok.token_to_id("<code>")
+
+    def cut_code(seq: list[int]) -> list[int]:
+        """With probability --code-drop keep only the first 0-32 code tokens: the model must then
+        predict from the GPU and work size alone, as it must for an operator it has never seen."""
+        if args.code_drop <= 0 or rng.random() >= args.code_drop or code_id not in seq:
+            return seq
+        keep = seq.index(code_id) + 1 + rng.randint(0, 32)
+        return seq[:keep] + [eos] if keep < len(seq) - 1 else seq
 
     model.train()
     budget = args.budget_min * 60
     start = time.time()
     step, losses = 0, []
+    next_snap = args.snapshot_every_min
     for idx in batches():
         if time.time() - start > budget or (args.max_steps and step >= args.max_steps):
             break
-        width = max(len(items[i][0]) for i in idx)
+        seqs = [cut_code(items[i][0]) for i in idx]
+        width = max(len(q) for q in seqs)
         ids = torch.full((len(idx), width), pad, dtype=torch.long)
         mask = torch.zeros_like(ids)
-        for j, i in enumerate(idx):
-            ids[j, : len(items[i][0])] = torch.tensor(items[i][0])
-            mask[j, : len(items[i][0])] = 1
+        for j, q in enumerate(seqs):
+            ids[j, : len(q)] = torch.tensor(q)
+            mask[j, : len(q)] = 1
         labels = torch.tensor([items[i][1] for i in idx])
         for g in opt.param_groups:
             g["lr"] = args.lr * lr_at(step)
@@ -181,6 +242,11 @@ def main(argv=None) -> Path:
         step += 1
         if args.save_every and step % args.save_every == 0:
             save(False)
+        if args.snapshot_every_min and time.time() - start >= next_snap * 60:
+            model.eval()
+            save(False, Path(f"{args.out}_min{int(next_snap)}"))
+            model.train()
+            next_snap += args.snapshot_every_min
         if step % 25 == 0:
             print(f"step {step} loss {sum(losses[-25:]) / 25:.3f} lr {args.lr * lr_at(step):.2e} "
                   f"{time.time() - start:.0f}s", flush=True)
