@@ -38,7 +38,17 @@ PAPER_FAMILIES = {"Intel CPU": (0.96, ["gold_6226", "gold_6240", "silver_4114", 
 
 
 def load_latency(path: Path = NB201_CSV) -> tuple[dict[int, str], dict[str, dict[int, float]]]:
-    """-> ({arch_index: arch}, {device: {arch_index: latency_ms}})"""
+    """-> ({arch_index: arch}, {device: {arch_index: latency_ms}}); cached under training/work/nas/."""
+    import pickle
+
+    cache = CACHE / "nb201_latency.pickle"
+    stat = path.stat()
+    key = (str(path), stat.st_size, stat.st_mtime_ns)
+    if cache.is_file():
+        with cache.open("rb") as fh:
+            stored = pickle.load(fh)
+        if stored["key"] == key:
+            return stored["archs"], stored["lat"]
     archs: dict[int, str] = {}
     lat: dict[str, dict[int, float]] = defaultdict(dict)
     with gzip.open(path, "rt", encoding="utf-8") as fh:
@@ -46,6 +56,9 @@ def load_latency(path: Path = NB201_CSV) -> tuple[dict[int, str], dict[str, dict
             i = int(row["arch_index"])
             archs[i] = row["arch"]
             lat[row["device"]][i] = float(row["latency_ms"])
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with cache.open("wb") as fh:
+        pickle.dump({"key": key, "archs": archs, "lat": dict(lat)}, fh)
     return archs, dict(lat)
 
 

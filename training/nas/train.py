@@ -6,8 +6,13 @@ CPU, one thread (`torch.set_num_threads(1)`; `--torch-device cuda` where there i
 `--max-minutes` wall clock; the learning rate follows warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
 Each step draws a fresh batch of (training arch, training device) pairs from HELP's NAS-Bench-201 table;
 `--holdout-device` is never trained on (transfer test). At the end: greedy-decode Spearman per device on
-`--eval-archs` held-out archs (the test split of `data.split_archs`), written to OUT/eval.json, and the
-checkpoint to OUT/best (what `python -m training.nas.export` reads).
+`--eval-archs` held-out archs (the test split of `data.split_archs`), written to OUT/eval.json.
+
+Every `--eval-every-min` (time not counted in the schedule) it scores `--val-archs` validation archs on
+`--val-devices` (greedy Spearman), writes OUT/last, and OUT/best when the mean improved (what
+`python -m training.nas.export` reads; the final evaluation uses it); OUT/history.json has the scores.
+`--init-from CKPT` continues from a checkpoint (its weights and tokenizer). Inputs are tokenized once
+per arch and per device description (`Encoder`, checked against the tokenizer at start).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ METRIC = {"name": "latency", "unit": "ms",
 TEMPLATE = "<metrics> {metrics} <device> {device} <graph>\n{code}"
 LANGUAGE = "onnx-graph"
 UNKNOWN_NAME = "device"  # name used for the name-dropout rows: the model must read the reference numbers
+# validation devices (one or two per family), scored every --eval-every-min on validation archs
+VAL_DEVICES = ["pixel3", "eyeriss", "gold_6226", "silver_4210r", "1080ti_1", "titanxp_1", "2080ti_256", "raspi4"]
 
 
 def train_tokenizer(texts, vocab_size: int) -> Tokenizer:
@@ -52,6 +59,48 @@ def render(device_desc: str, text: str) -> str:
     return r(TEMPLATE, [METRIC["name"]], LANGUAGE, text, device=device_desc)
 
 
+class Encoder:
+    """Token ids of `render(desc, graph text)` without tokenizing the whole string every step.
+
+    The pre-tokenizer splits on whitespace and the template puts whitespace between the device part
+    and the graph text, so the ids are (device part's ids) + (graph text's ids) + EOS. `check`
+    compares this with the tokenizer on real inputs before training starts."""
+
+    def __init__(self, tok, texts: dict):
+        from training.rlm_model import EOS
+
+        self.tok = tok
+        self.texts = texts
+        self.graph = {i: tok.encode(t, add_special_tokens=False).ids for i, t in texts.items()}
+        self.prefix: dict[str, list[int]] = {}
+        self.eos = tok.token_to_id(EOS)
+
+    def __call__(self, desc: str, arch: int) -> list[int]:
+        if desc not in self.prefix:
+            self.prefix[desc] = self.tok.encode(render(desc, ""), add_special_tokens=False).ids
+        return self.prefix[desc] + self.graph[arch] + [self.eos]
+
+    def check(self, pairs) -> None:
+        for desc, i in pairs:
+            if self(desc, i) != self.tok.encode(render(desc, self.texts[i])).ids:
+                raise AssertionError(f"pre-tokenized ids differ from the tokenizer's (arch {i}, {desc!r})")
+
+
+def new_model(tok, args):
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    from training.rlm_model import EOS, PAD
+
+    config = T5Config(vocab_size=tok.get_vocab_size(), d_model=args.d_model, d_ff=args.d_ff,
+                      d_kv=args.d_model // args.heads, num_layers=args.layers, num_decoder_layers=2,
+                      num_heads=args.heads, dropout_rate=0.0, feed_forward_proj="gated-gelu",
+                      tie_word_embeddings=False, pad_token_id=tok.token_to_id(PAD),
+                      eos_token_id=tok.token_to_id(EOS), decoder_start_token_id=tok.token_to_id(PAD))
+    model = T5ForConditionalGeneration(config)
+    model.lm_head.weight.data.mul_(args.d_model ** -0.5)
+    return model
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m training.nas.train", description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("training/runs/nas/v1"))
@@ -72,6 +121,11 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--torch-device", default="cpu", help="cpu (default) or cuda")
+    p.add_argument("--init-from", type=Path, help="start from this checkpoint (its weights and tokenizer)")
+    p.add_argument("--eval-every-min", type=float, default=10.0,
+                   help="score the validation archs every N minutes; OUT/best keeps the best, OUT/last the latest")
+    p.add_argument("--val-archs", type=int, default=150)
+    p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
     return p.parse_args(argv)
 
 
@@ -79,10 +133,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
     args = parse_args(argv)
     import numpy as np
     import torch
-    from transformers import T5Config, T5ForConditionalGeneration
 
     from training.evaluate import decode_values
-    from training.rlm_model import PAD, EOS, save_checkpoint, target_ids
+    from training.nas.baseline import spearman
+    from training.rlm_model import PAD, load_checkpoint, save_checkpoint, target_ids
     from training.train import number_groups, weighted_loss
 
     torch.set_num_threads(args.threads)
@@ -97,52 +151,103 @@ def main(argv: Sequence[str] | None = None) -> dict:
     print(f"data: {len(archs)} archs, {len(devices)} training devices, held out {args.holdout_device}; "
           f"{time.time() - t0:.0f}s", flush=True)
 
-    tok_texts = [texts[i] for i in train] + [descs[d] for d in devices] * 50 + \
-        [descs[d].replace(d, UNKNOWN_NAME, 1) for d in devices] * 10
-    tok = train_tokenizer(tok_texts, args.vocab_size)
-    config = T5Config(vocab_size=tok.get_vocab_size(), d_model=args.d_model, d_ff=args.d_ff,
-                      d_kv=args.d_model // args.heads, num_layers=args.layers, num_decoder_layers=2,
-                      num_heads=args.heads, dropout_rate=0.0, feed_forward_proj="gated-gelu",
-                      tie_word_embeddings=False, pad_token_id=tok.token_to_id(PAD),
-                      eos_token_id=tok.token_to_id(EOS), decoder_start_token_id=tok.token_to_id(PAD))
-    model = T5ForConditionalGeneration(config)
-    model.lm_head.weight.data.mul_(args.d_model ** -0.5)
+    if args.init_from:
+        model, tok, _ = load_checkpoint(args.init_from)
+        print(f"weights and tokenizer from {args.init_from}", flush=True)
+    else:
+        tok_texts = [texts[i] for i in train] + [descs[d] for d in devices] * 50 + \
+            [descs[d].replace(d, UNKNOWN_NAME, 1) for d in devices] * 10
+        tok = train_tokenizer(tok_texts, args.vocab_size)
+        model = new_model(tok, args)
     dev = torch.device(args.torch_device)
     model.to(dev)
     n_params = sum(p.numel() for p in model.parameters())
-    lengths = [len(tok.encode(render(descs[devices[0]], texts[i])).ids) for i in train[:500]]
-    print(f"model: {n_params / 1e6:.2f}M params, vocab {tok.get_vocab_size()}, "
-          f"input tokens mean {np.mean(lengths):.0f} max {max(lengths)}", flush=True)
+    encode = Encoder(tok, texts)
+    anon = {d: descs[d].replace(d, UNKNOWN_NAME, 1) for d in descs}
+    encode.check([(descs[d], i) for d in sorted(lat) for i in train[:40] + test[:20]] +
+                 [(anon[d], i) for d in sorted(lat) for i in test[:20]])
+    lengths = [len(encode(descs[d], i)) for d in descs for i in train[::50]]
+    print(f"model: {n_params / 1e6:.2f}M params, vocab {tok.get_vocab_size()}, input tokens mean "
+          f"{np.mean(lengths):.0f} max {max(lengths)} (cut at {args.max_input_tokens})", flush=True)
+    if max(lengths) > args.max_input_tokens:
+        raise SystemExit("inputs longer than --max-input-tokens")
+
+    meta = {"metrics": [METRIC], "input_template": TEMPLATE, "max_input_tokens": args.max_input_tokens,
+            "languages": [LANGUAGE], "preprocess": "none",
+            "training_data": {"source": "HELP NAS-Bench-201 latency (nasbench201_latency.csv.gz)",
+                              "train_archs": len(train), "test_archs": len(test), "devices": devices,
+                              "holdout_device": args.holdout_device, "steps": 0,
+                              "batch_size": args.batch_size, "train_minutes": 0,
+                              "init_from": str(args.init_from) if args.init_from else None},
+            "devices": descs}
+
+    def score(arch_ids, device_names, descriptions=descs):
+        out = {}
+        for d in device_names:
+            ids = [encode(descriptions[d], i) for i in arch_ids]
+            pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
+            out[d] = spearman(pred, [lat[d][i] for i in arch_ids])
+        return out
+
+    val_set = sorted(random.Random(2).sample(val, min(args.val_archs, len(val))))
+    history: list[dict] = []
+    best = -2.0
+
+    def checkpoint(step, train_s):
+        nonlocal best
+        t = time.time()
+        per = score(val_set, args.val_devices)
+        mean = float(np.mean(list(per.values())))
+        meta["training_data"].update(steps=step, train_minutes=round(train_s / 60, 1))
+        save_checkpoint(model.to("cpu"), tok, args.out / "last", meta)
+        improved = mean > best
+        if improved:
+            best = mean
+            save_checkpoint(model, tok, args.out / "best", {**meta, "validation": {"mean": mean, **per}})
+        model.to(dev)
+        history.append({"step": step, "minutes": round(train_s / 60, 1), "val_mean": round(mean, 4),
+                        **{d: round(v, 4) for d, v in per.items()}})
+        (args.out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
+        print(f"val step {step}: mean spearman {mean:.3f} " + " ".join(f"{d} {v:.3f}" for d, v in per.items()) +
+              (" (best)" if improved else "") + f" [{time.time() - t:.0f}s]", flush=True)
+        model.train()
+        return time.time() - t
 
     pad_id = tok.token_to_id(PAD)
     groups = number_groups(tok, dev)
     weights = torch.tensor([0.2, 1.0, 0.8, 0.4, 0.2, 1.5], device=dev)
+    labels_of = {d: {} for d in devices}
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     budget = args.max_minutes * 60
     start = time.time()
+    paused = 0.0  # validation time, not counted in the schedule
+    next_eval = args.eval_every_min * 60
     step, ema = 0, None
     model.train()
     while step < args.max_steps:
-        frac = (time.time() - start) / budget
+        elapsed = time.time() - start - paused
+        frac = elapsed / budget
         if frac >= 1:
             break
+        if elapsed >= next_eval:
+            paused += checkpoint(step, elapsed)
+            next_eval += args.eval_every_min * 60
         lr = args.lr * (frac / args.warmup if frac < args.warmup else
                         0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
         for g in opt.param_groups:
             g["lr"] = lr
         batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
-        inputs = []
-        for i, d in batch:
-            desc = descs[d] if rng.random() >= args.name_dropout else descs[d].replace(d, UNKNOWN_NAME, 1)
-            inputs.append(render(desc, texts[i]))
-        enc = tok.encode_batch(inputs)
-        width = max(len(e.ids) for e in enc)
-        ids = torch.full((len(enc), width), pad_id, dtype=torch.long)
+        rows = [encode(descs[d] if rng.random() >= args.name_dropout else anon[d], i) for i, d in batch]
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
         mask = torch.zeros_like(ids)
-        for r, e in enumerate(enc):
-            ids[r, : len(e.ids)] = torch.tensor(e.ids)
-            mask[r, : len(e.ids)] = 1
-        labels = torch.tensor([target_ids(tok, [lat[d][i]]) for i, d in batch])
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = torch.tensor(row)
+            mask[r, : len(row)] = 1
+        for i, d in batch:
+            if i not in labels_of[d]:
+                labels_of[d][i] = target_ids(tok, [lat[d][i]])
+        labels = torch.tensor([labels_of[d][i] for i, d in batch])
         ids, mask, labels = ids.to(dev), mask.to(dev), labels.to(dev)
         logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits
         loss = weighted_loss(logits, labels, weights, groups)
@@ -153,36 +258,21 @@ def main(argv: Sequence[str] | None = None) -> dict:
         step += 1
         ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
         if step % 50 == 0:
-            print(f"step {step} loss {ema:.3f} lr {lr:.2e} {time.time() - start:.0f}s", flush=True)
-    train_s = time.time() - start
+            print(f"step {step} loss {ema:.3f} lr {lr:.2e} {time.time() - start - paused:.0f}s", flush=True)
+    train_s = time.time() - start - paused
     print(f"trained {step} steps in {train_s / 60:.1f} min", flush=True)
+    checkpoint(step, train_s)
 
-    meta = {"metrics": [METRIC], "input_template": TEMPLATE, "max_input_tokens": args.max_input_tokens,
-            "languages": [LANGUAGE], "preprocess": "none",
-            "training_data": {"source": "HELP NAS-Bench-201 latency (nasbench201_latency.csv.gz)",
-                              "train_archs": len(train), "test_archs": len(test), "devices": devices,
-                              "holdout_device": args.holdout_device, "steps": step,
-                              "batch_size": args.batch_size, "train_minutes": round(train_s / 60, 1)},
-            "devices": descs}
-    save_checkpoint(model.to("cpu"), tok, args.out / "best", meta)
+    # --- evaluation of best/ on held-out archs, every device -----------------------------------------
+    model, tok, best_meta = load_checkpoint(args.out / "best")
     model.to(dev)
-
-    # --- evaluation on held-out archs, every device -------------------------------------------------
+    encode = Encoder(tok, texts)
     eval_set = data.eval_subset(test, args.eval_archs)
-    result = {"eval_archs": len(eval_set), "steps": step, "train_minutes": round(train_s / 60, 1),
-              "params": n_params, "holdout_device": args.holdout_device, "per_device": {}}
-    from training.nas.baseline import spearman
-
     t1 = time.time()
-    for d in sorted(lat):
-        ids = [tok.encode(render(descs[d], texts[i])).ids[: args.max_input_tokens] for i in eval_set]
-        pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
-        result["per_device"][d] = spearman(pred, [lat[d][i] for i in eval_set])
-        print(f"eval {d}: spearman {result['per_device'][d]:.3f}", flush=True)
-    ids = [tok.encode(render(descs[args.holdout_device].replace(args.holdout_device, UNKNOWN_NAME, 1),
-                             texts[i])).ids for i in eval_set]
-    pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
-    result["holdout_anonymous"] = spearman(pred, [lat[args.holdout_device][i] for i in eval_set])
+    result = {"eval_archs": len(eval_set), "steps": step, "train_minutes": round(train_s / 60, 1),
+              "best_steps": best_meta["training_data"]["steps"], "params": n_params,
+              "holdout_device": args.holdout_device, "per_device": score(eval_set, sorted(lat))}
+    result["holdout_anonymous"] = score(eval_set, [args.holdout_device], anon)[args.holdout_device]
     result["eval_seconds"] = round(time.time() - t1)
     (args.out / "eval.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2), flush=True)
