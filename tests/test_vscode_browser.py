@@ -5,9 +5,10 @@ inlay hint and code lens texts in the editor's DOM, hovers a function name, type
 and waits for its hint (edit -> debounce -> prediction -> inlayHint/refresh, in the real client),
 and saves a screenshot
 (RLM_SCREENSHOT, default: the test's tmp dir; docs/images/vscode.png is one such screenshot).
-RLM_E2E_MODEL_DIR replaces the tiny test model, e.g. to retake the screenshot with a trained model:
+RLM_E2E_MODEL_DIR replaces the tiny test model, e.g. to retake the screenshot with a trained model
+(absolute paths: the editor runs in its own workspace directory):
 
-    RLM_E2E_MODEL_DIR=rlm_lsp/models/default RLM_SCREENSHOT=docs/images/vscode.png \
+    RLM_E2E_MODEL_DIR=$PWD/rlm_lsp/models/default RLM_SCREENSHOT=$PWD/docs/images/vscode.png \
         .venv/bin/python -m pytest tests/test_vscode_browser.py
 
 Needs chromium, code-server 4.100.3 + playwright-core in $RLM_EDITORS_DIR and the built .vsix:
