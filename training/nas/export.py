@@ -23,6 +23,10 @@ def main(argv=None) -> int:
     meta = json.loads((checkpoint / "rlm_meta.json").read_text())
     descriptions: dict = meta["devices"]
     trained = meta["training_data"]["devices"]
+    if meta["training_data"].get("relative_target"):
+        print("this checkpoint predicts latency / device scale (--relative-target); the runtime expects ms",
+              file=sys.stderr)
+        return 2
 
     import export.cli as export_cli
     from training.nas.train import UNKNOWN_NAME

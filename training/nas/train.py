@@ -126,6 +126,9 @@ def parse_args(argv):
                    help="score the validation archs every N minutes; OUT/best keeps the best, OUT/last the latest")
     p.add_argument("--val-archs", type=int, default=150)
     p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
+    p.add_argument("--relative-target", action="store_true",
+                   help="experiment: target = latency / the device's geometric mean on the reference archs "
+                        "(the runtime does not scale back, so training.nas.export refuses these checkpoints)")
     return p.parse_args(argv)
 
 
@@ -148,6 +151,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
     descs = data.device_descriptions(lat)
     train, val, test = data.split_archs(args.seed)
     devices = [d for d in sorted(lat) if d != args.holdout_device]
+    refs = data.reference_archs()
+    scale = {d: (float(np.exp(np.mean(np.log([lat[d][i] for i in refs])))) if args.relative_target else 1.0)
+             for d in lat}
     print(f"data: {len(archs)} archs, {len(devices)} training devices, held out {args.holdout_device}; "
           f"{time.time() - t0:.0f}s", flush=True)
 
@@ -178,7 +184,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "train_archs": len(train), "test_archs": len(test), "devices": devices,
                               "holdout_device": args.holdout_device, "steps": 0,
                               "batch_size": args.batch_size, "train_minutes": 0,
-                              "init_from": str(args.init_from) if args.init_from else None},
+                              "init_from": str(args.init_from) if args.init_from else None,
+                              "relative_target": bool(args.relative_target)},
             "devices": descs}
 
     def score(arch_ids, device_names, descriptions=descs):
@@ -246,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
             mask[r, : len(row)] = 1
         for i, d in batch:
             if i not in labels_of[d]:
-                labels_of[d][i] = target_ids(tok, [lat[d][i]])
+                labels_of[d][i] = target_ids(tok, [lat[d][i] / scale[d]])
         labels = torch.tensor([labels_of[d][i] for i, d in batch])
         ids, mask, labels = ids.to(dev), mask.to(dev), labels.to(dev)
         logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits
