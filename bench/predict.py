@@ -54,14 +54,7 @@ def torch_predict(model, ids: list[int], allowed, start_id: int, n: int, seed: i
             out = model(encoder_outputs=enc, attention_mask=mask, decoder_input_ids=token, past_key_values=past,
                         use_cache=True)
             past = out.past_key_values
-            logits = out.logits[:, -1, torch.as_tensor(choices)]
-            if n == 1:
-                pick = logits.argmax(-1)
-            else:
-                probs = torch.softmax(logits.double(), -1).numpy()
-                u = rng.random(n)
-                pick = torch.as_tensor((probs.cumsum(-1) < u[:, None]).sum(-1).clip(0, len(choices) - 1))
-            token = torch.as_tensor(choices)[pick][:, None]
+            token = _pick(out.logits[:, -1], choices, n, rng)
 
 
 def reference_style_predict(model, ids: list[int], allowed, start_id: int, n: int, seed: int, pad_to: int):
@@ -81,13 +74,21 @@ def reference_style_predict(model, ids: list[int], allowed, start_id: int, n: in
         tokens, rng = torch.full((n, 1), start_id), np.random.default_rng(seed)
         for choices in allowed:
             out = model(encoder_outputs=enc, attention_mask=mask, decoder_input_ids=tokens, use_cache=False)
-            logits = out.logits[:, -1, torch.as_tensor(choices)]
-            if n == 1:
-                pick = logits.argmax(-1)
-            else:
-                probs = torch.softmax(logits.double(), -1).numpy()
-                pick = torch.as_tensor((probs.cumsum(-1) < rng.random(n)[:, None]).sum(-1).clip(0, len(choices) - 1))
-            tokens = torch.cat([tokens, torch.as_tensor(choices)[pick][:, None]], dim=1)
+            tokens = torch.cat([tokens, _pick(out.logits[:, -1], choices, n, rng)], dim=1)
+
+
+def _pick(logits, choices, n: int, rng):
+    """(n, V) logits -> (n, 1) next tokens among `choices`: greedy for n=1, else one inverse-CDF draw per row."""
+    import torch
+
+    choices = torch.as_tensor(choices)
+    logits = logits[:, choices]
+    if n == 1:
+        pick = logits.argmax(-1)
+    else:
+        probs = torch.softmax(logits.double(), -1).numpy()
+        pick = torch.as_tensor((probs.cumsum(-1) < rng.random(n)[:, None]).sum(-1).clip(0, len(choices) - 1))
+    return choices[pick][:, None]
 
 
 def time_it(fn, repeats: int) -> list[float]:

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from export.config import number_token_ids, write_model_config
+from export.config import head_token_ids, write_model_config
 from export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
 from rlm_lsp.model_dir import sha256_file
 
@@ -72,7 +72,7 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
-        head = {"logits_token_ids": number_token_ids(checkpoint)}
+        head = {"logits_token_ids": head_token_ids(checkpoint)}
         narrow_head(fp32, head["logits_token_ids"])
         write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}

@@ -18,7 +18,7 @@ def number_tokens(directory: Path) -> dict[str, int]:
     return {t: added.get(t, vocab.get(t)) for t in numbers.ALL_TOKENS}
 
 
-def number_token_ids(directory: Path) -> list[int]:
+def head_token_ids(directory: Path) -> list[int]:
     """The ids of the number tokens, ascending: the columns a number-only head keeps."""
     return sorted(number_tokens(directory).values())
 

@@ -34,6 +34,7 @@ class Seq2Seq:
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]
         self._past_outputs = [o.name for o in self.decoder_past.get_outputs()]
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
+        self._vocab_width = 0 if self._logits_ids is None else int(self._logits_ids.max()) + 1
         if self._logits_ids is not None:
             for session, name in ((self.decoder, "decoder_model.onnx"), (self.decoder_past, "decoder_with_past_model.onnx")):
                 width = next(o.shape[-1] for o in session.get_outputs() if o.name == "logits")
@@ -77,7 +78,7 @@ class Seq2Seq:
             logits = outputs[names.index("logits")][:, -1, :]
             if self._logits_ids is None:
                 return logits
-            full = np.full((logits.shape[0], int(self._logits_ids.max()) + 1), -np.inf, dtype=logits.dtype)
+            full = np.full((logits.shape[0], self._vocab_width), -np.inf, dtype=logits.dtype)
             full[:, self._logits_ids] = logits
             return full
 

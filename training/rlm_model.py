@@ -29,14 +29,15 @@ SIZES = {
 }
 
 
-def train_tokenizer(texts: Iterable[str], vocab_size: int = 8000) -> Tokenizer:
-    """Byte-level BPE over code; special and number tokens get fixed low ids (pad=0, eos=1)."""
+def train_tokenizer(texts: Iterable[str], vocab_size: int = 8000, extra_special: Sequence[str] = ()) -> Tokenizer:
+    """Byte-level BPE over code; special and number tokens get fixed low ids (pad=0, eos=1).
+    `extra_special` tokens (e.g. the Triton model's work-size tokens) come right after them."""
     tok = Tokenizer(models.BPE(unk_token=UNK))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
-        special_tokens=SPECIAL_TOKENS,
+        special_tokens=SPECIAL_TOKENS + list(extra_special),
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         min_frequency=2,
         show_progress=False,
@@ -56,10 +57,11 @@ def number_token_ids(tok: Tokenizer) -> dict[str, int]:
     return ids
 
 
-def build_model(tok: Tokenizer, size: str = "small", dropout: float = 0.1):
+def build_model(tok: Tokenizer, size: str | tuple = "small", dropout: float = 0.1):
+    """A fresh T5; `size` is a SIZES name or a (d_model, d_ff, enc, dec, heads, d_kv) tuple."""
     from transformers import T5Config, T5ForConditionalGeneration
 
-    d_model, d_ff, enc, dec, heads, d_kv = SIZES[size]
+    d_model, d_ff, enc, dec, heads, d_kv = SIZES[size] if isinstance(size, str) else size
     config = T5Config(
         vocab_size=tok.get_vocab_size(),
         d_model=d_model,

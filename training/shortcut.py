@@ -24,11 +24,10 @@ from typing import Sequence
 
 import numpy as np
 
-from rlm_lsp import numbers, preprocess
-from rlm_lsp.template import render
+from rlm_lsp import numbers
 from training import dataset
 from training import train as T
-from training.evaluate import spearman
+from training.evaluate import encode_inputs, spearman
 from training.rlm_model import load_checkpoint, target_ids
 
 METRICS = ["memory", "latency"]
@@ -48,9 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     model.eval()
     examples = dataset.load_examples([args.data], dataset.DEFAULT_CORPUS, tiers=["large"])
     val = dataset.split_by_problem(examples, 0.1)[1][: args.rows]
-    texts = [render(meta["input_template"], METRICS, "python", preprocess.apply(meta["preprocess"], e.code))
-             for e in val]
-    ids = [T.truncate(e.ids, meta["max_input_tokens"], tok) for e in tok.encode_batch(texts)]
+    ids = encode_inputs(tok, meta, [e.code for e in val], METRICS)
     labels = [target_ids(tok, [e.values.get(m) for m in METRICS]) for e in val]
     if args.fixed:
         fixed = target_ids(tok, [3162.0, 3.162])

@@ -87,18 +87,10 @@ class Encoder:
 
 
 def new_model(tok, args):
-    from transformers import T5Config, T5ForConditionalGeneration
+    from training.rlm_model import build_model
 
-    from training.rlm_model import EOS, PAD
-
-    config = T5Config(vocab_size=tok.get_vocab_size(), d_model=args.d_model, d_ff=args.d_ff,
-                      d_kv=args.d_model // args.heads, num_layers=args.layers, num_decoder_layers=2,
-                      num_heads=args.heads, dropout_rate=0.0, feed_forward_proj="gated-gelu",
-                      tie_word_embeddings=False, pad_token_id=tok.token_to_id(PAD),
-                      eos_token_id=tok.token_to_id(EOS), decoder_start_token_id=tok.token_to_id(PAD))
-    model = T5ForConditionalGeneration(config)
-    model.lm_head.weight.data.mul_(args.d_model ** -0.5)
-    return model
+    size = (args.d_model, args.d_ff, args.layers, 2, args.heads, args.d_model // args.heads)
+    return build_model(tok, size, dropout=0.0)
 
 
 def parse_args(argv):

@@ -18,7 +18,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 SAMPLE_KERNELS = [
     ("@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
@@ -38,7 +37,7 @@ SAMPLE_KERNELS = [
 
 
 def main(argv=None) -> int:
-    from export.config import number_token_ids, write_model_config
+    from export.config import head_token_ids, write_model_config
     from export.onnx_export import check_checkpoint, export_fp32, narrow_head, quantize_int8
     from export.parity import onnx_greedy_tokens, torch_greedy_tokens
     from rlm_lsp.kernels import LANGUAGE, kernel_text, model_context, parse_shape_hint
@@ -55,7 +54,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         fp32, final = Path(tmp) / "fp32", Path(tmp) / "final"
         export_fp32(args.checkpoint, fp32)
-        head = {"logits_token_ids": number_token_ids(args.checkpoint)}  # decoder head: the 33 number tokens
+        head = {"logits_token_ids": head_token_ids(args.checkpoint)}  # decoder head: the 33 number tokens
         narrow_head(fp32, head["logits_token_ids"])
         write_model_config(fp32, args.checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
         quantize_int8(fp32, final)
@@ -68,7 +67,7 @@ def main(argv=None) -> int:
         for code, gpu, shape in SAMPLE_KERNELS:
             ctx = model_context(p32.config.input_template, gpu, parse_shape_hint(shape))
             ids = p32.token_ids(kernel_text(code), LANGUAGE, ctx)[: p32.config.max_input_tokens]
-            a = torch_greedy_tokens(model, ids, p32._allowed, p32.config.decoder_start_token_id)
+            a = torch_greedy_tokens(model, ids, p32.allowed_ids, p32.config.decoder_start_token_id)
             b = onnx_greedy_tokens(p32, ids)
             c = onnx_greedy_tokens(p8, ids)
             report["parity_fp32"] += int(a == b)

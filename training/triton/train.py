@@ -42,23 +42,6 @@ def render_row(row: dict, template: str = TEMPLATE) -> str:
     return render(template, [METRIC], LANGUAGE, row["text"], **model_context(template, row["gpu"], row["shape"]))
 
 
-def train_tokenizer(texts, vocab_size: int):
-    """rlm_model's byte-level BPE, with the work-size tokens as extra special tokens (after the
-    number tokens, so the number token ids stay where the exporter expects them)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-
-    tok = Tokenizer(models.BPE(unk_token=rlm_model.UNK))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=rlm_model.SPECIAL_TOKENS + WORK_TOKENS,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), min_frequency=2,
-                                  show_progress=False)
-    tok.train_from_iterator(texts, trainer=trainer)
-    tok.post_processor = processors.TemplateProcessing(
-        single=f"$A {rlm_model.EOS}", special_tokens=[(rlm_model.EOS, tok.token_to_id(rlm_model.EOS))])
-    return tok
-
-
 def init_work_embeddings(model, tok, seed: int = 0) -> None:
     """<W k> embedding = a shared base + (k - 24)/12 * a shared direction + a little noise: an
     ordered line, so neighbouring sizes start close and bigger is one consistent direction."""
@@ -119,7 +102,9 @@ def main(argv=None) -> Path:
 
         tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
     else:
-        tok = train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab)
+        # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
+        tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
+                                        extra_special=WORK_TOKENS)
     tok.no_padding()
     tok.no_truncation()
     eos = tok.token_to_id(rlm_model.EOS)
@@ -135,13 +120,12 @@ def main(argv=None) -> Path:
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
-    rlm_model.SIZES.update(SIZES)
     if args.init:
         from transformers import T5ForConditionalGeneration
 
         model = T5ForConditionalGeneration.from_pretrained(args.init)
     else:
-        model = rlm_model.build_model(tok, args.size, dropout=0.1)
+        model = rlm_model.build_model(tok, SIZES[args.size], dropout=0.1)
         init_work_embeddings(model, tok, args.seed)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model {args.size}: {n_params / 1e6:.2f}M params", flush=True)
