@@ -25,6 +25,7 @@ SIZES = {
     # name: (d_model, d_ff, encoder layers, decoder layers, heads, d_kv)
     "tiny": (32, 64, 1, 1, 2, 16),
     "small": (256, 1024, 3, 2, 4, 64),
+    "small6": (256, 1024, 6, 2, 4, 64),  # a 6-layer encoder; int8 still ships under 40 MB
     "base": (384, 1536, 4, 2, 6, 64),
 }
 
@@ -77,7 +78,10 @@ def build_model(tok: Tokenizer, size: str | tuple = "small", dropout: float = 0.
         eos_token_id=tok.token_to_id(EOS),
         decoder_start_token_id=tok.token_to_id(PAD),
     )
+    config.tie_word_embeddings = False  # transformers 5 forces True in T5Config; we keep 4.x's untied head
     model = T5ForConditionalGeneration(config)
+    if model.encoder.embed_tokens is not model.shared:  # transformers 5 then unties the inputs too
+        model.encoder.embed_tokens = model.decoder.embed_tokens = model.shared
     # T5 initialises an untied lm_head with std 1, which gives logits of std ~sqrt(d_model)
     # and a first loss far above log(vocab); scale it like the tied head would be.
     model.lm_head.weight.data.mul_(d_model**-0.5)

@@ -404,6 +404,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     device = _device(args)
     if device.type == "cpu":
         torch.set_num_threads(args.threads)
+    else:
+        torch.backends.cuda.matmul.allow_tf32 = True
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     out = Path(args.out)

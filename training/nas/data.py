@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import os
 import random
 from collections import defaultdict
 from pathlib import Path
@@ -26,7 +27,7 @@ from pathlib import Path
 from rlm_lsp.graph_text import nb201_text
 from rlm_lsp.nas import describe_device  # the runtime renders devices with the same function
 
-CORPUS = Path("/work/shared/corpora/nas/help")
+CORPUS = Path(os.environ.get("RLM_NAS_CORPUS", "/work/shared/corpora/nas/help"))  # override: another machine
 NB201_CSV = CORPUS / "nasbench201_latency.csv.gz"
 CACHE = Path(__file__).resolve().parents[1] / "work" / "nas"
 N_ARCHS = 15625

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# One GPU lease, one command: train several Python RLM configurations side by side (plus a larger
+# NAS model) for $MINUTES each, then put the best checkpoints, as <=15 MiB float16 shards, in $OUT.
+#
+#   GPU machine:  bash training/device_sweep.sh          (carry .gpu: see training/README.md)
+#   here, after:  python -m training.shards unpack OUT/py1 training/runs/gpu-py1
+#
+# .gpu/ holds what the GPU machine cannot reach: solutions.jsonl.gz (the corpus rows the
+# measurements name), tokenizer.json (the shipped model's) and nas/ (HELP's NAS-Bench-201 table).
+set -u
+MINUTES=${MINUTES:-6}
+OUT=${OUT:-/tmp/sweep_out}
+G=${GPU_DATA:-.gpu}
+R=${SWEEP_DIR:-/tmp/sweep}
+mkdir -p "$R" "$OUT"
+export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
+PY=${PYTHON:-python3}
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
+"$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'cuda', torch.cuda.is_available())"
+
+common=(--corpus "$G/solutions.jsonl.gz" --tokenizer "$G/tokenizer.json" --max-minutes "$MINUTES"
+        --epochs 1000 --eval-every "${EVAL_EVERY:-200}" --patience 1000 --no-progress)
+run() { local name=$1; shift; "$PY" -m training.train --out "$R/$name" "${common[@]}" "$@" >"$R/$name.log" 2>&1 & }
+run A --batch-size 64 --lr 1e-3
+run B --batch-size 128 --lr 2e-3
+run C --batch-size 64 --lr 1e-3 --dropout 0.2
+run D --batch-size 64 --lr 1e-3 --size small6
+run E --batch-size 64 --lr 1e-3 --max-input-tokens 512
+NAS_MIN=$(awk "BEGIN{print $MINUTES - 1}")
+RLM_NAS_CORPUS="$G/nas" "$PY" -m training.nas.train --out "$R/nas" --torch-device "${NAS_DEVICE:-cuda}" --eval-archs "${NAS_EVAL_ARCHS:-600}" \
+    --max-minutes "$NAS_MIN" --d-model 256 --d-ff 1024 --layers 4 --batch-size 256 --lr 1e-3 \
+    --eval-every-min 1 >"$R/nas.log" 2>&1 &
+wait
+
+"$PY" - "$R" "$OUT" <<'PYEOF'
+import json, sys
+from pathlib import Path
+from training.shards import pack
+runs, out = Path(sys.argv[1]), Path(sys.argv[2])
+best = {}
+for log in sorted(runs.glob("*/train_log.jsonl")):
+    rows = [json.loads(l) for l in log.read_text().splitlines() if l.strip()]
+    top = max(rows, key=lambda r: r["spearman_mean"])
+    best[log.parent.name] = top
+    print(f"{log.parent.name}: {len(rows)} evals, last step {rows[-1]['step']}, best step {top['step']} "
+          f"mean {top['spearman_mean']:.3f} " + " ".join(f"{m} {s['spearman']:.3f}" for m, s in top["scores"].items()))
+order = sorted(best, key=lambda n: -best[n]["spearman_mean"])
+budget = 60 * 2**20
+used = 0
+for i, name in enumerate(order[:2]):
+    if i and used > budget - 26 * 2**20:
+        print(f"skip {name}: no room"); continue
+    for p in pack(runs / name / "best", out / f"py{i + 1}"):
+        used += p.stat().st_size
+    print(f"py{i + 1} = {name}")
+    (out / f"py{i + 1}.json").rename(runs / f"py{i + 1}.json")
+if (runs / "nas" / "best" / "model.safetensors").exists():
+    for p in pack(runs / "nas" / "best", out / "nas"):
+        used += p.stat().st_size
+    (out / "nas.json").rename(runs / "nas.json")
+print(f"returned {used / 2**20:.1f} MiB of shards")
+PYEOF
+tar czf "$OUT/logs.tgz" -C "$R" $(cd "$R" && ls *.log *.json */train_log.jsonl nas/history.json nas/eval.json 2>/dev/null)
+ls -la "$OUT"
