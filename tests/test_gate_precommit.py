@@ -247,10 +247,11 @@ CANDIDATE = os.environ.get("RLM_GATE_TEST_MODEL")  # try a model before shipping
 @pytest.mark.skipif(not (SHIPPED.is_file() or CANDIDATE), reason="shipped model not present (rlm_lsp/models/default)")
 def test_pre_commit_blocks_a_materializing_rewrite_with_the_shipped_model(hook, tmp_path):
     _, _, env = hook
-    # The shipped model predicts 4.1 kB -> 5.7 kB (1.4x) for this rewrite: real n x n tables on
-    # real inputs are far bigger, but the model is weak (docs/model-card.md, gate quality), so at
-    # the default 2.0x it would let this through. This test is about the real hook running the
-    # real model end to end, so it asks for 1.3x.
+    # With the gate's shared draws (16 samples) the shipped model (python-v3) predicts 203 kB ->
+    # 306 kB (1.5x) for this rewrite; with independent draws 76 kB -> 213 kB (2.8x). Real n x n
+    # tables on real inputs are far bigger, but the model's intervals are wide (docs/model-card.md,
+    # gate quality), so at the default 2.0x it would let this through. This test is about the
+    # real hook running the real model end to end, so it asks for 1.3x.
     args = ["--ratio=1.3"] + (["--model", CANDIDATE] if CANDIDATE else [])  # default: the model installed with the hook
     repo = make_repo(tmp_path / "work", hook, args, {"solution.py": KADANE})
     first = commit(repo, env, "init")

@@ -2,12 +2,31 @@
 # One GPU lease, one command: train several Python RLM configurations side by side (plus a larger
 # NAS model) for $MINUTES each, then put the best checkpoints, as <=15 MiB float16 shards, in $OUT.
 #
-#   GPU machine:  bash training/device_sweep.sh          (carry .gpu: see training/README.md)
+#   here, first:  bash training/device_sweep.sh stage     # fills .gpu/ (git-ignored) from ../shared
+#   GPU machine:  bash training/device_sweep.sh           # with .gpu carried; results in $OUT
 #   here, after:  python -m training.shards unpack OUT/py1 training/runs/gpu-py1
 #
-# .gpu/ holds what the GPU machine cannot reach: solutions.jsonl.gz (the corpus rows the
-# measurements name), tokenizer.json (the shipped model's) and nas/ (HELP's NAS-Bench-201 table).
+# .gpu/ holds what the GPU machine cannot reach: solutions.jsonl.gz (only the corpus rows the
+# measurements name, 1.8 MB), tokenizer.json (the shipped model's) and nas/ (HELP's NAS-Bench-201
+# table). The GPU image's transformers 5 trains the same T5 (see rlm_model.build_model).
 set -u
+if [ "${1:-}" = stage ]; then
+    G=${GPU_DATA:-.gpu}
+    mkdir -p "$G/nas"
+    grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+    python - "$G" <<'PYEOF'
+import gzip, json, sys
+from training import dataset
+keys = {row.get("key") for row in dataset.read_jsonl(dataset.expand(dataset.DEFAULT_DATA))}
+with gzip.open(dataset.DEFAULT_CORPUS, "rt") as f, gzip.open(f"{sys.argv[1]}/solutions.jsonl.gz", "wt") as g:
+    g.writelines(line for line in f if json.loads(line).get("language") == "python"
+                 and "{source}:{path}".format(**json.loads(line)) in keys)
+PYEOF
+    cp rlm_lsp/models/default/tokenizer.json "$G/"
+    cp "$(python -c 'from training.nas import data; print(data.CORPUS)')"/{nasbench201_latency.csv.gz,help_meta.json} "$G/nas/"
+    du -sh "$G"
+    exit 0
+fi
 MINUTES=${MINUTES:-6}
 OUT=${OUT:-/tmp/sweep_out}
 G=${GPU_DATA:-.gpu}
