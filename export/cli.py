@@ -47,10 +47,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--eval-jsonl", type=Path, help="rows {code, language, <metric>: value} (.gz ok)")
     parser.add_argument("--eval-limit", type=int, default=400)
     parser.add_argument("--model-version", help="defaults to <checkpoint name>-<weights sha256[:8]>")
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="sampling temperature the runtime uses (calibrates the p10-p90 interval)")
     args = parser.parse_args(argv)
     try:
         report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out,
-                        eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version)
+                        eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
+                        temperature=args.temperature)
     except ExportError as exc:
         print(f"rlm-export: error: {exc}", file=sys.stderr)
         return 2
@@ -63,16 +66,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
-           eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None) -> dict:
+           eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
+           temperature: float = 1.0) -> dict:
     from export.parity import check_parity
 
+    if not 0.05 <= temperature <= 10.0:
+        raise ExportError(f"--temperature {temperature} outside 0.05..10")
     meta = check_checkpoint(checkpoint)
     weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
     version = model_version or meta.get("model_version") or f"{checkpoint.name}-{sha256_file(weights)[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
-        head = {"logits_token_ids": head_token_ids(checkpoint)}
+        head = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature}
         narrow_head(fp32, head["logits_token_ids"])
         write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}

@@ -53,6 +53,9 @@ class ModelConfig:
     # Decoders exported with a number-only head: column j of their logits is token id
     # logits_token_ids[j]. None: the logits span the whole vocabulary.
     logits_token_ids: tuple[int, ...] | None = None
+    # Sampling temperature, chosen at export so that the p10-p90 interval covers ~80% of
+    # measurements (`rlm-export --temperature`). 1.0 when the config does not say.
+    temperature: float = 1.0
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -108,6 +111,9 @@ class ModelConfig:
             lacking = sorted(set(number_tokens.values()) - set(logits_ids))
             if lacking:
                 raise ValueError(f"logits_token_ids lacks number token ids {lacking[:3]}")
+        temperature = float(raw.get("sampling_temperature", 1.0))
+        if not 0.05 <= temperature <= 10.0:
+            raise ValueError(f"sampling_temperature {temperature} outside 0.05..10")
         metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
                         for m in raw["metrics"])
         if not metrics:
@@ -124,6 +130,7 @@ class ModelConfig:
             number_tokens=number_tokens,
             training_data=dict(raw.get("training_data", {})),
             logits_token_ids=logits_ids,
+            temperature=temperature,
             raw=raw,
         )
 

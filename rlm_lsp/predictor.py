@@ -6,8 +6,9 @@
 
 Results are cached by a hash of (model, language, code), so unchanged
 functions never run the model twice. Inputs are batched by length with no
-padding to a fixed size. Sampling is seeded per input, so the same input
-always gives the same numbers, whatever else is in its batch.
+padding to a fixed size. Sampling draws are fixed (the same stratified draws
+for every input, unless `shared_draws=False`), so the same input always gives
+the same numbers, whatever else is in its batch.
 """
 
 from __future__ import annotations
@@ -43,10 +44,12 @@ class InputError(ValueError):
 class Predictor:
     def __init__(self, config: ModelConfig, device: str = "auto", threads: int = 1,
                  samples: int = 16, seed: int = 0, cache_size: int = 4096, batch_size: int = 8,
-                 shared_draws: bool = False):
-        """`shared_draws`: every input gets the same sampling draws (common random numbers), so two
-        versions of a function differ only where the model's distributions differ (the gate uses it).
-        Otherwise each input's draws are seeded by its content."""
+                 shared_draws: bool = True):
+        """`shared_draws` (default): every input gets the same sampling draws (common random
+        numbers), so two versions of a function differ only where the model's distributions
+        differ, and the editor's hint and the gate's number for a function agree. It ranks as well
+        as independent draws (validation Spearman 0.691/0.485 vs 0.688/0.481 memory/latency, mean
+        of 4 seeds). False: each input's draws are seeded by its content."""
         self.config = config
         self.shared_draws = bool(shared_draws)
         self.samples = max(1, int(samples))
@@ -145,7 +148,8 @@ class Predictor:
     def _key(self, code: str, language: str, context: dict[str, str] | None = None) -> str:
         extra = "\0".join(f"{k}={v}" for k, v in sorted((context or {}).items()))
         draws = "shared" if self.shared_draws else "own"
-        text = f"{self.config.model_version}\0{language}\0{self.samples}\0{self.seed}\0{draws}\0{extra}\0{code}"
+        text = (f"{self.config.model_version}\0{self.config.temperature}\0{language}\0{self.samples}\0{self.seed}"
+                f"\0{draws}\0{extra}\0{code}")
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def _run(self, items: list[tuple[str, str]], language: str,
@@ -181,7 +185,8 @@ class Predictor:
         if n > 1:
             uniforms = np.concatenate([self._uniforms(key, n) for key in keys])  # (B*N, P)
         step = self.model.stepper(hidden, mask, repeat=n)
-        tokens = decode.constrained_decode(step, start, self._allowed, uniforms)  # (B*N, P)
+        tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
+                                            temperature=self.config.temperature)
         values = np.array([numbers.decode_many([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
 

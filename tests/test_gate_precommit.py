@@ -247,8 +247,7 @@ CANDIDATE = os.environ.get("RLM_GATE_TEST_MODEL")  # try a model before shipping
 @pytest.mark.skipif(not (SHIPPED.is_file() or CANDIDATE), reason="shipped model not present (rlm_lsp/models/default)")
 def test_pre_commit_blocks_a_materializing_rewrite_with_the_shipped_model(hook, tmp_path):
     _, _, env = hook
-    # With the gate's shared draws (16 samples) the shipped model (python-v3) predicts 203 kB ->
-    # 306 kB (1.5x) for this rewrite; with independent draws 76 kB -> 213 kB (2.8x). Real n x n
+    # The shipped model (python-v3) predicts 203 kB -> 306 kB (1.5x) for this rewrite. Real n x n
     # tables on real inputs are far bigger, but the model's intervals are wide (docs/model-card.md,
     # gate quality), so at the default 2.0x it would let this through. This test is about the
     # real hook running the real model end to end, so it asks for 1.3x.

@@ -99,3 +99,15 @@ def test_logits_width_must_match_the_config(model_copy):
     (model_copy / "rlm_config.json").write_text(json.dumps(raw))
     with pytest.raises(ModelError, match="34 logits_token_ids"):
         Predictor(ModelConfig.load(model_copy, verify_hashes=False))
+
+
+def test_sampling_temperature_is_read_and_checked(model_copy, tiny_model_dir):
+    assert ModelConfig.load(tiny_model_dir).temperature == 1.0  # the exporter's default
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["sampling_temperature"] = 1.25
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    assert ModelConfig.load(model_copy, verify_hashes=False).temperature == 1.25
+    raw["sampling_temperature"] = 0
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="sampling_temperature 0.0 outside"):
+        ModelConfig.load(model_copy, verify_hashes=False)

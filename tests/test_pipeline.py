@@ -4,7 +4,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from export.cli import export
+from export.onnx_export import ExportError
 from rlm_lsp import Predictor
 from training import train
 
@@ -14,12 +17,16 @@ def test_train_export_load_predict(tmp_path):
                        "--threads", "1"])
     assert (best / "rlm_meta.json").is_file()
 
-    report = export(best, tmp_path / "model", int8=True)
+    with pytest.raises(ExportError, match="--temperature 0.0 outside"):
+        export(best, tmp_path / "never", temperature=0.0)
+    report = export(best, tmp_path / "model", int8=True, temperature=1.2)
     assert report["parity"]["token_exact"] == report["parity"]["inputs"]
     config = json.loads((tmp_path / "model" / "rlm_config.json").read_text())
     assert config["training_data"], "the model card summary travels with the model"
+    assert config["sampling_temperature"] == 1.2
 
     predictor = Predictor.from_dir(tmp_path / "model")
+    assert predictor.config.temperature == 1.2
     [result] = predictor.predict(["def f(n):\n    return [0] * n\n"])
     assert set(result) == {"memory", "latency"}
     assert result["memory"].unit == "bytes" and result["latency"].unit == "ms"

@@ -126,3 +126,26 @@ def test_sample_draws_are_stratified_per_position(tiny_model_dir):
         assert sorted(np.floor(column * 16).astype(int)) == list(range(16))
     assert np.array_equal(u, predictor._uniforms("ab" * 8, 16))
     assert not np.array_equal(u[:, 0], u[:, 1])  # positions are shuffled independently
+
+
+def test_config_temperature_drives_sampling(model_copy):
+    """The config's temperature reaches the sampler: near zero, the median is the greedy decode
+    (the tiny model's logits are too flat for the whole interval to collapse)."""
+    import json
+
+    from rlm_lsp import ModelConfig
+
+    def predictor(temperature, samples=16):
+        raw = json.loads((model_copy / "rlm_config.json").read_text())
+        raw["sampling_temperature"] = temperature
+        (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+        return Predictor(ModelConfig.load(model_copy, verify_hashes=False), samples=samples)
+
+    greedy = predictor(1.0, samples=1).predict(CODES[:3])
+    cold = predictor(0.05).predict(CODES[:3])
+    for g, c in zip(greedy, cold):
+        for metric in g:
+            assert c[metric].value == pytest.approx(g[metric].value)
+    warm = predictor(1.0).predict(CODES[:3])
+    numbers = lambda preds: [(p.value, p.low, p.high) for row in preds for p in row.values()]  # noqa: E731
+    assert numbers(warm) != numbers(cold)  # same draws, other temperature: other samples
