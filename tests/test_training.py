@@ -201,3 +201,19 @@ def test_train_tiny_end_to_end_and_resume(tmp_path):
 
     rep = evaluate_dir(str(best), dataset.synthetic_examples(12), samples=2)
     assert set(rep) == {"greedy", "sampled"} and "coverage" in rep["sampled"]["memory"]
+
+
+def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys):
+    """`python -m training.shortcut`: teacher-forced, true or fixed mantissa, one Spearman per metric."""
+    import re
+
+    from training import shortcut
+
+    for fixed in ([], ["--fixed"]):
+        assert shortcut.main([str(tiny_checkpoint), "--synthetic", "24", "--rows", "24", *fixed]) == 0
+        out = capsys.readouterr().out
+        kind = "fixed" if fixed else "true"
+        for metric in ("memory", "latency"):
+            m = re.search(rf"{metric}: Spearman\(expected exponent, measured\) = (-?\d\.\d+|nan) \({kind} mantissa, (\d+) rows\)", out)
+            assert m, out
+            assert int(m.group(2)) > 0

@@ -39,14 +39,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fixed", action="store_true", help="feed mantissa 3.162 to every row")
     p.add_argument("--rows", type=int, default=300)
     p.add_argument("--data", default=dataset.DEFAULT_DATA)
+    p.add_argument("--synthetic", type=int, default=0, help="probe N synthetic rows instead (a smoke test)")
     args = p.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     model, tok, meta = load_checkpoint(args.checkpoint)
     model.eval()
-    examples = dataset.load_examples([args.data], dataset.DEFAULT_CORPUS, tiers=["large"])
-    val = dataset.split_by_problem(examples, 0.1)[1][: args.rows]
+    if args.synthetic:
+        val = dataset.synthetic_examples(args.synthetic)[: args.rows]
+    else:
+        examples = dataset.load_examples([args.data], dataset.DEFAULT_CORPUS, tiers=["large"])
+        val = dataset.split_by_problem(examples, 0.1)[1][: args.rows]
     ids = encode_inputs(tok, meta, [e.code for e in val], METRICS)
     labels = [target_ids(tok, [e.values.get(m) for m in METRICS]) for e in val]
     if args.fixed:
