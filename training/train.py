@@ -20,7 +20,7 @@ warm-up, cosine decay) is sized to the step budget that fits in `--max-minutes`.
 
 The defaults are the shipped model's recipe (python-v3): from scratch, label jitter from the
 first step, batch 64, about 940 steps. It was trained on a GPU (`training/device_sweep.sh`, 6.5
-minutes for five configurations side by side); on 2 CPU cores the same run takes about an hour.
+minutes for five configurations side by side); on 2 CPU cores the same run took 70 minutes.
 Longer schedules scored worse on validation: the model overfits the ~7,500 training programs.
 
 `main(argv)` is the entry point; it returns the path of the best checkpoint.
