@@ -22,7 +22,7 @@ from typing import Sequence
 
 from export.config import head_token_ids, write_model_config
 from export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
-from rlm_lsp.model_dir import sha256_file
+from rlm_lsp.model_dir import TEMPERATURE_RANGE, sha256_file
 
 SAMPLE_CODES = [
     "def f(n):\n    return sum(range(n))\n",
@@ -70,26 +70,27 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
            temperature: float = 1.0) -> dict:
     from export.parity import check_parity
 
-    if not 0.05 <= temperature <= 10.0:
-        raise ExportError(f"--temperature {temperature} outside 0.05..10")
+    low, high = TEMPERATURE_RANGE
+    if not low <= temperature <= high:
+        raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
     meta = check_checkpoint(checkpoint)
     weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
     version = model_version or meta.get("model_version") or f"{checkpoint.name}-{sha256_file(weights)[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
-        head = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature}
-        narrow_head(fp32, head["logits_token_ids"])
-        write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
+        runtime = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature}
+        narrow_head(fp32, runtime["logits_token_ids"])
+        write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **runtime})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}
         report["parity"] = check_parity(checkpoint, fp32, SAMPLE_CODES)
         staging = Path(tmp) / "final"
         if int8:
             quantize_int8(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "int8", **head})
+            write_model_config(staging, checkpoint, meta, version, {"precision": "int8", **runtime})
         else:
             shutil.copytree(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32", **head})
+            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32", **runtime})
         if eval_jsonl:
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())

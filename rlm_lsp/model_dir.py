@@ -30,6 +30,9 @@ class ModelError(Exception):
     """The model directory cannot be used. The message names the file and what is wrong."""
 
 
+TEMPERATURE_RANGE = (0.05, 10.0)  # sampling_temperature values a model directory may carry
+
+
 @dataclass(frozen=True)
 class MetricSpec:
     name: str
@@ -112,8 +115,9 @@ class ModelConfig:
             if lacking:
                 raise ValueError(f"logits_token_ids lacks number token ids {lacking[:3]}")
         temperature = float(raw.get("sampling_temperature", 1.0))
-        if not 0.05 <= temperature <= 10.0:
-            raise ValueError(f"sampling_temperature {temperature} outside 0.05..10")
+        low, high = TEMPERATURE_RANGE
+        if not low <= temperature <= high:
+            raise ValueError(f"sampling_temperature {temperature} outside {low:g}..{high:g}")
         metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
                         for m in raw["metrics"])
         if not metrics:

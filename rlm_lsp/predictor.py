@@ -52,6 +52,7 @@ class Predictor:
         of 4 seeds). False: each input's draws are seeded by its content."""
         self.config = config
         self.shared_draws = bool(shared_draws)
+        self._shared: np.ndarray | None = None  # shared draws, drawn on first use
         self.samples = max(1, int(samples))
         self.seed = int(seed)
         self.batch_size = max(1, int(batch_size))
@@ -183,12 +184,21 @@ class Predictor:
         start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)  # (B*N,)
         uniforms = None
         if n > 1:
-            uniforms = np.concatenate([self._uniforms(key, n) for key in keys])  # (B*N, P)
+            if self.shared_draws:
+                uniforms = np.tile(self._shared_uniforms(), (len(keys), 1))  # (B*N, P)
+            else:
+                uniforms = np.concatenate([self._uniforms(key, n) for key in keys])
         step = self.model.stepper(hidden, mask, repeat=n)
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
                                             temperature=self.config.temperature)
         values = np.array([numbers.decode_many([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
+
+    def _shared_uniforms(self) -> np.ndarray:
+        """The (N, P) draws every input shares: computed once per Predictor."""
+        if self._shared is None:
+            self._shared = self._uniforms("", self.samples)
+        return self._shared
 
     def _uniforms(self, key: str, n: int) -> np.ndarray:
         """(N, P) uniforms for one input's N samples, stratified per decoding position.

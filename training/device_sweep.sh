@@ -64,19 +64,18 @@ for log in sorted(runs.glob("*/train_log.jsonl")):
     print(f"{log.parent.name}: {len(rows)} evals, last step {rows[-1]['step']}, best step {top['step']} "
           f"mean {top['spearman_mean']:.3f} " + " ".join(f"{m} {s['spearman']:.3f}" for m, s in top["scores"].items()))
 order = sorted(best, key=lambda n: -best[n]["spearman_mean"])
-budget = 60 * 2**20
-used = 0
-for i, name in enumerate(order[:2]):
-    if i and used > budget - 26 * 2**20:
-        print(f"skip {name}: no room"); continue
-    for p in pack(runs / name / "best", out / f"py{i + 1}"):
-        used += p.stat().st_size
-    print(f"py{i + 1} = {name}")
-    (out / f"py{i + 1}.json").rename(runs / f"py{i + 1}.json")
-if (runs / "nas" / "best" / "model.safetensors").exists():
-    for p in pack(runs / "nas" / "best", out / "nas"):
-        used += p.stat().st_size
-    (out / "nas.json").rename(runs / "nas.json")
+# What goes back, in priority order: the best Python run, the NAS run, the second Python run;
+# each only if its float16 shards (half its float32 weights) still fit the 64 MiB return limit.
+wanted = [("py1", runs / order[0])] + [("nas", runs / "nas")] + [("py2", runs / n) for n in order[1:2]]
+budget, used = 60 * 2**20, 0
+for label, run in wanted:
+    weights = run / "best" / "model.safetensors"
+    if not weights.exists() or used + weights.stat().st_size // 2 > budget:
+        print(f"skip {label} ({run.name}): {'no checkpoint' if not weights.exists() else 'no room'}")
+        continue
+    used += sum(p.stat().st_size for p in pack(run / "best", out / label))
+    (out / f"{label}.json").rename(runs / f"{label}.json")  # side file travels in logs.tgz
+    print(f"{label} = {run.name}")
 print(f"returned {used / 2**20:.1f} MiB of shards")
 PYEOF
 tar czf "$OUT/logs.tgz" -C "$R" $(cd "$R" && ls *.log *.json */train_log.jsonl nas/history.json nas/eval.json 2>/dev/null)
