@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-from rlm_lsp.graph_text import GraphError, onnx_text
+from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
 from rlm_lsp.model_dir import ModelError
 
 NAS_DIR = Path(__file__).parent / "models" / "nas"
@@ -95,6 +95,11 @@ def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path 
     """One row per device for an already rendered graph text."""
     pred = _predictor(model_dir, predictor, **predictor_kwargs)
     info = load_devices(pred.config.path)
+    version = info.get("graph_text_version", 1)
+    if version != GRAPH_TEXT_VERSION:
+        raise ModelError(f"the NAS model at {pred.config.path} reads graph text v{version}, and this rlm-lsp "
+                         f"writes v{GRAPH_TEXT_VERSION}; use a model exported for v{GRAPH_TEXT_VERSION} "
+                         f"(python -m training.nas.export)")
     known = info.get("descriptions", {})
     n_refs = len(info.get("reference_archs", [])) or 10
     trained = set(info.get("trained", known))

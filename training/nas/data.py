@@ -24,7 +24,7 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from rlm_lsp.graph_text import nb201_text
+from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, nb201_text
 from rlm_lsp.nas import describe_device  # the runtime renders devices with the same function
 
 CORPUS = Path(os.environ.get("RLM_NAS_CORPUS", "/work/shared/corpora/nas/help"))  # override: another machine
@@ -71,7 +71,7 @@ def reference_archs() -> list[int]:
 def graph_texts(archs: dict[int, str]) -> dict[int, str]:
     """Arch index -> graph text (standard skeleton C=16, N=5, 32x32), cached under training/work/nas/."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    cache = CACHE / "nb201_text.json.gz"
+    cache = CACHE / f"nb201_text_v{GRAPH_TEXT_VERSION}.json.gz"
     if cache.is_file():
         with gzip.open(cache, "rt") as fh:
             stored = {int(k): v for k, v in json.load(fh).items()}

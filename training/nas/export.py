@@ -60,6 +60,7 @@ def main(argv=None) -> int:
             "holdout": meta["training_data"].get("holdout_device"),
             "reference_archs": reference_archs(),
             "unknown_name": UNKNOWN_NAME,
+            "graph_text_version": meta["training_data"].get("graph_text_version", 1),
             "note": "description = name, geometric-mean latency (ms) on the reference NAS-Bench-201 archs "
                     "(HELP nasbench201_hardware_embedding_index), then each as % of it",
         }, indent=2) + "\n")

@@ -6,8 +6,8 @@ Skeleton: stem conv3x3+BN, N cells at C, ResNet reduction block, N cells at 2C, 
 BN+ReLU, global average pool, linear. The standard skeleton is C=16, N=5, 32x32 inputs.
 
 The forward order here is the order `rlm_lsp.graph_text.nb201_graph` emits nodes in, so the ONNX export and
-the arch string render to the same text. `none` edges compute nothing (they add a zero); a node whose
-inputs are all `none` is zero, and a cell whose output is zero returns `x * 0`.
+the arch string render to the same text. As in NAS-Bench-201's own `InferCell` (the network HELP timed),
+every edge runs and `none` is `x * 0`: nothing is pruned, even an op whose result only reaches zeros.
 """
 
 from __future__ import annotations
@@ -56,18 +56,15 @@ class Cell(nn.Module):
                     self.ops[f"{i}_{j}"] = m
 
     def forward(self, x):
-        states = [x]  # None = zero tensor
+        states = [x]
         for j, edges in enumerate(self.nodes, start=1):
             total = None
             for op, i in edges:
                 key = f"{i}_{j}"
-                if key not in self.ops or states[i] is None:
-                    continue
-                y = self.ops[key](states[i])
+                y = self.ops[key](states[i]) if key in self.ops else states[i] * 0.0  # none: zero
                 total = y if total is None else total + y
             states.append(total)
-        out = states[-1]
-        return x * 0.0 if out is None else out
+        return states[-1]
 
 
 class ResBlock(nn.Module):

@@ -27,6 +27,7 @@ from typing import Sequence
 
 from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 
+from rlm_lsp.graph_text import GRAPH_TEXT_VERSION
 from training.nas import data
 
 METRIC = {"name": "latency", "unit": "ms",
@@ -177,7 +178,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "holdout_device": args.holdout_device, "steps": 0,
                               "batch_size": args.batch_size, "train_minutes": 0,
                               "init_from": str(args.init_from) if args.init_from else None,
-                              "relative_target": bool(args.relative_target)},
+                              "relative_target": bool(args.relative_target),
+                              "graph_text_version": GRAPH_TEXT_VERSION},
             "devices": descs}
 
     def score(arch_ids, device_names, descriptions=descs):
