@@ -58,6 +58,17 @@ def test_text_form_is_compact_and_shaped(exported):
     assert zero[3:10] == ["mul:-1", "rconv3:-2", "mul:-2", "add:-2:-1", "add:-4:-2", "mul:-2", "add:-2:-1"]
 
 
+def test_count_line_matches_the_lines_below():
+    from training.nas.baseline import op_counts  # counts the body, x5{ blocks 5 times
+
+    for arch in ARCHS + [SLOW, FAST]:
+        text = nb201_text(arch)
+        census = dict(w.rsplit("*", 1) for w in text.splitlines()[0].split()[1:])
+        body = op_counts(text)
+        body.pop("input")
+        assert {op: int(n) for op, n in census.items()} == dict(body), arch
+
+
 def test_reader_agrees_with_onnx_package(exported):
     onnx = pytest.importorskip("onnx")
     path = exported[(ARCHS[0], 1)]
