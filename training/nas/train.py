@@ -150,8 +150,12 @@ def main(argv: Sequence[str] | None = None) -> dict:
     print(f"data: {len(archs)} archs, {len(devices)} training devices, held out {args.holdout_device}; "
           f"{time.time() - t0:.0f}s", flush=True)
 
+    earlier: list[dict] = []  # training phases before this one (--init-from), oldest first
     if args.init_from:
-        model, tok, _ = load_checkpoint(args.init_from)
+        model, tok, prior = load_checkpoint(args.init_from)
+        done = prior.get("training_data", {})
+        earlier = done.get("earlier_phases", []) + [
+            {"checkpoint": str(args.init_from), "steps": done.get("steps"), "train_minutes": done.get("train_minutes")}]
         print(f"weights and tokenizer from {args.init_from}", flush=True)
     else:
         tok_texts = [texts[i] for i in train] + [descs[d] for d in devices] * 50 + \
@@ -179,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "batch_size": args.batch_size, "train_minutes": 0,
                               "init_from": str(args.init_from) if args.init_from else None,
                               "relative_target": bool(args.relative_target),
-                              "graph_text_version": GRAPH_TEXT_VERSION},
+                              "graph_text_version": GRAPH_TEXT_VERSION, "earlier_phases": earlier},
             "devices": descs}
 
     def score(arch_ids, device_names, descriptions=descs):
@@ -199,7 +203,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
         t = time.time()
         per = score(val_set, args.val_devices)
         mean = float(np.mean(list(per.values())))
-        meta["training_data"].update(steps=step, train_minutes=round(train_s / 60, 1))
+        meta["training_data"].update(
+            steps=step, train_minutes=round(train_s / 60, 1),
+            total_steps=step + sum(p["steps"] or 0 for p in earlier),
+            total_train_minutes=round(train_s / 60 + sum(p["train_minutes"] or 0 for p in earlier), 1))
         save_checkpoint(model.to("cpu"), tok, args.out / "last", meta)
         improved = mean > best
         if improved:
