@@ -52,14 +52,23 @@ def describe_device(name: str, ref_latencies: Sequence[float]) -> str:
 
 
 def load_devices(model_dir: str | Path | None = None) -> dict:
-    """devices.json: {"descriptions": {name: text}, "reference_archs": [...], "trained": [...]}."""
-    path = Path(model_dir or NAS_DIR) / "devices.json"
+    """devices.json: {"descriptions": {name: text}, "reference_archs": [...], "trained": [...],
+    "graph_text_version": N}. Raises ModelError if it is missing, unreadable, or made for another
+    graph text version than `rlm_lsp.graph_text` writes (absent = v1)."""
+    directory = Path(model_dir or NAS_DIR)
+    path = directory / "devices.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        info = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ModelError(f"model file missing: {path}") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"device list cannot be read: {path}: {exc}") from None
+    version = info.get("graph_text_version", 1)
+    if version != GRAPH_TEXT_VERSION:
+        raise ModelError(f"the NAS model at {directory} reads graph text v{version}, and this rlm-lsp "
+                         f"writes v{GRAPH_TEXT_VERSION}; use a model exported for v{GRAPH_TEXT_VERSION} "
+                         f"(python -m training.nas.export)")
+    return info
 
 
 def device_description(device: str, known: Mapping[str, str], n_refs: int = 10) -> str:
@@ -95,11 +104,6 @@ def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path 
     """One row per device for an already rendered graph text."""
     pred = _predictor(model_dir, predictor, **predictor_kwargs)
     info = load_devices(pred.config.path)
-    version = info.get("graph_text_version", 1)
-    if version != GRAPH_TEXT_VERSION:
-        raise ModelError(f"the NAS model at {pred.config.path} reads graph text v{version}, and this rlm-lsp "
-                         f"writes v{GRAPH_TEXT_VERSION}; use a model exported for v{GRAPH_TEXT_VERSION} "
-                         f"(python -m training.nas.export)")
     known = info.get("descriptions", {})
     n_refs = len(info.get("reference_archs", [])) or 10
     trained = set(info.get("trained", known))

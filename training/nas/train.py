@@ -203,10 +203,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         t = time.time()
         per = score(val_set, args.val_devices)
         mean = float(np.mean(list(per.values())))
-        meta["training_data"].update(
-            steps=step, train_minutes=round(train_s / 60, 1),
-            total_steps=step + sum(p["steps"] or 0 for p in earlier),
-            total_train_minutes=round(train_s / 60 + sum(p["train_minutes"] or 0 for p in earlier), 1))
+        meta["training_data"].update(steps=step, train_minutes=round(train_s / 60, 1))
         save_checkpoint(model.to("cpu"), tok, args.out / "last", meta)
         improved = mean > best
         if improved:
