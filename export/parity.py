@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -43,24 +43,45 @@ def onnx_greedy_tokens(predictor: Predictor, token_ids: list[int]) -> list[int]:
     return [int(t) for t in tokens[0]]
 
 
-def check_parity(checkpoint: Path, model_dir: Path, codes: Sequence[str]) -> dict:
-    """Returns {'inputs': n, 'token_exact': k, 'mismatches': [...]}."""
+Sample = Union[str, Tuple[str, Optional[Mapping[str, str]]]]
+
+
+def sample_inputs(predictor: Predictor, samples: Sequence[Sample]) -> list[list[int]]:
+    """Parity samples -> encoder token ids. A sample is a code string, or (code, context) for a
+    template with extra fields ({device}, {gpu}, {work}...). A plain string under such a template
+    gets a fixed stand-in word in each field: parity is about the graphs, not the input's meaning."""
+    from rlm_lsp.template import extra_fields
+
+    stand_in = {name: "parity" for name in extra_fields(predictor.config.input_template)}
+    language = predictor.config.languages[0]
+    out = []
+    for sample in samples:
+        code, context = (sample, None) if isinstance(sample, str) else sample
+        ids = predictor.token_ids(code, language, dict(context) if context else stand_in)
+        out.append(ids[: predictor.config.max_input_tokens])
+    return out
+
+
+def check_parity(checkpoint: Path, model_dir: Path, samples: Sequence[Sample]) -> dict:
+    """PyTorch vs ONNX constrained greedy decode. Returns {'inputs': n, 'token_exact': k, 'mismatches': [...]}."""
     from transformers import T5ForConditionalGeneration
 
     model = T5ForConditionalGeneration.from_pretrained(checkpoint)
     predictor = Predictor.from_dir(model_dir, device="cpu", samples=1)
-    from rlm_lsp.template import extra_fields
-
-    # A template with extra fields (e.g. {device}) gets a fixed stand-in; parity is about the graphs.
-    context = {name: "parity" for name in extra_fields(predictor.config.input_template)}
-    language = predictor.config.languages[0]
     exact, mismatches = 0, []
-    for code in codes:
-        ids = predictor.token_ids(code, language, context)[: predictor.config.max_input_tokens]
+    for sample, ids in zip(samples, sample_inputs(predictor, samples)):
         a = torch_greedy_tokens(model, ids, predictor.allowed_ids, predictor.config.decoder_start_token_id)
         b = onnx_greedy_tokens(predictor, ids)
         if a == b:
             exact += 1
         else:
+            code = sample if isinstance(sample, str) else sample[0]
             mismatches.append({"code": code[:80], "torch": a, "onnx": b})
-    return {"inputs": len(codes), "token_exact": exact, "mismatches": mismatches[:5]}
+    return {"inputs": len(samples), "token_exact": exact, "mismatches": mismatches[:5]}
+
+
+def onnx_agreement(reference_dir: Path, model_dir: Path, samples: Sequence[Sample]) -> dict:
+    """Two exports of one checkpoint (fp32 and int8): on how many samples their greedy decodes agree."""
+    a, b = (Predictor.from_dir(d, device="cpu", samples=1) for d in (reference_dir, model_dir))
+    same = sum(onnx_greedy_tokens(a, ids) == onnx_greedy_tokens(b, ids) for ids in sample_inputs(a, samples))
+    return {"inputs": len(samples), "token_exact": int(same)}

@@ -32,14 +32,19 @@ from rlm_lsp.model_dir import ModelError
 MODEL_DIR = Path(__file__).parent / "models" / "triton"
 LANGUAGE = "triton"
 METRIC = "kernel_latency"
-# v2 (shipped since the 2026-11-29 retrain): the work size comes first as one bucket token `<W20>`
-# (`{work}`), and `{shape}` is the rest of the shape line (`model_fields`). TEMPLATE_V1 is the first
-# model's template ("| work 2^20 |" inside {shape}); the runtime renders whichever the model's
-# rlm_config.json input_template asks for (`model_context`).
-TEMPLATE = "<metrics> {metrics} <lang> {language} {work} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+# The template a model was trained with is in its rlm_config.json `input_template`; the runtime
+# renders whichever one it asks for (`model_context`).
+# - v3 (TEMPLATE): the work size as one bucket token `<W20>` ({work}), then the launch mode as one
+#   token `<fwd>` / `<bwd>` / `<fwdbwd>` ({mode}: Liger's forward / backward / full; `<fwd>` when the
+#   shape line names none), and {shape} is the rest of the shape line (`model_fields`).
+# - v2 (TEMPLATE_V2, the 2026-11-29 model): {work} only; the mode stays a word inside {shape}.
+# - v1 (TEMPLATE_V1, the first model): "| work 2^20 |" inside {shape}.
+TEMPLATE = "<metrics> {metrics} <lang> {language} {work} {mode} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+TEMPLATE_V2 = "<metrics> {metrics} <lang> {language} {work} <gpu> {gpu} <shape> {shape} <code>\n{code}"
 TEMPLATE_V1 = "<metrics> {metrics} <lang> {language} <gpu> {gpu} <shape> {shape} <code>\n{code}"
 WORK_MIN, WORK_MAX = 0, 48
 WORK_TOKENS = [f"<W{k}>" for k in range(WORK_MIN, WORK_MAX + 1)]  # one tokenizer token each
+MODE_TOKENS = {"forward": "<fwd>", "backward": "<bwd>", "full": "<fwdbwd>"}  # one tokenizer token each
 FALLBACK_GPU = "A100"
 FALLBACK_SHAPE = "n=1048576"
 
@@ -126,22 +131,30 @@ def work_token(shape: str) -> str:
     return f"<W{min(max(k, WORK_MIN), WORK_MAX)}>"
 
 
-def model_fields(shape: str) -> dict[str, str]:
-    """A shape line (`shape_text`) -> the v2 template's {work} and {shape}: the work bucket as one
+def model_fields(shape: str, with_mode: bool = False) -> dict[str, str]:
+    """A shape line (`shape_text`) -> the template's {work} and {shape}: the work bucket as one
     token, and the line without its `work 2^k` part and without floats under 1 (eps=1e-06, 0.125:
-    they never change the work size).
+    they never change the work size). `with_mode` (template v3): the launch mode also becomes one
+    token, {mode}, and leaves {shape}.
 
-    '[4096] [4096] 1e-05 | work 2^12 | fp32' -> {'work': '<W12>', 'shape': '[4096] [4096] | fp32'}"""
+    '[4096] [4096] 1e-05 | work 2^12 | fp32' -> {'work': '<W12>', 'shape': '[4096] [4096] | fp32'}
+    'B=8 | work 2^3 | bf16 | backward', with_mode -> {'work': '<W3>', 'mode': '<bwd>', 'shape': 'B=8 | bf16'}"""
     rest = _WORK.sub(" | ", shape or "")
     parts = [" ".join(_SMALL_FLOAT.sub(" ", p).split()) for p in rest.split("|")]
-    return {"work": work_token(shape), "shape": " | ".join(p for p in parts if p) or "-"}
+    parts = [p for p in parts if p]
+    fields = {"work": work_token(shape)}
+    if with_mode:
+        modes = [p for p in parts if p in MODE_TOKENS]
+        fields["mode"] = MODE_TOKENS[modes[-1] if modes else "forward"]
+        parts = [p for p in parts if p not in MODE_TOKENS]
+    return {**fields, "shape": " | ".join(parts) or "-"}
 
 
 def model_context(template: str, gpu: str, shape: str) -> dict[str, str]:
-    """The template fields for a model: v2 templates (with {work}) get `model_fields(shape)`,
-    v1 templates the shape line as it is."""
+    """The template fields for a model: v3 templates ({work} and {mode}) and v2 ({work}) get
+    `model_fields(shape)`, v1 templates the shape line as it is."""
     if "{work}" in template:
-        return {"gpu": gpu, **model_fields(shape)}
+        return {"gpu": gpu, **model_fields(shape, with_mode="{mode}" in template)}
     return {"gpu": gpu, "shape": shape}
 
 

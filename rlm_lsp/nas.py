@@ -16,6 +16,7 @@ For the commit gate, `latency_verdicts` is a pure function (old and new predicti
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -54,18 +55,30 @@ def describe_device(name: str, ref_latencies: Sequence[float]) -> str:
 def load_devices(model_dir: str | Path | None = None) -> dict:
     """devices.json: {"descriptions": {name: text}, "reference_archs": [...], "trained": [...],
     "graph_text_version": N}. Raises ModelError if it is missing, unreadable, or made for another
-    graph text version than `rlm_lsp.graph_text` writes (absent = v1)."""
+    graph text version than `rlm_lsp.graph_text` writes (absent = v1). Parsed once per file
+    version (path, mtime): an evaluation asks for it once per graph and device. Read-only."""
     directory = Path(model_dir or NAS_DIR)
     path = directory / "devices.json"
     try:
-        info = json.loads(path.read_text(encoding="utf-8"))
+        mtime = path.stat().st_mtime_ns
+    except FileNotFoundError:
+        raise ModelError(f"model file missing: {path}") from None
+    except OSError as exc:
+        raise ModelError(f"device list cannot be read: {path}: {exc}") from None
+    return _read_devices(str(path), mtime)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_devices(path: str, mtime_ns: int) -> dict:
+    try:
+        info = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ModelError(f"model file missing: {path}") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"device list cannot be read: {path}: {exc}") from None
     version = info.get("graph_text_version", 1)
     if version != GRAPH_TEXT_VERSION:
-        raise ModelError(f"the NAS model at {directory} reads graph text v{version}, and this rlm-lsp "
+        raise ModelError(f"the NAS model at {Path(path).parent} reads graph text v{version}, and this rlm-lsp "
                          f"writes v{GRAPH_TEXT_VERSION}; use a model exported for v{GRAPH_TEXT_VERSION} "
                          f"(python -m training.nas.export)")
     return info

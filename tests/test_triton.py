@@ -114,10 +114,20 @@ def test_model_fields_work_bucket_token():
         {"work": "<W26>", "shape": "N=16384 M=4096 | fp32 | backward"}
     assert kernels.model_fields("[256,8] [256] 0.125 | work 2^11 | fp16") == {"work": "<W11>", "shape": "[256,8] [256] | fp16"}
     assert kernels.model_fields("n=1 | work 2^99")["work"] == f"<W{kernels.WORK_MAX}>"  # clamped
-    v2 = kernels.model_context(kernels.TEMPLATE, "A100", "n=1048576 | work 2^20")
-    assert v2 == {"gpu": "A100", "work": "<W20>", "shape": "n=1048576"}
+    v2 = kernels.model_context(kernels.TEMPLATE_V2, "A100", "n=1048576 | work 2^20 | backward")
+    assert v2 == {"gpu": "A100", "work": "<W20>", "shape": "n=1048576 | backward"}
     v1 = kernels.model_context(kernels.TEMPLATE_V1, "A100", "n=1048576 | work 2^20")
     assert v1 == {"gpu": "A100", "shape": "n=1048576 | work 2^20"}  # the first model's rendering
+
+
+def test_model_fields_mode_token():
+    """Template v3: the launch mode is one token and leaves the shape; no mode named -> forward."""
+    assert kernels.model_fields("B=8 T=2048 | work 2^14 | bf16 | backward", with_mode=True) == \
+        {"work": "<W14>", "mode": "<bwd>", "shape": "B=8 T=2048 | bf16"}
+    assert kernels.model_fields("B=8 | work 2^3 | full", with_mode=True)["mode"] == "<fwdbwd>"
+    v3 = kernels.model_context(kernels.TEMPLATE, "H100", "n=1048576 | work 2^20")
+    assert v3 == {"gpu": "H100", "work": "<W20>", "mode": "<fwd>", "shape": "n=1048576"}
+    assert set(kernels.MODE_TOKENS) == {"forward", "backward", "full"}
 
 
 def test_family_split_is_by_family():
@@ -180,3 +190,39 @@ def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
     assert only[0] == out[0] and only[2] == {}
     alone = kernels.with_kernels(None)  # no Python model: kernels still predicted
     assert alone.predict(codes)[2] == {} and "kernel_latency" in alone.predict(codes)[0]
+
+
+def test_work_line_projection_keeps_size_order():
+    """training.triton.train --work-line: the <W k> rows end on one straight line, in size order."""
+    torch = pytest.importorskip("torch")
+    train = pytest.importorskip("training.triton.train")
+
+    class Model(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = torch.nn.Embedding(60, 8)
+
+        def get_input_embeddings(self):
+            return self.emb
+
+    model, ids = Model(), torch.arange(5, 54)
+    other = model.emb.weight[:5].detach().clone()
+    train.project_work_line(model, ids)
+    rows = model.emb.weight[ids].detach()
+    steps = rows[1:] - rows[:-1]
+    assert torch.allclose(steps, steps[0].expand_as(steps), atol=1e-5)  # equal steps: a line
+    assert torch.equal(model.emb.weight[:5].detach(), other)  # other tokens untouched
+
+
+def test_export_parity_samples_carry_the_kernel_context():
+    """export.parity renders (code, context) samples through the model's template, so the Triton
+    exporter's parity inputs hold real work tokens; a plain string gets the stand-in word."""
+    from export.parity import sample_inputs
+    from rlm_lsp.predictor import Predictor
+
+    pred = Predictor.from_dir(kernels.MODEL_DIR, device="cpu", samples=1)
+    ctx = kernels.model_context(pred.config.input_template, "A100", kernels.parse_shape_hint(1 << 20))
+    with_ctx, plain = sample_inputs(pred, [(KERNEL_FILE, ctx), KERNEL_FILE])
+    assert pred.tokenizer.token_to_id("<W20>") in with_ctx
+    assert pred.tokenizer.token_to_id("<W20>") not in plain
+    assert "parity" in pred.tokenizer.decode(plain)

@@ -2,9 +2,8 @@
 
     python -m training.nas.export training/runs/nas/v1/best rlm_lsp/models/nas
 
-This wraps `python -m export` for one reason: export's parity check renders its sample inputs without a
-template context, and this model's template has a `{device}` placeholder. Here the parity samples are
-NAS-Bench-201 graph texts and the missing context is filled with one training device's description.
+This runs `python -m export` with NAS-Bench-201 graph texts as its parity samples, each with a
+training device's description in the template's `{device}` field, then writes devices.json.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ def main(argv=None) -> int:
     import export.cli as export_cli
     from training.nas.train import UNKNOWN_NAME
     from rlm_lsp.graph_text import nb201_text
-    from rlm_lsp.predictor import Predictor
 
     samples = ["|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|",
                "|avg_pool_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|nor_conv_1x1~0|skip_connect~1|skip_connect~2|",
@@ -39,18 +37,9 @@ def main(argv=None) -> int:
                "|nor_conv_1x1~0|+|nor_conv_1x1~0|nor_conv_1x1~1|+|nor_conv_1x1~0|nor_conv_1x1~1|nor_conv_1x1~2|",
                "|skip_connect~0|+|none~0|none~1|+|none~0|none~1|none~2|",
                "|avg_pool_3x3~0|+|avg_pool_3x3~0|nor_conv_3x3~1|+|nor_conv_3x3~0|none~1|avg_pool_3x3~2|"]
-    export_cli.SAMPLE_CODES = [nb201_text(a) for a in samples]
-    default_context = {"device": descriptions[trained[0]]}
-    render = Predictor.render
-
-    def render_with_device(self, code, language="python", context=None):
-        return render(self, code, language, context or default_context)
-
-    Predictor.render = render_with_device
-    try:
-        rc = export_cli.main([str(checkpoint), str(out), *argv[2:]])
-    finally:
-        Predictor.render = render
+    context = {"device": descriptions[trained[0]]}
+    rc = export_cli.main([str(checkpoint), str(out), *argv[2:]],
+                         samples=[(nb201_text(a), context) for a in samples])
     if rc == 0:
         from training.nas.data import reference_archs
 

@@ -1,23 +1,17 @@
 """Export the kernel checkpoint to the int8 model directory rlm_lsp/models/triton.
 
-    python -m training.triton.export_model training/work/triton_ckpt rlm_lsp/models/triton
+    python -m training.triton.export_model training/work/triton_ckpt rlm_lsp/models/triton [export options]
 
-Why not plain `python -m export`: its parity check renders the sample inputs without a template
-context, and this model's template has {gpu} and {shape} fields, so `str.format` fails. This wrapper
-runs the same steps (optimum fp32 export, decoder head cut to the number tokens, int8 dynamic
-quantisation, rlm_config.json via export.config) with a parity check on kernel inputs rendered with a GPU and a shape.
-(If export/parity.py learns to pass a context, `python -m export` will work as is.)
+This is `python -m export` (optimum fp32 export, decoder head cut to the number tokens, parity,
+int8, rlm_config.json) with kernel inputs as the parity samples: each one rendered with a GPU and
+a shape through the checkpoint's own template (`rlm_lsp.kernels.model_context`), so `{work}` and
+`{mode}` are real tokens rather than a stand-in word.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
-
 
 SAMPLE_KERNELS = [
     ("@triton.jit\ndef add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
@@ -37,48 +31,25 @@ SAMPLE_KERNELS = [
 
 
 def main(argv=None) -> int:
-    from export.config import head_token_ids, write_model_config
-    from export.onnx_export import check_checkpoint, export_fp32, narrow_head, quantize_int8
-    from export.parity import onnx_greedy_tokens, torch_greedy_tokens
-    from rlm_lsp.kernels import LANGUAGE, kernel_text, model_context, parse_shape_hint
-    from rlm_lsp.predictor import Predictor
-    from transformers import T5ForConditionalGeneration
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if len(argv) < 2:
+        print("usage: python -m training.triton.export_model CHECKPOINT OUT [export options]", file=sys.stderr)
+        return 2
+    import export.cli as export_cli
+    from export.onnx_export import ExportError, check_checkpoint
+    from rlm_lsp.kernels import kernel_text, model_context, parse_shape_hint
 
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("checkpoint", type=Path)
-    p.add_argument("out", type=Path)
-    p.add_argument("--model-version", default=None)
-    args = p.parse_args(argv)
-    meta = check_checkpoint(args.checkpoint)
-    version = args.model_version or f"triton-kernel-{meta['training_data'].get('steps', 0)}steps"
-    with tempfile.TemporaryDirectory() as tmp:
-        fp32, final = Path(tmp) / "fp32", Path(tmp) / "final"
-        export_fp32(args.checkpoint, fp32)
-        head = {"logits_token_ids": head_token_ids(args.checkpoint)}  # decoder head: the 33 number tokens
-        narrow_head(fp32, head["logits_token_ids"])
-        write_model_config(fp32, args.checkpoint, meta, version + "-fp32", {"precision": "fp32", **head})
-        quantize_int8(fp32, final)
-        write_model_config(final, args.checkpoint, meta, version, {"precision": "int8", **head})
-        model = T5ForConditionalGeneration.from_pretrained(args.checkpoint)
-        report = {"model_version": version, "parity_fp32": 0, "int8_vs_fp32_tokens_equal": 0,
-                  "inputs": len(SAMPLE_KERNELS)}
-        p32 = Predictor.from_dir(fp32, device="cpu", samples=1)
-        p8 = Predictor.from_dir(final, device="cpu", samples=1)
-        for code, gpu, shape in SAMPLE_KERNELS:
-            ctx = model_context(p32.config.input_template, gpu, parse_shape_hint(shape))
-            ids = p32.token_ids(kernel_text(code), LANGUAGE, ctx)[: p32.config.max_input_tokens]
-            a = torch_greedy_tokens(model, ids, p32.allowed_ids, p32.config.decoder_start_token_id)
-            b = onnx_greedy_tokens(p32, ids)
-            c = onnx_greedy_tokens(p8, ids)
-            report["parity_fp32"] += int(a == b)
-            report["int8_vs_fp32_tokens_equal"] += int(b == c)
-        report["size_bytes"] = sum(f.stat().st_size for f in final.iterdir())
-        (final / "export_report.json").write_text(json.dumps(report, indent=2) + "\n")
-        if args.out.exists():
-            shutil.rmtree(args.out)
-        shutil.copytree(final, args.out)
-    print(json.dumps(report, indent=2))
-    return 0 if report["parity_fp32"] == report["inputs"] else 1
+    try:
+        meta = check_checkpoint(Path(argv[0]))
+    except ExportError as exc:
+        print(f"training.triton.export_model: error: {exc}", file=sys.stderr)
+        return 2
+    template = meta["input_template"]
+    samples = [(kernel_text(code), model_context(template, gpu, parse_shape_hint(shape)))
+               for code, gpu, shape in SAMPLE_KERNELS]
+    if "--model-version" not in argv:
+        argv += ["--model-version", f"triton-kernel-{meta['training_data'].get('steps', 0)}steps"]
+    return export_cli.main(argv, samples=samples)
 
 
 if __name__ == "__main__":

@@ -2,11 +2,13 @@
 
     nice -n 19 python -m training.triton.train --out training/work/triton_ckpt_v2 --threads 1 --budget-min 100
 
-Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <W12> <gpu> A100
+Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <W12> <fwd> <gpu> A100
 <shape> [4096] | fp32 <code>\\n<kernels + launch wrapper>"), at most --max-tokens. The work size
 is one tokenizer token per power of two (`<W0>`..`<W48>`, rlm_lsp.kernels.WORK_TOKENS) whose
-embeddings start on a line (ordered by size), so the model can read "bigger" before it has
-seen every bucket with every operator.
+embeddings lie on a line (ordered by size): they start there, and with --work-line (the default)
+they are put back on their best-fit line after every step. So "bigger" stays one direction, and a
+bucket seen with few operators moves with its neighbours instead of on its own. The launch mode
+(forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
 Target: the median latency in ms as one P10 block. Trains on the `train` split (held-out
 families never seen), saves a checkpoint that `training.triton.export_model` turns into the
 int8 model directory.
@@ -23,7 +25,8 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import LANGUAGE, METRIC, TEMPLATE, WORK_MAX, WORK_MIN, WORK_TOKENS, model_context
+from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, TEMPLATE, WORK_MAX, WORK_MIN, WORK_TOKENS,
+                             model_context)
 from rlm_lsp.template import render
 from training import rlm_model
 from training.triton import data
@@ -57,6 +60,20 @@ def init_work_embeddings(model, tok, seed: int = 0) -> None:
             emb[tok.token_to_id(t)] = base + (k - mid) / span * direction + 0.3 * torch.randn(d, generator=g)
 
 
+def project_work_line(model, ids) -> None:
+    """Put the <W k> embedding rows back on their least-squares line a + (k - mean k) * b."""
+    import torch
+
+    emb = model.get_input_embeddings().weight
+    with torch.no_grad():
+        rows = emb[ids]
+        k = torch.arange(len(ids), dtype=rows.dtype)
+        k = (k - k.mean())[:, None]
+        mean = rows.mean(0, keepdim=True)
+        slope = (k * (rows - mean)).sum(0, keepdim=True) / (k * k).sum()
+        emb[ids] = mean + k * slope
+
+
 def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=Path("training/work/triton_ckpt"))
@@ -75,6 +92,8 @@ def parse_args(argv=None):
     p.add_argument("--snapshot-every-min", type=float, default=20.0,
                    help="also keep a copy of the checkpoint every this many minutes (OUT/min<M>)")
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
+    p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
+                   help="keep the <W k> embeddings on one line (projected after every step)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
@@ -104,7 +123,7 @@ def main(argv=None) -> Path:
     else:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
-                                        extra_special=WORK_TOKENS)
+                                        extra_special=WORK_TOKENS + list(MODE_TOKENS.values()))
     tok.no_padding()
     tok.no_truncation()
     eos = tok.token_to_id(rlm_model.EOS)
@@ -193,6 +212,9 @@ def main(argv=None) -> Path:
         keep = seq.index(code_id) + 1 + rng.randint(0, 32)
         return seq[:keep] + [eos] if keep < len(seq) - 1 else seq
 
+    work_ids = torch.tensor([tok.token_to_id(t) for t in WORK_TOKENS])
+    if args.work_line:
+        project_work_line(model, work_ids)
     model.train()
     budget = args.budget_min * 60
     start = time.time()
@@ -222,6 +244,8 @@ def main(argv=None) -> Path:
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
+        if args.work_line:
+            project_work_line(model, work_ids)
         losses.append(float(loss.detach()))
         step += 1
         if args.save_every and step % args.save_every == 0:
