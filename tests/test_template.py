@@ -31,3 +31,21 @@ def test_derived_fields_are_not_asked_of_callers():
 def test_context_overrides_and_fills_extra_fields():
     text = template.render("{gpu} {size} {code}", [], "triton", "a\nb\n", gpu="A100", size="9")
     assert text == "A100 9 a\nb\n"
+
+
+def test_census_counts_loops_depth_and_costly_builtins():
+    from rlm_lsp.census import census
+
+    code = "def f(n):\n    a = [[0] * n for _ in range(n)]\n    a.sort()\n    return a\n"
+    assert census(code) == "loop 1 depth 1 comp 1 call 2 list* 1 nested 2 sort 1"
+    assert census("def f(n):\n    return f(n - 1) if n else 0\n") == "call 1 recursive 1"
+    assert census("def broken(:\n    x = sorted(y)\n") == "noparse 1 sort 1"  # markers still read
+    assert census("") == "none"
+    deep = "".join("    " * i + f"for i{i} in r:\n" for i in range(60)) + "    " * 60 + "pass\n"
+    assert "depth 60" in census(deep)  # nested deeper than any real program; no RecursionError
+
+
+def test_census_template_derives_its_line():
+    text = template.render(template.CENSUS_TEMPLATE, ["memory"], "python", "x = sorted(y)\n")
+    assert text.startswith("<metrics> memory <lang> python size 0 call 1 sort 1 <code>\n")
+    assert template.extra_fields(template.CENSUS_TEMPLATE) == []

@@ -46,9 +46,9 @@ from typing import Sequence
 import numpy as np
 
 from rlm_lsp import numbers, preprocess
-from rlm_lsp.template import DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
+from rlm_lsp.template import CENSUS_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
 
-TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE}
+TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE}
 from training import augment, dataset
 from training.evaluate import decode_tokens, score, truncate
 from training.rlm_model import (
@@ -94,7 +94,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--size", default="small", choices=sorted(SIZES))
     p.add_argument("--dropout", type=float, default=0.1)
     p.add_argument("--template", default="sized", choices=sorted(TEMPLATES),
-                   help="input template: 'sized' states the code's length before it (see rlm_lsp.template)")
+                   help="input template: 'sized' states the code's length before it, 'census' also a count of "
+                        "loops, calls and costly builtins (see rlm_lsp.template)")
     p.add_argument("--max-input-tokens", type=int, default=384)
     # optimisation
     p.add_argument("--batch-size", type=int, default=64)
