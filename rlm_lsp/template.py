@@ -9,7 +9,7 @@ A template may also name *derived* fields, computed here from the code itself:
   A T5 encoder has only relative positions and averages over its input, so it is
   nearly blind to how long a program is; this states it in a few tokens.
 - ``{census}``: a one-line count of loops, loop depth, calls and costly builtins
-  (`rlm_lsp.census`).
+  (`rlm_lsp.code_census`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import math
 import string
 from typing import Callable, Sequence
 
-from rlm_lsp.census import census
+from rlm_lsp.code_census import code_census
 
 DEFAULT_TEMPLATE = "<metrics> {metrics} <lang> {language} <code>\n{code}"
 SIZED_TEMPLATE = "<metrics> {metrics} <lang> {language} size {size} <code>\n{code}"
@@ -30,7 +30,7 @@ def size_bucket(code: str) -> str:
     return str(round(2 * math.log2(max(lines, 1))))
 
 
-DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket, "census": census}
+DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket, "census": code_census}
 
 
 def render(template: str, metrics: Sequence[str], language: str, code: str, **context: str) -> str:

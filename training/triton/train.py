@@ -192,7 +192,7 @@ def main(argv=None) -> Path:
                 "default_gpu": default_gpu,
                 "default_shape": "n=1048576 | work 2^20",
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
-                "steps": step, "size": args.size, "params": n_params,
+                "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
                 "minutes": round((time.time() - start) / 60, 1),
                 "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
             },

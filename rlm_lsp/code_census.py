@@ -1,4 +1,5 @@
-"""A one-line census of a Python program, for templates with a `{census}` field.
+"""A one-line census of a Python program, for templates with a `{census}` field
+(`graph_text.census` is the same idea for network graphs).
 
     'def f(n):\n    a = [[0] * n for _ in range(n)]\n    a.sort()\n    return a\n'
         -> 'loop 1 depth 1 comp 1 call 2 list* 1 nested 2 sort 1'
@@ -33,7 +34,7 @@ _MARKERS = (  # (word, regex on the code)
 _MARKER_RES = tuple((word, re.compile(rx)) for word, rx in _MARKERS)
 
 
-def census(code: str) -> str:
+def code_census(code: str) -> str:
     counts: dict[str, int] = {}
     try:
         tree = ast.parse(code)
