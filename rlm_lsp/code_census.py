@@ -64,11 +64,12 @@ def _tree_counts(tree: ast.AST) -> dict[str, int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names = {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
             recursive += node.name in names
-    return {"loop": loops, "depth": _loop_depth(tree), "while": whiles, "comp": comps, "call": calls,
+    return {"loop": loops, "depth": loop_depth(tree), "while": whiles, "comp": comps, "call": calls,
             "recursive": recursive}
 
 
-def _loop_depth(tree: ast.AST) -> int:
+def loop_depth(tree: ast.AST) -> int:
+    """The deepest nesting of loops (for, while, comprehension clauses) in the tree."""
     best, stack = 0, [(tree, 0)]
     while stack:  # iterative: deeply nested code must not hit the recursion limit
         node, depth = stack.pop()

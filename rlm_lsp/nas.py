@@ -70,10 +70,8 @@ def load_devices(model_dir: str | Path | None = None) -> dict:
 
 @functools.lru_cache(maxsize=8)
 def _read_devices(path: str, mtime_ns: int) -> dict:
-    try:
+    try:  # load_devices has seen the file exist; a failure here is a read or parse error
         info = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ModelError(f"model file missing: {path}") from None
     except (OSError, ValueError) as exc:
         raise ModelError(f"device list cannot be read: {path}: {exc}") from None
     version = info.get("graph_text_version", 1)

@@ -32,6 +32,7 @@ from typing import Sequence
 import numpy as np
 
 from rlm_lsp import preprocess
+from rlm_lsp.code_census import loop_depth
 from training import dataset
 from training.evaluate import add_data_args, score
 
@@ -62,14 +63,6 @@ FEATURE_NAMES = (
 )
 
 
-def _loop_depth(node: ast.AST, depth: int = 0) -> int:
-    best = depth
-    for child in ast.iter_child_nodes(node):
-        d = depth + 1 if isinstance(child, (ast.For, ast.While, ast.comprehension)) else depth
-        best = max(best, _loop_depth(child, d))
-    return best
-
-
 def features(code: str, preprocess_name: str = "strip_v1") -> list[float]:
     code = preprocess.apply(preprocess_name, code)
     try:
@@ -88,7 +81,7 @@ def features(code: str, preprocess_name: str = "strip_v1") -> list[float]:
                 calls = {c.func.id for c in ast.walk(node)
                          if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
                 recursive |= int(node.name in calls)
-        depth = _loop_depth(tree)
+        depth = loop_depth(tree)
     except (SyntaxError, ValueError, RecursionError):
         ok = 0
     row = [len(code), code.count("\n") + 1, n_tokens, depth, recursive, ok]
