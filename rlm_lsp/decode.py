@@ -1,4 +1,4 @@
-"""Constrained decoding of P10 numbers.
+"""Constrained decoding of P10 numbers (either token order, see `numbers.NumberFormat`).
 
 The loop knows nothing about ONNX: it takes a `step` function that maps the
 last chosen token of each row, shape (B, 1), to next-token logits, shape
@@ -21,7 +21,8 @@ from rlm_lsp import numbers
 StepFn = Callable[[np.ndarray], np.ndarray]  # (B, 1) int64 -> (B, V) float
 
 
-def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool]) -> list[np.ndarray]:
+def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool],
+                number_format: numbers.NumberFormat = numbers.P10) -> list[np.ndarray]:
     """The allowed token ids at each decoding position: six per number, one number per metric.
 
     A nonnegative metric (bytes, milliseconds) may only take the <+> sign.
@@ -29,7 +30,7 @@ def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool]) -> l
     out = []
     for positive in nonnegative:
         for pos in range(numbers.TOKENS_PER_NUMBER):
-            tokens = ("<+>",) if pos == 0 and positive else numbers.allowed_at(pos)
+            tokens = ("<+>",) if pos == 0 and positive else number_format.allowed_at(pos)
             out.append(np.array([number_tokens[t] for t in tokens], dtype=np.int64))
     return out
 

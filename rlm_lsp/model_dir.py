@@ -59,6 +59,8 @@ class ModelConfig:
     # Sampling temperature (`rlm-export --temperature`): above 1 widens the p10-p90 interval
     # (better coverage), below 1 narrows it. 1.0 when the config does not say.
     temperature: float = 1.0
+    # Token order of each number: P10 (exponent last) or P10E (exponent right after the sign).
+    number_format: numbers.NumberFormat = numbers.P10
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -100,10 +102,7 @@ class ModelConfig:
     def _from_raw(cls, path: Path, raw: dict) -> "ModelConfig":
         if raw.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"format_version {raw.get('format_version')!r}, expected {FORMAT_VERSION}")
-        fmt = raw["number_format"]
-        if (fmt["kind"], fmt["mantissa_digits"], fmt["exp_min"], fmt["exp_max"]) != (
-            "P10", numbers.MANTISSA_DIGITS, numbers.EXP_MIN, numbers.EXP_MAX):
-            raise ValueError(f"unsupported number_format {fmt}")
+        number_format = numbers.NumberFormat.from_config(raw["number_format"])
         number_tokens = {str(k): int(v) for k, v in raw["number_tokens"].items()}
         missing = [t for t in numbers.ALL_TOKENS if t not in number_tokens]
         if missing:
@@ -135,6 +134,7 @@ class ModelConfig:
             training_data=dict(raw.get("training_data", {})),
             logits_token_ids=logits_ids,
             temperature=temperature,
+            number_format=number_format,
             raw=raw,
         )
 

@@ -9,6 +9,14 @@ The mantissa is read as d.ddd, so the exponent range E-10..E10 covers
 small to show become zero. Several numbers (one per metric) are written one
 after the other, six tokens each.
 
+The same tokens may also be written exponent first (`P10E`, a model's
+`number_format.exponent_first`):
+
+    <+> <E-1> <1> <7> <2> <5>
+
+Then the decoder picks the order of magnitude before the digits, coarse to fine,
+instead of guessing a first digit before it has said which decade it means.
+
 Pure Python: no numpy, no tensors. The decoder uses `allowed_at` to mask
 its logits so that every output parses.
 """
@@ -16,6 +24,7 @@ its logits so that every output parses.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 MANTISSA_DIGITS = 4
@@ -32,14 +41,14 @@ MAX_VALUE = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}e{EXP_MAX}")
 MIN_POSITIVE = 10.0**EXP_MIN
 
 
-def encode(value: float) -> list[str]:
-    """Float -> six tokens, rounding the mantissa to four digits and clipping to the range."""
+def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range."""
     if math.isnan(value):
         raise ValueError("cannot encode NaN")
     sign = "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
     magnitude = min(abs(value), MAX_VALUE)
     if magnitude < MIN_POSITIVE / 2:
-        return [sign] + ["<0>"] * MANTISSA_DIGITS + [f"<E{0}>"]
+        return sign, ["<0>"] * MANTISSA_DIGITS, "<E0>"
     magnitude = max(magnitude, MIN_POSITIVE)
     exponent = math.floor(math.log10(magnitude))
     scale = 10 ** (MANTISSA_DIGITS - 1)
@@ -50,39 +59,85 @@ def encode(value: float) -> list[str]:
     if exponent > EXP_MAX:
         exponent, mantissa = EXP_MAX, 10 * scale - 1
     digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
-    return [sign] + [f"<{d}>" for d in digits] + [f"<E{exponent}>"]
+    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
 
 
-def decode(tokens: Sequence[str]) -> float:
-    """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
-    if len(tokens) != TOKENS_PER_NUMBER:
-        raise ValueError(f"expected {TOKENS_PER_NUMBER} tokens, got {len(tokens)}")
-    for position, token in enumerate(tokens):
-        if token not in allowed_at(position):
-            raise ValueError(f"token {token!r} is not valid at position {position}")
-    sign = -1.0 if tokens[0] == "<->" else 1.0
-    mantissa = int("".join(t[1] for t in tokens[1:-1]))
-    exponent = int(tokens[-1][2:-1])
-    return sign * float(f"{mantissa}e{exponent - (MANTISSA_DIGITS - 1)}")
+@dataclass(frozen=True)
+class NumberFormat:
+    """Where the exponent sits in a number's six tokens: last (P10) or right after the sign (P10E)."""
 
+    exponent_first: bool = False
 
-def allowed_at(position: int) -> tuple[str, ...]:
-    """The tokens valid at `position` within one number (positions repeat per number)."""
-    position %= TOKENS_PER_NUMBER
-    if position == 0:
-        return SIGN_TOKENS
-    if position <= MANTISSA_DIGITS:
+    @property
+    def name(self) -> str:
+        return "P10E" if self.exponent_first else "P10"
+
+    @property
+    def exponent_position(self) -> int:
+        return 1 if self.exponent_first else TOKENS_PER_NUMBER - 1
+
+    def encode(self, value: float) -> list[str]:
+        """Float -> six tokens."""
+        sign, digits, exponent = _sign_digits_exponent(value)
+        return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
+
+    def decode(self, tokens: Sequence[str]) -> float:
+        """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
+        if len(tokens) != TOKENS_PER_NUMBER:
+            raise ValueError(f"expected {TOKENS_PER_NUMBER} tokens, got {len(tokens)}")
+        for position, token in enumerate(tokens):
+            if token not in self.allowed_at(position):
+                raise ValueError(f"token {token!r} is not valid at position {position} of a {self.name} number")
+        exponent_token = tokens[self.exponent_position]
+        digit_tokens = [t for i, t in enumerate(tokens[1:], 1) if i != self.exponent_position]
+        sign = -1.0 if tokens[0] == "<->" else 1.0
+        mantissa = int("".join(t[1] for t in digit_tokens))
+        exponent = int(exponent_token[2:-1])
+        return sign * float(f"{mantissa}e{exponent - (MANTISSA_DIGITS - 1)}")
+
+    def allowed_at(self, position: int) -> tuple[str, ...]:
+        """The tokens valid at `position` within one number (positions repeat per number)."""
+        position %= TOKENS_PER_NUMBER
+        if position == 0:
+            return SIGN_TOKENS
+        if position == self.exponent_position:
+            return EXP_TOKENS
         return DIGIT_TOKENS
-    return EXP_TOKENS
+
+    def encode_many(self, values: Sequence[float]) -> list[str]:
+        return [token for value in values for token in self.encode(value)]
+
+    def decode_many(self, tokens: Sequence[str]) -> list[float]:
+        if len(tokens) % TOKENS_PER_NUMBER:
+            raise ValueError(f"token count {len(tokens)} is not a multiple of {TOKENS_PER_NUMBER}")
+        return [self.decode(tokens[i : i + TOKENS_PER_NUMBER])
+                for i in range(0, len(tokens), TOKENS_PER_NUMBER)]
+
+    def config(self) -> dict:
+        """The `number_format` entry of rlm_config.json."""
+        order = "sign, exponent, d, d, d, d" if self.exponent_first else "sign, d, d, d, d, exponent"
+        return {"kind": "P10", "mantissa_digits": MANTISSA_DIGITS, "exp_min": EXP_MIN, "exp_max": EXP_MAX,
+                "exponent_first": self.exponent_first,
+                "value": f"sign * d.ddd * 10^exp, one 6-token block ({order}) per metric in `metrics` order"}
+
+    @classmethod
+    def from_config(cls, fmt: dict) -> "NumberFormat":
+        """Reads a `number_format` entry; raises ValueError on one this runtime cannot decode."""
+        if (fmt.get("kind"), fmt.get("mantissa_digits"), fmt.get("exp_min"), fmt.get("exp_max")) != (
+                "P10", MANTISSA_DIGITS, EXP_MIN, EXP_MAX):
+            raise ValueError(f"unsupported number_format {fmt}")
+        exponent_first = fmt.get("exponent_first", False)
+        if not isinstance(exponent_first, bool):
+            raise ValueError(f"number_format.exponent_first must be true or false, not {exponent_first!r}")
+        return cls(exponent_first)
 
 
-def encode_many(values: Sequence[float]) -> list[str]:
-    return [token for value in values for token in encode(value)]
+P10 = NumberFormat()
+P10E = NumberFormat(exponent_first=True)
 
-
-def decode_many(tokens: Sequence[str]) -> list[float]:
-    if len(tokens) % TOKENS_PER_NUMBER:
-        raise ValueError(f"token count {len(tokens)} is not a multiple of {TOKENS_PER_NUMBER}")
-    return [
-        decode(tokens[i : i + TOKENS_PER_NUMBER]) for i in range(0, len(tokens), TOKENS_PER_NUMBER)
-    ]
+# The P10 layout as plain functions: what models made before P10E use.
+encode = P10.encode
+decode = P10.decode
+allowed_at = P10.allowed_at
+encode_many = P10.encode_many
+decode_many = P10.decode_many

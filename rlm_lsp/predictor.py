@@ -23,7 +23,7 @@ from typing import Sequence
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import decode, numbers, preprocess, sessions, template
+from rlm_lsp import decode, preprocess, sessions, template
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig, ModelError
 from rlm_lsp.seq2seq import Seq2Seq
 
@@ -75,7 +75,8 @@ class Predictor:
             raise ModelError(f"ONNX model cannot be loaded from {config.path}: {exc}") from None
         self._eos = self.tokenizer.token_to_id("</s>")
         self._pad = config.raw.get("pad_token_id", 0)
-        self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics])
+        self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics],
+                                           config.number_format)
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
@@ -191,7 +192,8 @@ class Predictor:
         step = self.model.stepper(hidden, mask, repeat=n)
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
                                             temperature=self.config.temperature)
-        values = np.array([numbers.decode_many([self._id_to_token[t] for t in row]) for row in tokens])
+        read = self.config.number_format.decode_many
+        values = np.array([read([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
 
     def _shared_uniforms(self) -> np.ndarray:

@@ -74,3 +74,16 @@ def test_sampling_follows_the_softmax():
     u = np.random.default_rng(2).random((20000, 1))
     out = decode.constrained_decode(lambda last: logits, np.zeros(20000), allowed, uniforms=u)
     assert abs((out[:, 0] == 4).mean() - 0.75) < 0.02
+
+
+def test_exponent_first_grammar_puts_the_exponent_second():
+    allowed = decode.allowed_ids(TOKENS, [True, False], numbers.P10E)
+    assert len(allowed) == 12
+    assert [TOKENS[t] for t in numbers.EXP_TOKENS] == allowed[1].tolist() == allowed[7].tolist()
+    assert allowed[0].tolist() == [TOKENS["<+>"]]  # nonnegative first metric
+    assert allowed[6].tolist() == [TOKENS["<+>"], TOKENS["<->"]]
+    want = ["<+>", "<E-2>", "<3>", "<0>", "<0>", "<5>"]
+    step, _ = fake_step(lambda pos: TOKENS[want[pos % 6]])
+    out = decode.constrained_decode(step, np.array([1]), allowed)
+    inv = {v: k for k, v in TOKENS.items()}
+    assert numbers.P10E.decode_many([inv[t] for t in out[0]]) == [0.03005, 0.03005]

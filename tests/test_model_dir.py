@@ -111,3 +111,23 @@ def test_sampling_temperature_is_read_and_checked(model_copy, tiny_model_dir):
     (model_copy / "rlm_config.json").write_text(json.dumps(raw))
     with pytest.raises(ModelError, match="sampling_temperature 0.0 outside"):
         ModelConfig.load(model_copy, verify_hashes=False)
+
+
+def test_exponent_first_models_decode_in_their_order(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["number_format"]["exponent_first"] = True
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    predictor = Predictor.from_dir(model_copy)
+    assert predictor.config.number_format.exponent_first
+    exp_ids = {predictor.config.number_tokens[t] for t in ("<E-10>", "<E0>", "<E10>")}
+    assert exp_ids <= set(predictor.allowed_ids[1].tolist())  # the exponent follows the sign
+    (result,) = predictor.predict(["def f(n):\n    return n * 2\n"])  # every output still parses
+    assert all(p.low <= p.value <= p.high and p.value >= 0 for p in result.values())
+
+
+def test_number_format_order_must_be_a_boolean(model_copy):
+    raw = json.loads((model_copy / "rlm_config.json").read_text())
+    raw["number_format"]["exponent_first"] = "yes"
+    (model_copy / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="exponent_first must be true or false"):
+        Predictor.from_dir(model_copy)

@@ -71,3 +71,34 @@ def test_many():
     assert numbers.decode_many(tokens) == [1024.0, 12.5]
     with pytest.raises(ValueError):
         numbers.decode_many(tokens[:-1])
+
+
+# --- P10E: the same tokens, exponent right after the sign ----------------------------------------
+
+@pytest.mark.parametrize("value,tokens,decoded", ROUND_TRIPS)
+def test_exponent_first_is_the_same_number_reordered(value, tokens, decoded):
+    sign, *digits, exponent = tokens.split()
+    assert numbers.P10E.encode(value) == [sign, exponent, *digits]
+    assert numbers.P10E.decode([sign, exponent, *digits]) == decoded
+
+
+def test_exponent_first_grammar():
+    fmt = numbers.P10E
+    assert fmt.allowed_at(0) == numbers.SIGN_TOKENS
+    assert fmt.allowed_at(1) == numbers.EXP_TOKENS
+    assert all(fmt.allowed_at(p) == numbers.DIGIT_TOKENS for p in range(2, 6))
+    assert fmt.allowed_at(7) == numbers.EXP_TOKENS  # second number
+    with pytest.raises(ValueError, match="position 1 of a P10E number"):
+        fmt.decode(numbers.encode(1.5))  # a P10 block is not a P10E block
+    assert fmt.decode_many(fmt.encode_many([1024.0, 0.0125])) == [1024.0, 0.0125]
+
+
+def test_format_config_round_trip():
+    for fmt in (numbers.P10, numbers.P10E):
+        assert numbers.NumberFormat.from_config(fmt.config()) == fmt
+    legacy = {"kind": "P10", "mantissa_digits": 4, "exp_min": -10, "exp_max": 10}  # models before P10E
+    assert numbers.NumberFormat.from_config(legacy) == numbers.P10
+    with pytest.raises(ValueError, match="exponent_first must be true or false"):
+        numbers.NumberFormat.from_config({**legacy, "exponent_first": "yes"})
+    with pytest.raises(ValueError, match="unsupported number_format"):
+        numbers.NumberFormat.from_config({**legacy, "kind": "IEEE"})

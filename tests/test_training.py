@@ -217,3 +217,19 @@ def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys)
             m = re.search(rf"{metric}: Spearman\(expected exponent, measured\) = (-?\d\.\d+|nan) \({kind} mantissa, (\d+) rows\)", out)
             assert m, out
             assert int(m.group(2)) > 0
+
+
+def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint):
+    from tokenizers import Tokenizer
+
+    from export.config import checkpoint_number_format
+    from rlm_lsp import numbers
+    from training.rlm_model import target_ids
+
+    tok = Tokenizer.from_file(str(tiny_checkpoint / "tokenizer.json"))
+    p10, p10e = target_ids(tok, [0.25, None]), target_ids(tok, [0.25, None], numbers.P10E)
+    names = [tok.id_to_token(i) for i in p10e[:6]]
+    assert names == ["<+>", "<E-1>", "<2>", "<5>", "<0>", "<0>"]
+    assert sorted(p10[:6]) == sorted(p10e[:6]) and p10e[6:] == [-100] * 6
+    assert checkpoint_number_format({}) == numbers.P10  # checkpoints from before P10E
+    assert checkpoint_number_format({"number_format": numbers.P10E.config()}) == numbers.P10E

@@ -153,6 +153,7 @@ def decode_values(
     seed: int = 0,
     batch_size: int = 32,
     device=None,
+    number_format: numbers.NumberFormat = numbers.P10,
 ) -> np.ndarray:
     """Constrained decode. Returns (N, max(samples,1), n_metrics) floats; samples=0 is greedy."""
     import torch
@@ -160,7 +161,7 @@ def decode_values(
     device = device or next(model.parameters()).device
     pad_id = tok.token_to_id("<pad>")
     groups = [
-        torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)], device=device)
+        torch.tensor([tok.token_to_id(t) for t in number_format.allowed_at(p)], device=device)
         for p in range(numbers.TOKENS_PER_NUMBER)
     ]
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
@@ -181,7 +182,7 @@ def decode_values(
             dec = decode_tokens(model, enc, mask, n_metrics, groups, samples, temperature, gen)
             toks = dec.cpu().tolist()
             for r, seq in enumerate(toks):
-                values = numbers.decode_many([id_to_token[t] for t in seq])
+                values = number_format.decode_many([id_to_token[t] for t in seq])
                 out[chunk[r // reps], r % reps, :] = values
     model.train(was_training)
     return out

@@ -88,7 +88,8 @@ def build_model(tok: Tokenizer, size: str | tuple = "small", dropout: float = 0.
     return model
 
 
-def target_ids(tok: Tokenizer, values: Sequence[float | None]) -> list[int]:
+def target_ids(tok: Tokenizer, values: Sequence[float | None],
+               number_format: numbers.NumberFormat = numbers.P10) -> list[int]:
     """Decoder labels: one P10 block per metric; a missing metric is -100 (ignored by the loss)."""
     ids = number_token_ids(tok)
     out: list[int] = []
@@ -96,7 +97,7 @@ def target_ids(tok: Tokenizer, values: Sequence[float | None]) -> list[int]:
         if value is None:
             out.extend([-100] * numbers.TOKENS_PER_NUMBER)
         else:
-            out.extend(ids[t] for t in numbers.encode(value))
+            out.extend(ids[t] for t in number_format.encode(value))
     return out
 
 

@@ -232,12 +232,12 @@ def collate(rows, pad_id: int, device):
     return ids.to(device), mask.to(device), labels.to(device)
 
 
-def number_groups(tok, device):
+def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10):
     """Per position in a P10 block: the token ids allowed there (what constrained decoding picks from)."""
     import torch
 
     return [
-        torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)], device=device)
+        torch.tensor([tok.token_to_id(t) for t in number_format.allowed_at(p)], device=device)
         for p in range(numbers.TOKENS_PER_NUMBER)
     ]
 

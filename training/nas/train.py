@@ -119,6 +119,8 @@ def parse_args(argv):
                    help="score the validation archs every N minutes; OUT/best keeps the best, OUT/last the latest")
     p.add_argument("--val-archs", type=int, default=150)
     p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
+    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+                   help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--relative-target", action="store_true",
                    help="experiment: target = latency / the device's geometric mean on the reference archs "
                         "(the runtime does not scale back, so training.nas.export refuses these checkpoints)")
@@ -130,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
     import numpy as np
     import torch
 
+    from rlm_lsp import numbers
+
     from training.evaluate import decode_values
     from training.nas.baseline import spearman
     from training.rlm_model import PAD, load_checkpoint, save_checkpoint, target_ids
@@ -138,6 +142,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
+    fmt = numbers.P10E if args.number_format == "P10E" else numbers.P10
     t0 = time.time()
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
@@ -153,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     earlier: list[dict] = []  # training phases before this one (--init-from), oldest first
     if args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
+        fmt = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config()))  # keep its layout
         done = prior.get("training_data", {})
         earlier = done.get("earlier_phases", []) + [
             {"checkpoint": str(args.init_from), "steps": done.get("steps"), "train_minutes": done.get("train_minutes")}]
@@ -176,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         raise SystemExit("inputs longer than --max-input-tokens")
 
     meta = {"metrics": [METRIC], "input_template": TEMPLATE, "max_input_tokens": args.max_input_tokens,
-            "languages": [LANGUAGE], "preprocess": "none",
+            "languages": [LANGUAGE], "preprocess": "none", "number_format": fmt.config(),
             "training_data": {"source": "HELP NAS-Bench-201 latency (nasbench201_latency.csv.gz)",
                               "train_archs": len(train), "test_archs": len(test), "devices": devices,
                               "holdout_device": args.holdout_device, "steps": 0,
@@ -190,7 +196,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
         out = {}
         for d in device_names:
             ids = [encode(descriptions[d], i) for i in arch_ids]
-            pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev)[:, 0, 0]
+            pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev,
+                                 number_format=fmt)[:, 0, 0]
             out[d] = spearman(pred, [lat[d][i] for i in arch_ids])
         return out
 
@@ -219,8 +226,9 @@ def main(argv: Sequence[str] | None = None) -> dict:
         return time.time() - t
 
     pad_id = tok.token_to_id(PAD)
-    groups = number_groups(tok, dev)
-    weights = torch.tensor([0.2, 1.0, 0.8, 0.4, 0.2, 1.5], device=dev)
+    groups = number_groups(tok, dev, fmt)
+    digit_w = [1.0, 0.8, 0.4, 0.2]  # d1..d4; the sign is fixed
+    weights = torch.tensor([0.2, 1.5, *digit_w] if fmt.exponent_first else [0.2, *digit_w, 1.5], device=dev)
     labels_of = {d: {} for d in devices}
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     budget = args.max_minutes * 60
@@ -251,7 +259,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
             mask[r, : len(row)] = 1
         for i, d in batch:
             if i not in labels_of[d]:
-                labels_of[d][i] = target_ids(tok, [lat[d][i] / scale[d]])
+                labels_of[d][i] = target_ids(tok, [lat[d][i] / scale[d]], fmt)
         labels = torch.tensor([labels_of[d][i] for i, d in batch])
         ids, mask, labels = ids.to(dev), mask.to(dev), labels.to(dev)
         logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits

@@ -9,7 +9,7 @@ embeddings lie on a line (ordered by size): they start there, and with --work-li
 they are put back on their best-fit line after every step. So "bigger" stays one direction, and a
 bucket seen with few operators moves with its neighbours instead of on its own. The launch mode
 (forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
-Target: the median latency in ms as one P10 block. Trains on the `train` split (held-out
+Target: the median latency in ms as one P10 block (--number-format P10E: exponent before digits). Trains on the `train` split (held-out
 families never seen), saves a checkpoint that `training.triton.export_model` turns into the
 int8 model directory.
 """
@@ -94,6 +94,8 @@ def parse_args(argv=None):
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
+    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+                   help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
@@ -106,6 +108,7 @@ def main(argv=None) -> Path:
     import torch
 
     args = parse_args(argv)
+    fmt = numbers.P10E if args.number_format == "P10E" else numbers.P10
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
@@ -120,6 +123,8 @@ def main(argv=None) -> Path:
         from tokenizers import Tokenizer
 
         tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
+        prior = json.loads((args.init / "rlm_meta.json").read_text())
+        fmt = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config()))  # keep its layout
     else:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
@@ -135,7 +140,7 @@ def main(argv=None) -> Path:
             if len(ids) > args.max_tokens:
                 ids = ids[: args.max_tokens - 1] + [eos]
             enc_cache[text] = ids
-        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"]])))
+        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"]], fmt)))
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
@@ -168,8 +173,10 @@ def main(argv=None) -> Path:
             rng.shuffle(chunks)
             yield from chunks
 
-    pos_w = torch.tensor([0.1, 2.0, 1.0, 0.5, 0.3, args.exp_weight])  # sign, d1..d4, exponent
-    groups = [torch.tensor([tok.token_to_id(t) for t in numbers.allowed_at(p)])
+    digit_w = [2.0, 1.0, 0.5, 0.3]  # d1..d4
+    pos_w = torch.tensor([0.1, args.exp_weight, *digit_w] if fmt.exponent_first
+                         else [0.1, *digit_w, args.exp_weight])  # the sign is fixed: little weight
+    groups = [torch.tensor([tok.token_to_id(t) for t in fmt.allowed_at(p)])
               for p in range(numbers.TOKENS_PER_NUMBER)]
     local = []  # vocab id -> index inside the position's group
     for cols in groups:
@@ -183,6 +190,7 @@ def main(argv=None) -> Path:
         default_gpu = gpus.most_common(1)[0][0]
         meta = rlm_model.default_meta(
             METRICS, max_input_tokens=args.max_tokens, input_template=TEMPLATE, languages=[LANGUAGE],
+            number_format=fmt.config(),
             training_data={
                 "task": "triton kernel latency",
                 "sources": "TritonBench channel G (GPU inferred A100) + Liger-Kernel benchmark speed rows (liger*)",
