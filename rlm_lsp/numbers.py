@@ -76,10 +76,13 @@ class NumberFormat:
     def exponent_position(self) -> int:
         return 1 if self.exponent_first else TOKENS_PER_NUMBER - 1
 
+    def arrange(self, sign, digits: Sequence, exponent) -> list:
+        """The six parts of one number (tokens, or anything per position such as loss weights) in this order."""
+        return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
+
     def encode(self, value: float) -> list[str]:
         """Float -> six tokens."""
-        sign, digits, exponent = _sign_digits_exponent(value)
-        return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
+        return self.arrange(*_sign_digits_exponent(value))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""

@@ -233,3 +233,15 @@ def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint
     assert sorted(p10[:6]) == sorted(p10e[:6]) and p10e[6:] == [-100] * 6
     assert checkpoint_number_format({}) == numbers.P10  # checkpoints from before P10E
     assert checkpoint_number_format({"number_format": numbers.P10E.config()}) == numbers.P10E
+
+
+def test_train_exponent_first_and_a_second_phase_keeps_it(tmp_path):
+    from training import train
+
+    common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
+              "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2"]
+    first = train.train(common + ["--out", str(tmp_path / "e"), "--number-format", "P10E"])
+    assert json.loads((first / "rlm_meta.json").read_text())["number_format"]["exponent_first"] is True
+    # --init-from continues in the checkpoint's order, whatever the flag says
+    second = train.train(common + ["--out", str(tmp_path / "e2"), "--init-from", str(first), "--number-format", "P10"])
+    assert json.loads((second / "rlm_meta.json").read_text())["number_format"]["exponent_first"] is True

@@ -223,12 +223,13 @@ def predict_checkpoint(
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}."""
     ids = encode_inputs(tok, meta, codes, metrics)
+    fmt = numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config()))
     result = {}
-    greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size)
+    greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size, number_format=fmt)
     result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}
     if samples:
         s = decode_values(model, tok, ids, len(metrics), samples=samples, seed=seed,
-                          batch_size=max(1, batch_size // 4))
+                          batch_size=max(1, batch_size // 4), number_format=fmt)
         result["sampled"] = {
             m: {
                 "value": np.median(s[:, :, k], axis=1).tolist(),

@@ -45,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     model, tok, meta = load_checkpoint(args.checkpoint)
+    if numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config())).exponent_first:
+        print("this checkpoint decodes the exponent before the digits (P10E): there is no mantissa to read it off")
+        return 0
     model.eval()
     if args.synthetic:
         val = dataset.synthetic_examples(args.synthetic)[: args.rows]

@@ -105,7 +105,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--min-lr-ratio", type=float, default=0.05)
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
-                   help="loss weight of sign, 4 digits, exponent")
+                   help="loss weight of sign, 4 digits, exponent (in this order whatever --number-format)")
+    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+                   help="token order of each target: P10 = sign, digits, exponent; P10E = sign, exponent, "
+                        "digits (a resumed or --init-from run keeps its checkpoint's)")
     p.add_argument("--label-jitter", type=float, default=0.02,
                    help="multiply each training target by 10^U(-w, w) afresh per use (see jitter())")
     p.add_argument("--aux-weight", type=float, default=1.0,
@@ -169,7 +172,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         variants[i][(subset, aug_flag)] = truncate(enc.ids, args.max_input_tokens, tok)
     out = []
     for i, ex in enumerate(examples):
-        labels = {s: target_ids(tok, [ex.values.get(m) for m in s]) for s in subsets}
+        labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args)) for s in subsets}
         out.append(Encoded(ex, variants[i], labels))
     return out
 
@@ -184,7 +187,8 @@ def pick_variant(item: Encoded, metrics, args, rng: random.Random, tok=None):
         subset, aug = tuple(metrics), False
         labels = item.labels[subset]
     if tok is not None and args.label_jitter > 0:
-        labels = target_ids(tok, [jitter(item.example.values.get(m), args.label_jitter, rng) for m in subset])
+        labels = target_ids(tok, [jitter(item.example.values.get(m), args.label_jitter, rng) for m in subset],
+                            number_format(args))
     return item.variants[(subset, aug)], labels
 
 
@@ -230,6 +234,10 @@ def collate(rows, pad_id: int, device):
         mask[i, : len(x)] = 1
         labels[i, : len(lab)] = torch.tensor(lab)
     return ids.to(device), mask.to(device), labels.to(device)
+
+
+def number_format(args) -> numbers.NumberFormat:
+    return numbers.P10E if args.number_format == "P10E" else numbers.P10
 
 
 def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10):
@@ -286,7 +294,8 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
     the median of --eval-samples draws, as the runtime reports it (greedy when 0)."""
     import torch
 
-    groups = number_groups(tok, device)
+    fmt = number_format(args)
+    groups = number_groups(tok, device, fmt)
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()
     pad_id = tok.token_to_id(PAD)
@@ -308,7 +317,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
                                  mask.repeat_interleave(reps, dim=0), len(metrics), groups,
                                  args.eval_samples, 1.0, gen).cpu().tolist()
             for j, i in enumerate(batch):
-                draws = [numbers.decode_many([id_to_token[t] for t in seq])
+                draws = [fmt.decode_many([id_to_token[t] for t in seq])
                          for seq in toks[j * reps:(j + 1) * reps]]
                 values[i] = list(np.median(np.array(draws, dtype=float), axis=0))
     examples = [it.example for it in val_items]
@@ -425,10 +434,12 @@ def main(argv: Sequence[str] | None = None) -> Path:
     state = None
     if args.resume and (out / "last" / STATE_FILE).exists():
         model, tok, meta = load_checkpoint(out / "last")
+        args.number_format = numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config())).name
         state = torch.load(out / "last" / STATE_FILE, map_location="cpu", weights_only=False)
         print(f"resuming from {out / 'last'} at step {state['step']}", file=sys.stderr)
     elif args.init_from:
-        model, tok, _ = load_checkpoint(args.init_from)
+        model, tok, prior = load_checkpoint(args.init_from)
+        args.number_format = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config())).name
         print(f"initialised from {args.init_from}", file=sys.stderr)
     else:
         tok = _tokenizer(args, train_ex)
@@ -449,6 +460,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         training_data=summary,
         model_size=args.size,
         input_template=TEMPLATES[args.template],
+        number_format=number_format(args).config(),
         train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
     )
     n_params = sum(p.numel() for p in model.parameters())
@@ -460,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
         file=sys.stderr,
     )
 
-    weights = torch.tensor([float(w) for w in args.position_weights.split(",")], device=device)
+    sign_w, *digit_w, exp_w = [float(w) for w in args.position_weights.split(",")]
+    weights = torch.tensor(number_format(args).arrange(sign_w, digit_w, exp_w), device=device)
     aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
     aux_stats = _log_stats(train_ex, metrics)
     trainable = [p for p in model.parameters() if p.requires_grad]
@@ -489,7 +502,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         torch.set_rng_state(state["torch_rng"])
     eval_every = args.eval_every or steps_per_epoch
     pad_id = tok.token_to_id(PAD)
-    groups = number_groups(tok, device)
+    groups = number_groups(tok, device, number_format(args))
 
     def save_last():
         save_checkpoint(model, tok, out / "last", meta)

@@ -227,8 +227,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
     pad_id = tok.token_to_id(PAD)
     groups = number_groups(tok, dev, fmt)
-    digit_w = [1.0, 0.8, 0.4, 0.2]  # d1..d4; the sign is fixed
-    weights = torch.tensor([0.2, 1.5, *digit_w] if fmt.exponent_first else [0.2, *digit_w, 1.5], device=dev)
+    weights = torch.tensor(fmt.arrange(0.2, [1.0, 0.8, 0.4, 0.2], 1.5), device=dev)  # sign, digits, exponent
     labels_of = {d: {} for d in devices}
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
     budget = args.max_minutes * 60

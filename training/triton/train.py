@@ -173,9 +173,7 @@ def main(argv=None) -> Path:
             rng.shuffle(chunks)
             yield from chunks
 
-    digit_w = [2.0, 1.0, 0.5, 0.3]  # d1..d4
-    pos_w = torch.tensor([0.1, args.exp_weight, *digit_w] if fmt.exponent_first
-                         else [0.1, *digit_w, args.exp_weight])  # the sign is fixed: little weight
+    pos_w = torch.tensor(fmt.arrange(0.1, [2.0, 1.0, 0.5, 0.3], args.exp_weight))  # the sign is fixed: little weight
     groups = [torch.tensor([tok.token_to_id(t) for t in fmt.allowed_at(p)])
               for p in range(numbers.TOKENS_PER_NUMBER)]
     local = []  # vocab id -> index inside the position's group
