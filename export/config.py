@@ -23,11 +23,6 @@ def head_token_ids(directory: Path) -> list[int]:
     return sorted(number_tokens(directory).values())
 
 
-def checkpoint_number_format(meta: dict) -> numbers.NumberFormat:
-    """The number layout a checkpoint was trained on (rlm_meta.json); P10 where it does not say."""
-    return numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config()))
-
-
 def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_version: str, extra: dict) -> dict:
     """Copies tokenizer.json next to the ONNX files and writes a validated rlm_config.json."""
     shutil.copyfile(checkpoint / "tokenizer.json", out_dir / "tokenizer.json")
@@ -37,7 +32,7 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
         "format_version": FORMAT_VERSION,
         "model_version": model_version,
         "metrics": meta["metrics"],
-        "number_format": checkpoint_number_format(meta).config(),
+        "number_format": numbers.format_of(meta).config(),
         "max_input_tokens": int(meta.get("max_input_tokens", 512)),
         "input_template": meta["input_template"],
         "languages": meta.get("languages", ["python"]),

@@ -138,6 +138,11 @@ class NumberFormat:
 P10 = NumberFormat()
 P10E = NumberFormat(exponent_first=True)
 
+
+def format_of(meta: dict) -> NumberFormat:
+    """The number format a checkpoint's rlm_meta.json (or an rlm_config.json) names; P10 if none."""
+    return NumberFormat.from_config(meta["number_format"]) if "number_format" in meta else P10
+
 # The P10 layout as plain functions: what models made before P10E use.
 encode = P10.encode
 decode = P10.decode

@@ -222,7 +222,6 @@ def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys)
 def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint):
     from tokenizers import Tokenizer
 
-    from export.config import checkpoint_number_format
     from rlm_lsp import numbers
     from training.rlm_model import target_ids
 
@@ -231,8 +230,8 @@ def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint
     names = [tok.id_to_token(i) for i in p10e[:6]]
     assert names == ["<+>", "<E-1>", "<2>", "<5>", "<0>", "<0>"]
     assert sorted(p10[:6]) == sorted(p10e[:6]) and p10e[6:] == [-100] * 6
-    assert checkpoint_number_format({}) == numbers.P10  # checkpoints from before P10E
-    assert checkpoint_number_format({"number_format": numbers.P10E.config()}) == numbers.P10E
+    assert numbers.format_of({}) == numbers.P10  # checkpoints from before P10E
+    assert numbers.format_of({"number_format": numbers.P10E.config()}) == numbers.P10E
 
 
 def test_train_exponent_first_and_a_second_phase_keeps_it(tmp_path):

@@ -223,7 +223,7 @@ def predict_checkpoint(
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}."""
     ids = encode_inputs(tok, meta, codes, metrics)
-    fmt = numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config()))
+    fmt = numbers.format_of(meta)
     result = {}
     greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size, number_format=fmt)
     result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}

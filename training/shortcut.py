@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     torch.set_num_threads(1)
     model, tok, meta = load_checkpoint(args.checkpoint)
-    if numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config())).exponent_first:
+    if numbers.format_of(meta).exponent_first:
         print("this checkpoint decodes the exponent before the digits (P10E): there is no mantissa to read it off")
         return 0
     model.eval()

@@ -434,12 +434,12 @@ def main(argv: Sequence[str] | None = None) -> Path:
     state = None
     if args.resume and (out / "last" / STATE_FILE).exists():
         model, tok, meta = load_checkpoint(out / "last")
-        args.number_format = numbers.NumberFormat.from_config(meta.get("number_format", numbers.P10.config())).name
+        args.number_format = numbers.format_of(meta).name
         state = torch.load(out / "last" / STATE_FILE, map_location="cpu", weights_only=False)
         print(f"resuming from {out / 'last'} at step {state['step']}", file=sys.stderr)
     elif args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
-        args.number_format = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config())).name
+        args.number_format = numbers.format_of(prior).name
         print(f"initialised from {args.init_from}", file=sys.stderr)
     else:
         tok = _tokenizer(args, train_ex)

@@ -158,7 +158,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     earlier: list[dict] = []  # training phases before this one (--init-from), oldest first
     if args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
-        fmt = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config()))  # keep its layout
+        fmt = numbers.format_of(prior)  # keep its layout
         done = prior.get("training_data", {})
         earlier = done.get("earlier_phases", []) + [
             {"checkpoint": str(args.init_from), "steps": done.get("steps"), "train_minutes": done.get("train_minutes")}]

@@ -124,7 +124,7 @@ def main(argv=None) -> Path:
 
         tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
         prior = json.loads((args.init / "rlm_meta.json").read_text())
-        fmt = numbers.NumberFormat.from_config(prior.get("number_format", numbers.P10.config()))  # keep its layout
+        fmt = numbers.format_of(prior)  # keep its layout
     else:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
