@@ -137,6 +137,7 @@ class NumberFormat:
 
 P10 = NumberFormat()
 P10E = NumberFormat(exponent_first=True)
+FORMATS = {f.name: f for f in (P10, P10E)}  # the trainers' --number-format choices
 
 
 def format_of(meta: dict) -> NumberFormat:

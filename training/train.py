@@ -106,7 +106,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
                    help="loss weight of sign, 4 digits, exponent (in this order whatever --number-format)")
-    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
                    help="token order of each target: P10 = sign, digits, exponent; P10E = sign, exponent, "
                         "digits (a resumed or --init-from run keeps its checkpoint's)")
     p.add_argument("--label-jitter", type=float, default=0.02,
@@ -237,7 +237,7 @@ def collate(rows, pad_id: int, device):
 
 
 def number_format(args) -> numbers.NumberFormat:
-    return numbers.P10E if args.number_format == "P10E" else numbers.P10
+    return numbers.FORMATS[args.number_format]
 
 
 def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10):

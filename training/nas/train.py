@@ -27,6 +27,7 @@ from typing import Sequence
 
 from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 
+from rlm_lsp import numbers
 from rlm_lsp.graph_text import GRAPH_TEXT_VERSION
 from training.nas import data
 
@@ -119,7 +120,7 @@ def parse_args(argv):
                    help="score the validation archs every N minutes; OUT/best keeps the best, OUT/last the latest")
     p.add_argument("--val-archs", type=int, default=150)
     p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
-    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--relative-target", action="store_true",
                    help="experiment: target = latency / the device's geometric mean on the reference archs "
@@ -132,8 +133,6 @@ def main(argv: Sequence[str] | None = None) -> dict:
     import numpy as np
     import torch
 
-    from rlm_lsp import numbers
-
     from training.evaluate import decode_values
     from training.nas.baseline import spearman
     from training.rlm_model import PAD, load_checkpoint, save_checkpoint, target_ids
@@ -142,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
-    fmt = numbers.P10E if args.number_format == "P10E" else numbers.P10
+    fmt = numbers.FORMATS[args.number_format]
     t0 = time.time()
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)

@@ -94,7 +94,7 @@ def parse_args(argv=None):
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
-    p.add_argument("--number-format", default="P10", choices=["P10", "P10E"],
+    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
@@ -108,7 +108,7 @@ def main(argv=None) -> Path:
     import torch
 
     args = parse_args(argv)
-    fmt = numbers.P10E if args.number_format == "P10E" else numbers.P10
+    fmt = numbers.FORMATS[args.number_format]
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
