@@ -37,6 +37,7 @@ import numpy as np
 from rlm_lsp import numbers, preprocess
 from rlm_lsp.template import render
 from training import dataset
+from training.rlm_model import number_groups
 
 # --- scores ------------------------------------------------------------------------------------
 
@@ -160,10 +161,7 @@ def decode_values(
 
     device = device or next(model.parameters()).device
     pad_id = tok.token_to_id("<pad>")
-    groups = [
-        torch.tensor([tok.token_to_id(t) for t in number_format.allowed_at(p)], device=device)
-        for p in range(numbers.TOKENS_PER_NUMBER)
-    ]
+    groups = number_groups(tok, device, number_format)
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     gen = torch.Generator(device="cpu").manual_seed(seed)
     reps = max(samples, 1)

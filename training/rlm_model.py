@@ -88,6 +88,16 @@ def build_model(tok: Tokenizer, size: str | tuple = "small", dropout: float = 0.
     return model
 
 
+def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10):
+    """Per position in a P10 block: the token ids allowed there (what constrained decoding picks from)."""
+    import torch
+
+    return [
+        torch.tensor([tok.token_to_id(t) for t in number_format.allowed_at(p)], device=device)
+        for p in range(numbers.TOKENS_PER_NUMBER)
+    ]
+
+
 def target_ids(tok: Tokenizer, values: Sequence[float | None],
                number_format: numbers.NumberFormat = numbers.P10) -> list[int]:
     """Decoder labels: one P10 block per metric; a missing metric is -100 (ignored by the loss)."""

@@ -57,6 +57,7 @@ from training.rlm_model import (
     build_model,
     default_meta,
     load_checkpoint,
+    number_groups,
     save_checkpoint,
     target_ids,
     train_tokenizer,
@@ -238,16 +239,6 @@ def collate(rows, pad_id: int, device):
 
 def number_format(args) -> numbers.NumberFormat:
     return numbers.FORMATS[args.number_format]
-
-
-def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10):
-    """Per position in a P10 block: the token ids allowed there (what constrained decoding picks from)."""
-    import torch
-
-    return [
-        torch.tensor([tok.token_to_id(t) for t in number_format.allowed_at(p)], device=device)
-        for p in range(numbers.TOKENS_PER_NUMBER)
-    ]
 
 
 def weighted_loss(logits, labels, weights, groups):

@@ -135,8 +135,8 @@ def main(argv: Sequence[str] | None = None) -> dict:
 
     from training.evaluate import decode_values
     from training.nas.baseline import spearman
-    from training.rlm_model import PAD, load_checkpoint, save_checkpoint, target_ids
-    from training.train import number_groups, weighted_loss
+    from training.rlm_model import PAD, load_checkpoint, number_groups, save_checkpoint, target_ids
+    from training.train import weighted_loss
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -9,8 +9,8 @@ embeddings lie on a line (ordered by size): they start there, and with --work-li
 they are put back on their best-fit line after every step. So "bigger" stays one direction, and a
 bucket seen with few operators moves with its neighbours instead of on its own. The launch mode
 (forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
-Target: the median latency in ms as one P10 block (--number-format P10E: exponent before digits). Trains on the `train` split (held-out
-families never seen), saves a checkpoint that `training.triton.export_model` turns into the
+Target: the median latency in ms as one P10 block (--number-format P10E: exponent before the
+digits). Trains on the `train` split (held-out families never seen), saves a checkpoint that `training.triton.export_model` turns into the
 int8 model directory.
 """
 
@@ -119,12 +119,9 @@ def main(argv=None) -> Path:
 
     texts = [render_row(r) for r in train_rows]
     uniq = sorted(set(texts))
-    if args.init:  # continue a checkpoint: its tokenizer and weights
-        from tokenizers import Tokenizer
-
-        tok = Tokenizer.from_file(str(args.init / "tokenizer.json"))
-        prior = json.loads((args.init / "rlm_meta.json").read_text())
-        fmt = numbers.format_of(prior)  # keep its layout
+    if args.init:  # continue a checkpoint: its tokenizer, weights and number format
+        model, tok, prior = rlm_model.load_checkpoint(args.init)
+        fmt = numbers.format_of(prior)
     else:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
@@ -144,11 +141,7 @@ def main(argv=None) -> Path:
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
-    if args.init:
-        from transformers import T5ForConditionalGeneration
-
-        model = T5ForConditionalGeneration.from_pretrained(args.init)
-    else:
+    if not args.init:
         model = rlm_model.build_model(tok, SIZES[args.size], dropout=0.1)
         init_work_embeddings(model, tok, args.seed)
     n_params = sum(p.numel() for p in model.parameters())
@@ -174,8 +167,7 @@ def main(argv=None) -> Path:
             yield from chunks
 
     pos_w = torch.tensor(fmt.arrange(0.1, [2.0, 1.0, 0.5, 0.3], args.exp_weight))  # the sign is fixed: little weight
-    groups = [torch.tensor([tok.token_to_id(t) for t in fmt.allowed_at(p)])
-              for p in range(numbers.TOKENS_PER_NUMBER)]
+    groups = rlm_model.number_groups(tok, "cpu", fmt)
     local = []  # vocab id -> index inside the position's group
     for cols in groups:
         lut = torch.zeros(tok.get_vocab_size(), dtype=torch.long)
