@@ -14,6 +14,11 @@ Row = {id, source, op, family, gpu, shape, dtype, mode, ms, code, work_log2, fea
   "triton" files with @triton.jit). Kernels without such a file (fused_moe, kto_loss, distill_cosine,
   the chunked-loss cpo/orpo/simpo: torch code) are dropped. Caveat: sources are today's HEAD,
   numbers come from older releases.
+- Liger work size (`liger_work`): "dims" (what models up to v3 were trained on) multiplies every
+  named dim of the row, so embedding counts V*B*T*D and rope num_q_heads*num_kv_heads;
+  "tensors" renders the shapes of the tensors the benchmark script builds
+  (`training.triton.liger_shapes`), so the work is the largest tensor's element count, as for
+  TritonBench rows and a shape hint given as tensor shapes.
 
 Families (the validation split unit) merge names that share an operator across sources and
 variants: cross_entropy1/2, megatron_cross_entropy and fused_linear_cross_entropy are all
@@ -135,7 +140,14 @@ def tritonbench_rows(corpus: Path = CORPUS) -> list[dict]:
     return rows
 
 
-def liger_rows(corpus: Path = CORPUS) -> list[dict]:
+LIGER_WORK = ("dims", "tensors")
+
+
+def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
+    from training.triton.liger_shapes import tensor_shapes
+
+    if liger_work not in LIGER_WORK:
+        raise ValueError(f"liger_work must be one of {LIGER_WORK}, not {liger_work!r}")
     base = corpus / "liger_kernel"
     sources = {}
     with gzip.open(base / "kernel_sources.jsonl.gz", "rt", encoding="utf-8") as fh:
@@ -175,22 +187,26 @@ def liger_rows(corpus: Path = CORPUS) -> list[dict]:
                     dims[k] = v
             dtype = _dtype_from_text(json.dumps(extra)) or None
             mode = r["kernel_operation_mode"] or "forward"
+            shapes = tensor_shapes(r["kernel_name"], dims) if liger_work == "tensors" else None
+            if liger_work == "tensors" and not shapes:
+                continue  # no tensor table for this kernel: leave the row out rather than guess
             path, text = src
             rows.append({
                 "id": f"liger:{i}",
                 "source": "liger", "op": r["kernel_name"], "provider": r["kernel_provider"],
                 "family": family_of(Path(path).stem if Path(path).stem != "experimental" else r["kernel_name"]),
                 "gpu_name": r["gpu_name"], "gpu": gpu_text(r["gpu_name"]),
-                "shape": shape_text(dims=dims, dtype=dtype, mode=mode),
-                "dtype": dtype, "mode": mode, "dims": dims,
+                "shape": (shape_text(shapes=shapes, dtype=dtype, mode=mode) if shapes
+                          else shape_text(dims=dims, dtype=dtype, mode=mode)),
+                "dtype": dtype, "mode": mode, "dims": dims, "shapes": shapes,
                 "ms": ms, "bytes": None, "flops": None,
                 "code": text, "source_file": path, "liger_version": r["liger_version"],
             })
     return rows
 
 
-def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000) -> list[dict]:
-    rows = tritonbench_rows(corpus) + liger_rows(corpus)
+def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str = "dims") -> list[dict]:
+    rows = tritonbench_rows(corpus) + liger_rows(corpus, liger_work)
     cache: dict[str, str] = {}
     for r in rows:
         key = hashlib.sha1(r["code"].encode()).hexdigest()
@@ -243,8 +259,9 @@ def main() -> None:
 
     p = argparse.ArgumentParser(description="Build (in memory) and summarise the kernel latency rows")
     p.add_argument("--manifest", type=Path, help="write ids + numbers (no code) as .jsonl.gz")
+    p.add_argument("--liger-work", default="dims", choices=LIGER_WORK, help="how a Liger row's work size is counted")
     args = p.parse_args()
-    rows = load_rows()
+    rows = load_rows(liger_work=args.liger_work)
     print(json.dumps(summary(rows), indent=1))
     if args.manifest:
         with gzip.open(args.manifest, "wt", encoding="utf-8") as fh:

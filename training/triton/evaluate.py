@@ -12,6 +12,10 @@ Baselines (sklearn HistGradientBoostingRegressor on log10 ms, trained on the sam
   formulas (TritonBench only; NaN for Liger), GPU, dtype, mode;
 - `gbm_size_code`: the same plus simple code counts (kernels, tl.dot, tl.load/store, loops,
   atomics, autotune configs, text length) - a stronger baseline that also reads the source.
+- `work_alone`: the rounded log2 work size of the row and nothing else (no training).
+
+Rows are built with the Liger work rendering the model was trained with (`--liger-work`,
+`training.triton.data`), and the baselines see the same rows.
 """
 
 from __future__ import annotations
@@ -140,19 +144,32 @@ def table(rows: list[dict], preds: dict[str, np.ndarray]) -> dict:
     return {"slices": out, "per_family": per_family}
 
 
+def trained_liger_work(model_dir: Path) -> str:
+    """The Liger work rendering a model was trained with (`training_data.liger_work`; older models: dims)."""
+    try:
+        config = json.loads((model_dir / "rlm_config.json").read_text())
+    except (OSError, ValueError):
+        return "dims"
+    return config.get("training_data", {}).get("liger_work", "dims")
+
+
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--model", type=Path, default=Path("rlm_lsp/models/triton"))
     p.add_argument("--out", type=Path, default=Path("training/work/triton_eval.json"))
     p.add_argument("--samples", type=int, default=16)
     p.add_argument("--no-rlm", action="store_true")
+    p.add_argument("--liger-work", choices=data.LIGER_WORK,
+                   help="how Liger rows count work (default: what the model was trained with, else dims)")
     args = p.parse_args(argv)
-    rows = data.load_rows()
+    liger_work = args.liger_work or trained_liger_work(args.model)
+    rows = data.load_rows(liger_work=liger_work)
     test = [r for r in rows if r["split"] == "test"]
     preds = {k: v for k, v in baselines(rows).items()}
+    preds["work_alone"] = np.array([r["work_log2"] for r in test])
     if not args.no_rlm:
         preds["rlm"] = rlm_predictions(args.model, test, args.samples)
-    report = {"test_rows": len(test), "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
+    report = {"liger_work": liger_work, "test_rows": len(test), "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["slices"], indent=1))

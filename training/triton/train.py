@@ -101,6 +101,9 @@ def parse_args(argv=None):
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
     p.add_argument("--save-every", type=int, default=100, help="steps between checkpoint saves")
     p.add_argument("--all-rows", action="store_true", help="train on every row (no held-out families)")
+    p.add_argument("--liger-work", default="dims", choices=data.LIGER_WORK,
+                   help="a Liger row's work size: the product of its named dims (up to v3), or the "
+                        "largest tensor its benchmark builds (tensors)")
     return p.parse_args(argv)
 
 
@@ -113,7 +116,7 @@ def main(argv=None) -> Path:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     t0 = time.time()
-    rows = data.load_rows()
+    rows = data.load_rows(liger_work=args.liger_work)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
 
@@ -191,6 +194,7 @@ def main(argv=None) -> Path:
                 "default_shape": "n=1048576 | work 2^20",
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
                 "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
+                "liger_work": args.liger_work,
                 "minutes": round((time.time() - start) / 60, 1),
                 "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
             },
