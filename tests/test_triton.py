@@ -142,6 +142,41 @@ def test_family_split_is_by_family():
     assert data.family_of("megatron_cross_entropy") == data.family_of("cross_entropy2") == "cross_entropy"
 
 
+
+def test_liger_tensor_shapes_follow_the_benchmark_scripts():
+    from training.triton.liger_shapes import tensor_shapes
+
+    rope = {"H": 512, "seq_len": 2048, "num_q_heads": 32, "num_kv_heads": 8}
+    assert tensor_shapes("rope", rope)[:2] == [[1, 32, 2048, 16], [1, 8, 2048, 16]]  # head_dim = H // nq
+    # embedding: indices (B, T) and the table (V, D), not V*B*T*D
+    assert tensor_shapes("embedding", {"V": 1024, "B": 32, "T": 512, "D": 768}) == [[32, 512], [1024, 768]]
+    assert kernels.shape_text(shapes=tensor_shapes("softmax", {"N": 128, "M": 2048})) == "[2048,128] | work 2^18"
+    assert tensor_shapes("no_such_kernel", {"N": 1}) is None
+
+
+def test_liger_work_tensors_keeps_rows_and_split():
+    data = pytest.importorskip("training.triton.data")
+    if not (data.CORPUS / "liger_kernel" / "all_benchmark_data.csv").is_file():
+        pytest.skip("triton corpus absent")
+    with pytest.raises(ValueError, match="liger_work"):
+        data.liger_rows(liger_work="flops")
+    old, new = data.load_rows(), data.load_rows(liger_work="tensors")
+    assert [(r["id"], r["split"], r["ms"]) for r in old] == [(r["id"], r["split"], r["ms"]) for r in new]
+    liger = [(a, b) for a, b in zip(old, new) if b["source"] == "liger"]
+    assert liger and all(b["shapes"] for _, b in liger)  # every Liger kernel of the table has its tensors
+    emb = next((a, b) for a, b in liger if a["op"] == "embedding")
+    assert emb[1]["work_log2"] < emb[0]["work_log2"]  # V*B*T*D was counted as work before
+    tb = [(a, b) for a, b in zip(old, new) if a["source"] == "tritonbench"]
+    assert all(a["shape"] == b["shape"] for a, b in tb)  # TritonBench rows do not change
+
+
+def test_evaluator_reads_the_liger_work_a_model_was_trained_with(tmp_path):
+    evaluate = pytest.importorskip("training.triton.evaluate")
+    assert evaluate.trained_liger_work(tmp_path) == "dims"  # no rlm_config.json: the old rendering
+    (tmp_path / "rlm_config.json").write_text(json.dumps({"training_data": {"liger_work": "tensors"}}))
+    assert evaluate.trained_liger_work(tmp_path) == "tensors"
+
+
 # -- the shipped kernel model ----------------------------------------------------------------
 
 needs_model = pytest.mark.skipif(not kernels.KernelModel.available(), reason="no shipped kernel model")
