@@ -169,7 +169,8 @@ def main(argv=None) -> dict:
     preds["work_alone"] = np.array([r["work_log2"] for r in test])
     if not args.no_rlm:
         preds["rlm"] = rlm_predictions(args.model, test, args.samples)
-    report = {"liger_work": liger_work, "test_rows": len(test), "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
+    report = {"liger_work": liger_work, "test_rows": len(test),
+              "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["slices"], indent=1))
