@@ -101,9 +101,9 @@ def parse_args(argv=None):
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
     p.add_argument("--save-every", type=int, default=100, help="steps between checkpoint saves")
     p.add_argument("--all-rows", action="store_true", help="train on every row (no held-out families)")
-    p.add_argument("--liger-work", default="dims", choices=data.LIGER_WORK,
-                   help="a Liger row's work size: the product of its named dims (up to v3), or the "
-                        "largest tensor its benchmark builds (tensors)")
+    p.add_argument("--liger-work", choices=data.LIGER_WORK,
+                   help="a Liger row's work size: the product of its named dims (dims, up to v3), or the "
+                        "largest tensor its benchmark builds (tensors). Default: --init's, else dims")
     return p.parse_args(argv)
 
 
@@ -116,6 +116,9 @@ def main(argv=None) -> Path:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     t0 = time.time()
+    if args.liger_work is None:  # a continued checkpoint keeps the rows it was trained on
+        prior_data = json.loads((args.init / "rlm_meta.json").read_text())["training_data"] if args.init else {}
+        args.liger_work = prior_data.get("liger_work", "dims")
     rows = data.load_rows(liger_work=args.liger_work)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
