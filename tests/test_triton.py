@@ -170,11 +170,24 @@ def test_liger_work_tensors_keeps_rows_and_split():
     assert all(a["shape"] == b["shape"] for a, b in tb)  # TritonBench rows do not change
 
 
-def test_evaluator_reads_the_liger_work_a_model_was_trained_with(tmp_path):
+def test_evaluator_rebuilds_the_rows_a_model_was_trained_on(tmp_path):
     evaluate = pytest.importorskip("training.triton.evaluate")
-    assert evaluate.trained_liger_work(tmp_path) == "dims"  # no rlm_config.json: the old rendering
-    (tmp_path / "rlm_config.json").write_text(json.dumps({"training_data": {"liger_work": "tensors"}}))
-    assert evaluate.trained_liger_work(tmp_path) == "tensors"
+    # no rlm_config.json (or a model from before these fields): the old rows, no validation families
+    assert evaluate.trained_rows(tmp_path) == {"liger_work": "dims", "val_frac": 0.0}
+    (tmp_path / "rlm_config.json").write_text(json.dumps({"training_data": {"liger_work": "tensors", "val_frac": 0.15}}))
+    assert evaluate.trained_rows(tmp_path) == {"liger_work": "tensors", "val_frac": 0.15}
+
+
+def test_validation_families_come_out_of_training_families():
+    data = pytest.importorskip("training.triton.data")
+    if not (data.CORPUS / "tritonbench" / "perf_measurements.jsonl.gz").is_file():
+        pytest.skip("triton corpus absent")
+    plain, carved = data.load_rows(), data.load_rows(val_frac=0.15)
+    fams = {split: {r["family"] for r in carved if r["split"] == split} for split in ("train", "val", "test")}
+    assert fams["val"] and not (fams["val"] & fams["train"]) and not (fams["val"] & fams["test"])
+    assert fams["test"] == {r["family"] for r in plain if r["split"] == "test"}  # the test split does not move
+    val_rows = sum(r["split"] == "val" for r in carved)
+    assert 0.1 <= val_rows / sum(r["split"] != "test" for r in plain) <= 0.3
 
 
 # -- the shipped kernel model ----------------------------------------------------------------

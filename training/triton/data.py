@@ -75,14 +75,18 @@ def split_of(family: str, test_families: set[str]) -> str:
     return "test" if family in test_families else "train"
 
 
-# Held-out families: chosen once by a seeded hash over the family list (see choose_test_families),
-# then frozen here so the split never moves when rows are added. ~20% of rows.
+# Held-out families: chosen by a seeded hash over the family list (choose_test_families), so the
+# split does not move when rows are added to a family. ~20% of rows.
 TEST_FAMILIES_SEED = "triton-v1"
+# Validation families (`val_frac` > 0): carved the same way out of the training families, with
+# their own seed, so that steps and options can be chosen without looking at the test families.
+VAL_FAMILIES_SEED = "triton-val-v1"
 
 
-def choose_test_families(rows: list[dict], frac: float = 0.2) -> set[str]:
+def choose_families(rows: list[dict], frac: float, seed: str) -> set[str]:
+    """Families in seeded hash order until they hold `frac` of the rows, skipping giants (> 12%)."""
     counts = Counter(r["family"] for r in rows)
-    order = sorted(counts, key=lambda f: hashlib.sha256(f"{TEST_FAMILIES_SEED}:{f}".encode()).hexdigest())
+    order = sorted(counts, key=lambda f: hashlib.sha256(f"{seed}:{f}".encode()).hexdigest())
     chosen, total = set(), sum(counts.values())
     for fam in order:
         if sum(counts[f] for f in chosen) >= frac * total:
@@ -91,6 +95,10 @@ def choose_test_families(rows: list[dict], frac: float = 0.2) -> set[str]:
             continue
         chosen.add(fam)
     return chosen
+
+
+def choose_test_families(rows: list[dict], frac: float = 0.2) -> set[str]:
+    return choose_families(rows, frac, TEST_FAMILIES_SEED)
 
 
 _DTYPE = re.compile(r"torch\.(float16|bfloat16|float32|float8\w*|int8|half|float)\b")
@@ -205,7 +213,10 @@ def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
     return rows
 
 
-def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str = "dims") -> list[dict]:
+def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str = "dims",
+              val_frac: float = 0.0) -> list[dict]:
+    """All rows with `split` set: "test" (held-out families), "val" (with `val_frac` > 0: about that
+    share of the training rows, whole families) or "train"."""
     rows = tritonbench_rows(corpus) + liger_rows(corpus, liger_work)
     cache: dict[str, str] = {}
     for r in rows:
@@ -217,6 +228,11 @@ def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str
     test = choose_test_families(rows)
     for r in rows:
         r["split"] = split_of(r["family"], test)
+    if val_frac > 0:
+        val = choose_families([r for r in rows if r["split"] == "train"], val_frac, VAL_FAMILIES_SEED)
+        for r in rows:
+            if r["family"] in val:
+                r["split"] = "val"
     return rows
 
 

@@ -14,8 +14,9 @@ Baselines (sklearn HistGradientBoostingRegressor on log10 ms, trained on the sam
   atomics, autotune configs, text length) - a stronger baseline that also reads the source.
 - `work_alone`: the rounded log2 work size of the row and nothing else (no training).
 
-Rows are built with the Liger work rendering the model was trained with (`--liger-work`,
-`training.triton.data`), and the baselines see the same rows.
+Rows are built as the model's were (`trained_rows`: the Liger work rendering and the validation
+families it was trained without), and the baselines see the same rows. `--split val` scores the
+validation families instead of the test families, for choosing steps or options.
 """
 
 from __future__ import annotations
@@ -76,11 +77,11 @@ def code_features(r: dict) -> list[float]:
     ]
 
 
-def baselines(rows: list[dict]) -> dict[str, np.ndarray]:
+def baselines(rows: list[dict], split: str = "test") -> dict[str, np.ndarray]:
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     train = [r for r in rows if r["split"] == "train"]
-    test = [r for r in rows if r["split"] == "test"]
+    test = [r for r in rows if r["split"] == split]
     y = np.log10([r["ms"] for r in train])
     out = {}
     for name, feats in (("gbm_size", lambda r: size_features(r)),
@@ -144,13 +145,15 @@ def table(rows: list[dict], preds: dict[str, np.ndarray]) -> dict:
     return {"slices": out, "per_family": per_family}
 
 
-def trained_liger_work(model_dir: Path) -> str:
-    """The Liger work rendering a model was trained with (`training_data.liger_work`; older models: dims)."""
+def trained_rows(model_dir: Path) -> dict:
+    """How the rows a model was trained on were built: {"liger_work", "val_frac"} from its
+    `training_data` (older models: dims, no validation families)."""
     try:
         config = json.loads((model_dir / "rlm_config.json").read_text())
     except (OSError, ValueError):
-        return "dims"
-    return config.get("training_data", {}).get("liger_work", "dims")
+        config = {}
+    data_ = config.get("training_data", {})
+    return {"liger_work": data_.get("liger_work", "dims"), "val_frac": float(data_.get("val_frac", 0.0))}
 
 
 def main(argv=None) -> dict:
@@ -161,15 +164,20 @@ def main(argv=None) -> dict:
     p.add_argument("--no-rlm", action="store_true")
     p.add_argument("--liger-work", choices=data.LIGER_WORK,
                    help="how Liger rows count work (default: what the model was trained with, else dims)")
+    p.add_argument("--split", default="test", choices=["test", "val"],
+                   help="held-out families (test), or the validation families the model was trained without")
     args = p.parse_args(argv)
-    liger_work = args.liger_work or trained_liger_work(args.model)
-    rows = data.load_rows(liger_work=liger_work)
-    test = [r for r in rows if r["split"] == "test"]
-    preds = {k: v for k, v in baselines(rows).items()}
+    built = trained_rows(args.model)
+    liger_work = args.liger_work or built["liger_work"]
+    if args.split == "val" and not built["val_frac"]:
+        p.error(f"{args.model} was trained without validation families (training_data.val_frac)")
+    rows = data.load_rows(liger_work=liger_work, val_frac=built["val_frac"])
+    test = [r for r in rows if r["split"] == args.split]
+    preds = {k: v for k, v in baselines(rows, args.split).items()}
     preds["work_alone"] = np.array([r["work_log2"] for r in test])
     if not args.no_rlm:
         preds["rlm"] = rlm_predictions(args.model, test, args.samples)
-    report = {"liger_work": liger_work, "test_rows": len(test),
+    report = {"liger_work": liger_work, "split": args.split, "test_rows": len(test),
               "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

@@ -104,6 +104,10 @@ def parse_args(argv=None):
     p.add_argument("--liger-work", choices=data.LIGER_WORK,
                    help="a Liger row's work size: the product of its named dims (dims, up to v3), or the "
                         "largest tensor its benchmark builds (tensors). Default: --init's, else dims")
+    p.add_argument("--val-frac", type=float, default=0.0,
+                   help="hold out whole training families holding about this share of the training rows "
+                        "as validation (training.triton.data.VAL_FAMILIES_SEED); score them with "
+                        "`training.triton.evaluate --split val`")
     return p.parse_args(argv)
 
 
@@ -119,7 +123,7 @@ def main(argv=None) -> Path:
     if args.liger_work is None:  # a continued checkpoint keeps the rows it was trained on
         prior_data = json.loads((args.init / "rlm_meta.json").read_text())["training_data"] if args.init else {}
         args.liger_work = prior_data.get("liger_work", "dims")
-    rows = data.load_rows(liger_work=args.liger_work)
+    rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
 
@@ -198,6 +202,8 @@ def main(argv=None) -> Path:
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
                 "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
                 "liger_work": args.liger_work,
+                "val_frac": args.val_frac,
+                "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
                 "minutes": round((time.time() - start) / 60, 1),
                 "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
             },
