@@ -37,6 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp.kernels import gpu_text, kernel_text, shape_text
+from training.triton.liger_shapes import tensor_shapes
 
 CORPUS = Path("/work/shared/corpora/triton")
 
@@ -152,8 +153,6 @@ LIGER_WORK = ("dims", "tensors")
 
 
 def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
-    from training.triton.liger_shapes import tensor_shapes
-
     if liger_work not in LIGER_WORK:
         raise ValueError(f"liger_work must be one of {LIGER_WORK}, not {liger_work!r}")
     base = corpus / "liger_kernel"
@@ -197,7 +196,8 @@ def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
             mode = r["kernel_operation_mode"] or "forward"
             shapes = tensor_shapes(r["kernel_name"], dims) if liger_work == "tensors" else None
             if liger_work == "tensors" and not shapes:
-                continue  # no tensor table for this kernel: leave the row out rather than guess
+                raise ValueError(f"no tensor shapes for Liger kernel {r['kernel_name']!r}: "
+                                 "add it to training/triton/liger_shapes.py")
             path, text = src
             rows.append({
                 "id": f"liger:{i}",

@@ -104,10 +104,10 @@ def parse_args(argv=None):
     p.add_argument("--liger-work", choices=data.LIGER_WORK,
                    help="a Liger row's work size: the product of its named dims (dims, up to v3), or the "
                         "largest tensor its benchmark builds (tensors). Default: --init's, else dims")
-    p.add_argument("--val-frac", type=float, default=0.0,
+    p.add_argument("--val-frac", type=float,
                    help="hold out whole training families holding about this share of the training rows "
                         "as validation (training.triton.data.VAL_FAMILIES_SEED); score them with "
-                        "`training.triton.evaluate --split val`")
+                        "`training.triton.evaluate --split val`. Default: --init's, else 0 (none)")
     return p.parse_args(argv)
 
 
@@ -120,9 +120,12 @@ def main(argv=None) -> Path:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     t0 = time.time()
-    if args.liger_work is None:  # a continued checkpoint keeps the rows it was trained on
-        prior_data = json.loads((args.init / "rlm_meta.json").read_text())["training_data"] if args.init else {}
+    # a continued checkpoint keeps the rows it was trained on, unless told otherwise
+    prior_data = json.loads((args.init / "rlm_meta.json").read_text())["training_data"] if args.init else {}
+    if args.liger_work is None:
         args.liger_work = prior_data.get("liger_work", "dims")
+    if args.val_frac is None:
+        args.val_frac = float(prior_data.get("val_frac", 0.0))
     rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
