@@ -152,8 +152,8 @@ def trained_rows(model_dir: Path) -> dict:
         config = json.loads((model_dir / "rlm_config.json").read_text())
     except (OSError, ValueError):
         config = {}
-    data_ = config.get("training_data", {})
-    return {"liger_work": data_.get("liger_work", "dims"), "val_frac": float(data_.get("val_frac", 0.0))}
+    recorded = config.get("training_data", {})
+    return {"liger_work": recorded.get("liger_work", "dims"), "val_frac": float(recorded.get("val_frac", 0.0))}
 
 
 def main(argv=None) -> dict:
@@ -172,13 +172,13 @@ def main(argv=None) -> dict:
     if args.split == "val" and not built["val_frac"]:
         p.error(f"{args.model} was trained without validation families (training_data.val_frac)")
     rows = data.load_rows(liger_work=liger_work, val_frac=built["val_frac"])
-    test = [r for r in rows if r["split"] == args.split]
-    preds = {k: v for k, v in baselines(rows, args.split).items()}
-    preds["work_alone"] = np.array([r["work_log2"] for r in test])
+    scored = [r for r in rows if r["split"] == args.split]
+    preds = baselines(rows, args.split)
+    preds["work_alone"] = np.array([r["work_log2"] for r in scored])
     if not args.no_rlm:
-        preds["rlm"] = rlm_predictions(args.model, test, args.samples)
-    report = {"liger_work": liger_work, "split": args.split, "test_rows": len(test),
-              "test_families": sorted({r["family"] for r in test}), **table(test, preds)}
+        preds["rlm"] = rlm_predictions(args.model, scored, args.samples)
+    report = {"liger_work": liger_work, "split": args.split, "rows": len(scored),
+              "families": sorted({r["family"] for r in scored}), **table(scored, preds)}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report["slices"], indent=1))
