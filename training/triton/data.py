@@ -194,10 +194,12 @@ def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
                     dims[k] = v
             dtype = _dtype_from_text(json.dumps(extra)) or None
             mode = r["kernel_operation_mode"] or "forward"
-            shapes = tensor_shapes(r["kernel_name"], dims) if liger_work == "tensors" else None
-            if liger_work == "tensors" and not shapes:
-                raise ValueError(f"no tensor shapes for Liger kernel {r['kernel_name']!r}: "
-                                 "add it to training/triton/liger_shapes.py")
+            shapes = None
+            if liger_work == "tensors":
+                shapes = tensor_shapes(r["kernel_name"], dims)
+                if not shapes:
+                    raise ValueError(f"no tensor shapes for Liger kernel {r['kernel_name']!r}: "
+                                     "add it to training/triton/liger_shapes.py")
             path, text = src
             rows.append({
                 "id": f"liger:{i}",

@@ -120,8 +120,10 @@ def main(argv=None) -> Path:
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     t0 = time.time()
-    # a continued checkpoint keeps the rows it was trained on, unless told otherwise
-    prior_data = json.loads((args.init / "rlm_meta.json").read_text())["training_data"] if args.init else {}
+    prior_data = {}
+    if args.init:  # continue a checkpoint: its tokenizer, weights, number format and rows (unless told otherwise)
+        model, tok, prior = rlm_model.load_checkpoint(args.init)
+        fmt, prior_data = numbers.format_of(prior), prior.get("training_data", {})
     if args.liger_work is None:
         args.liger_work = prior_data.get("liger_work", "dims")
     if args.val_frac is None:
@@ -132,10 +134,7 @@ def main(argv=None) -> Path:
 
     texts = [render_row(r) for r in train_rows]
     uniq = sorted(set(texts))
-    if args.init:  # continue a checkpoint: its tokenizer, weights and number format
-        model, tok, prior = rlm_model.load_checkpoint(args.init)
-        fmt = numbers.format_of(prior)
-    else:
+    if not args.init:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
                                         extra_special=WORK_TOKENS + list(MODE_TOKENS.values()))
