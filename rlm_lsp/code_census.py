@@ -78,3 +78,39 @@ def loop_depth(tree: ast.AST) -> int:
             deeper = isinstance(child, (ast.For, ast.AsyncFor, ast.While, ast.comprehension))
             stack.append((child, depth + deeper))
     return best
+
+
+# -- Triton kernels ------------------------------------------------------------------------
+
+_KERNEL_COUNTS = (  # (word, regex on the kernel text), the words of the `{kops}` field
+    ("jit", r"@(?:triton\.)?jit\b"),
+    ("load", r"\btl\.load\("),
+    ("store", r"\btl\.store\("),
+    ("dot", r"\btl\.dot\("),
+    ("loop", r"\bfor\b|\bwhile\b"),
+    ("atomic", r"\btl\.atomic_\w+\("),
+    ("exp", r"\btl\.(?:exp2?|log2?|math\.\w+)\("),
+    ("sqrt", r"\btl\.(?:sqrt|rsqrt)\(|libdevice\.\w*sqrt"),
+    ("reduce", r"\btl\.(?:sum|max|min|argmax|argmin|reduce|cumsum|associative_scan)\("),
+    ("where", r"\btl\.where\("),
+    ("config", r"\btriton\.Config\("),
+    ("grid", r"\btl\.program_id\("),
+)
+_KERNEL_RES = tuple((word, re.compile(rx)) for word, rx in _KERNEL_COUNTS)
+
+
+def kernel_census(code: str) -> str:
+    """A one-line count of what a Triton kernel text does, for kernel templates with a `{kops}`
+    field: loads, stores, dots, loops, math and reductions, then its length in lines as
+    round(2 * log2(lines)). Only non-zero counts, in a fixed order, each capped at 99.
+
+        '@triton.jit\\ndef k(x, y, n):\\n    v = tl.load(x)\\n    tl.store(y, tl.exp(v))\\n'
+            -> 'jit 1 load 1 store 1 exp 1 lines 4'
+    """
+    import math
+
+    counts = [(word, len(rx.findall(code))) for word, rx in _KERNEL_RES]
+    lines = sum(1 for line in code.splitlines() if line.strip())
+    words = [f"{w} {min(n, CAP)}" for w, n in counts if n]
+    words.append(f"lines {round(2 * math.log2(max(lines, 1)))}")
+    return " ".join(words)

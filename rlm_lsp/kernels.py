@@ -34,12 +34,16 @@ LANGUAGE = "triton"
 METRIC = "kernel_latency"
 # The template a model was trained with is in its rlm_config.json `input_template`; the runtime
 # renders whichever one it asks for (`model_context`).
+# - v4 (TEMPLATE_V4): v3 plus a count of what the kernel does, `<ops> jit 1 load 2 ... lines 7`
+#   ({kops}, derived from the code by rlm_lsp.template, `code_census.kernel_census`).
 # - v3 (TEMPLATE): the work size as one bucket token `<W20>` ({work}), then the launch mode as one
 #   token `<fwd>` / `<bwd>` / `<fwdbwd>` ({mode}: Liger's forward / backward / full; `<fwd>` when the
 #   shape line names none), and {shape} is the rest of the shape line (`model_fields`).
 # - v2 (TEMPLATE_V2, the 2026-11-29 model): {work} only; the mode stays a word inside {shape}.
 # - v1 (TEMPLATE_V1, the first model): "| work 2^20 |" inside {shape}.
 TEMPLATE = "<metrics> {metrics} <lang> {language} {work} {mode} <gpu> {gpu} <shape> {shape} <code>\n{code}"
+TEMPLATE_V4 = ("<metrics> {metrics} <lang> {language} {work} {mode} <gpu> {gpu} <shape> {shape} "
+               "<ops> {kops} <code>\n{code}")
 TEMPLATE_V2 = "<metrics> {metrics} <lang> {language} {work} <gpu> {gpu} <shape> {shape} <code>\n{code}"
 TEMPLATE_V1 = "<metrics> {metrics} <lang> {language} <gpu> {gpu} <shape> {shape} <code>\n{code}"
 WORK_MIN, WORK_MAX = 0, 48

@@ -10,6 +10,8 @@ A template may also name *derived* fields, computed here from the code itself:
   nearly blind to how long a program is; this states it in a few tokens.
 - ``{census}``: a one-line count of loops, loop depth, calls and costly builtins
   (`rlm_lsp.code_census`).
+- ``{kops}``: the same for a Triton kernel: loads, stores, dots, loops, math, reductions
+  (`rlm_lsp.code_census.kernel_census`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import math
 import string
 from typing import Callable, Sequence
 
-from rlm_lsp.code_census import code_census
+from rlm_lsp.code_census import code_census, kernel_census
 
 DEFAULT_TEMPLATE = "<metrics> {metrics} <lang> {language} <code>\n{code}"
 SIZED_TEMPLATE = "<metrics> {metrics} <lang> {language} size {size} <code>\n{code}"
@@ -30,7 +32,7 @@ def size_bucket(code: str) -> str:
     return str(round(2 * math.log2(max(lines, 1))))
 
 
-DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket, "census": code_census}
+DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket, "census": code_census, "kops": kernel_census}
 
 
 def render(template: str, metrics: Sequence[str], language: str, code: str, **context: str) -> str:

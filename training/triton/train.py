@@ -25,8 +25,8 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, TEMPLATE, WORK_MAX, WORK_MIN, WORK_TOKENS,
-                             model_context)
+from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, TEMPLATE, TEMPLATE_V4, WORK_MAX, WORK_MIN,
+                             WORK_TOKENS, model_context)
 from rlm_lsp.template import render
 from training import rlm_model
 from training.triton import data
@@ -36,6 +36,7 @@ SIZES = {
     "kernel": (160, 640, 2, 2, 4, 40),
     "kernel_s": (128, 512, 2, 2, 4, 32),
 }
+TEMPLATES = {"v3": TEMPLATE, "v4": TEMPLATE_V4}  # v4: plus the kernel's op counts (`<ops> load 2 ...`)
 METRICS = [{"name": METRIC, "unit": "ms",
             "definition": "median GPU time of one kernel launch (triton.testing.do_bench / Liger p50) "
                           "on the given GPU and work size"}]
@@ -87,10 +88,16 @@ def parse_args(argv=None):
     p.add_argument("--expected-steps", type=int, default=0,
                    help="cosine schedule length in steps; 0: over the wall-clock budget (the step rate "
                         "changes when the CPU frees up)")
+    p.add_argument("--template", choices=sorted(TEMPLATES),
+                   help="input template: v3, or v4 (v3 plus a line counting the kernel's loads, stores, dots, "
+                        "loops, math and reductions). Default: --init's, else v3")
     p.add_argument("--code-drop", type=float, default=0.15,
                    help="fraction of examples whose code is cut to its first 0-32 tokens")
     p.add_argument("--snapshot-every-min", type=float, default=20.0,
                    help="also keep a copy of the checkpoint every this many minutes (OUT/min<M>)")
+    p.add_argument("--keep-steps", type=int, nargs="*", default=[],
+                   help="also keep a copy of the checkpoint at these steps (OUT_step<N>), to compare runs "
+                        "at the same step")
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
@@ -128,11 +135,14 @@ def main(argv=None) -> Path:
         args.liger_work = prior_data.get("liger_work", "dims")
     if args.val_frac is None:
         args.val_frac = float(prior_data.get("val_frac", 0.0))
+    template = prior["input_template"] if args.init else TEMPLATES[args.template or "v3"]
+    if args.init and args.template and TEMPLATES[args.template] != template:
+        raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
     rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
 
-    texts = [render_row(r) for r in train_rows]
+    texts = [render_row(r, template) for r in train_rows]
     uniq = sorted(set(texts))
     if not args.init:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
@@ -191,7 +201,7 @@ def main(argv=None) -> Path:
         gpus = Counter(r["gpu"] for r in rows)
         default_gpu = gpus.most_common(1)[0][0]
         meta = rlm_model.default_meta(
-            METRICS, max_input_tokens=args.max_tokens, input_template=TEMPLATE, languages=[LANGUAGE],
+            METRICS, max_input_tokens=args.max_tokens, input_template=template, languages=[LANGUAGE],
             number_format=fmt.config(),
             training_data={
                 "task": "triton kernel latency",
@@ -263,6 +273,10 @@ def main(argv=None) -> Path:
         step += 1
         if args.save_every and step % args.save_every == 0:
             save(False)
+        if step in args.keep_steps:
+            model.eval()
+            save(False, Path(f"{args.out}_step{step}"))
+            model.train()
         if args.snapshot_every_min and time.time() - start >= next_snap * 60:
             model.eval()
             save(False, Path(f"{args.out}_min{int(next_snap)}"))
