@@ -274,3 +274,22 @@ def test_export_parity_samples_carry_the_kernel_context():
     assert pred.tokenizer.token_to_id("<W20>") in with_ctx
     assert pred.tokenizer.token_to_id("<W20>") not in plain
     assert "parity" in pred.tokenizer.decode(plain)
+
+
+def test_kernel_census_counts_the_whole_kernel():
+    """Template v4's {kops} line: counts over the whole kernel text, so what the 192-token cut
+    drops is still summarised; derived at render time, the caller gives only GPU and shape."""
+    from rlm_lsp.code_census import kernel_census
+    from rlm_lsp.template import extra_fields, render
+
+    code = ("@triton.jit\ndef k(x, y, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
+            "    acc = tl.zeros((BLOCK,), tl.float32)\n    for i in range(0, n, BLOCK):\n"
+            "        acc += tl.exp(tl.load(x + i))\n    tl.store(y + pid, tl.sum(acc, 0))\n")
+    assert kernel_census(code) == "jit 1 load 1 store 1 loop 1 exp 1 reduce 1 grid 1 lines 6"
+    assert kernel_census("") == "lines 0"
+    assert kernel_census("tl.load(p)\n" * 500).startswith("load 99 ")  # capped
+    assert "kops" not in extra_fields(kernels.TEMPLATE_V4)
+    ctx = kernels.model_context(kernels.TEMPLATE_V4, "H100", "[4096] | work 2^12 | fp32")
+    text = render(kernels.TEMPLATE_V4, [kernels.METRIC], kernels.LANGUAGE, code, **ctx)
+    assert text.startswith("<metrics> kernel_latency <lang> triton <W12> <fwd> <gpu> H100 <shape> [4096] | fp32 "
+                           "<ops> jit 1 load 1 store 1 loop 1 exp 1 reduce 1 grid 1 lines 6 <code>\n@triton.jit")
