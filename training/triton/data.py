@@ -278,8 +278,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description="Build (in memory) and summarise the kernel latency rows")
     p.add_argument("--manifest", type=Path, help="write ids + numbers (no code) as .jsonl.gz")
     p.add_argument("--liger-work", default="dims", choices=LIGER_WORK, help="how a Liger row's work size is counted")
+    p.add_argument("--val-frac", type=float, default=0.0, help="validation families, as the trainer's --val-frac")
     args = p.parse_args()
-    rows = load_rows(liger_work=args.liger_work)
+    rows = load_rows(liger_work=args.liger_work, val_frac=args.val_frac)
     print(json.dumps(summary(rows), indent=1))
     if args.manifest:
         with gzip.open(args.manifest, "wt", encoding="utf-8") as fh:
