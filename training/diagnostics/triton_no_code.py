@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlm_lsp.predictor import Predictor
 from training.triton import data, evaluate
 
 EMPTY_KERNEL = "@triton.jit\ndef kernel():\n    pass"
@@ -22,8 +23,9 @@ def main(paths: list[str]) -> int:
     for path in paths:
         built = evaluate.trained_rows(Path(path))
         rows = [r for r in data.load_rows(**built) if r["split"] == "test"]
-        preds = {"rlm": evaluate.rlm_predictions(Path(path), rows),
-                 "rlm_no_code": evaluate.rlm_predictions(Path(path), [{**r, "text": EMPTY_KERNEL} for r in rows]),
+        model = Predictor.from_dir(Path(path), device="cpu", samples=16)
+        preds = {"rlm": evaluate.rlm_predictions(model, rows),
+                 "rlm_no_code": evaluate.rlm_predictions(model, [{**r, "text": EMPTY_KERNEL} for r in rows]),
                  "work_alone": np.array([r["work_log2"] for r in rows])}
         slices = evaluate.table(rows, preds)["slices"]
         print(f"{path} ({built['liger_work']}):")

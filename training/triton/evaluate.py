@@ -93,11 +93,12 @@ def baselines(rows: list[dict], split: str = "test") -> dict[str, np.ndarray]:
     return out
 
 
-def rlm_predictions(model_dir: Path, rows: list[dict], samples: int = 16) -> np.ndarray:
+def rlm_predictions(model, rows: list[dict], samples: int = 16) -> np.ndarray:
+    """`model`: a model directory, or a loaded `Predictor` (then `samples` is its own)."""
     from rlm_lsp.predictor import Predictor
     from rlm_lsp.kernels import LANGUAGE, METRIC, model_context
 
-    pred = Predictor.from_dir(model_dir, device="cpu", samples=samples)
+    pred = model if isinstance(model, Predictor) else Predictor.from_dir(model, device="cpu", samples=samples)
     template = pred.config.input_template
     groups = defaultdict(list)
     for i, r in enumerate(rows):
