@@ -14,6 +14,7 @@ gets `noparse` and the regex markers only.
 from __future__ import annotations
 
 import ast
+import math
 import re
 
 CAP = 99
@@ -107,8 +108,6 @@ def kernel_census(code: str) -> str:
         '@triton.jit\\ndef k(x, y, n):\\n    v = tl.load(x)\\n    tl.store(y, tl.exp(v))\\n'
             -> 'jit 1 load 1 store 1 exp 1 lines 4'
     """
-    import math
-
     counts = [(word, len(rx.findall(code))) for word, rx in _KERNEL_RES]
     lines = sum(1 for line in code.splitlines() if line.strip())
     words = [f"{w} {min(n, CAP)}" for w, n in counts if n]
