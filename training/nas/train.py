@@ -120,6 +120,8 @@ def parse_args(argv):
                    help="score the validation archs every N minutes; OUT/best keeps the best, OUT/last the latest")
     p.add_argument("--val-archs", type=int, default=150)
     p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
+    p.add_argument("--device-weight", action="append", default=[], metavar="NAME=W",
+                   help="draw this training device W times as often as the others (repeatable)")
     p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--relative-target", action="store_true",
@@ -148,6 +150,11 @@ def main(argv: Sequence[str] | None = None) -> dict:
     descs = data.device_descriptions(lat)
     train, val, test = data.split_archs(args.seed)
     devices = [d for d in sorted(lat) if d != args.holdout_device]
+    weight_of = {name: float(w) for name, w in (x.split("=", 1) for x in args.device_weight)}
+    unknown = set(weight_of) - set(devices)
+    if unknown:
+        raise SystemExit(f"--device-weight: not a training device: {', '.join(sorted(unknown))}")
+    weights = [weight_of.get(d, 1.0) for d in devices]
     refs = data.reference_archs()
     scale = {d: (float(np.exp(np.mean(np.log([lat[d][i] for i in refs])))) if args.relative_target else 1.0)
              for d in lat}
@@ -247,7 +254,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
                         0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
         for g in opt.param_groups:
             g["lr"] = lr
-        batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
+        if weight_of:
+            batch = [(rng.choice(train), d) for d in rng.choices(devices, weights, k=args.batch_size)]
+        else:  # the draws of every run before --device-weight, so their commands still reproduce them
+            batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
         rows = [encode(descs[d] if rng.random() >= args.name_dropout else anon[d], i) for i, d in batch]
         width = max(len(r) for r in rows)
         ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
