@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     unknown = set(weight_of) - set(devices)
     if unknown:
         raise SystemExit(f"--device-weight: not a training device: {', '.join(sorted(unknown))}")
-    weights = [weight_of.get(d, 1.0) for d in devices]
+    draw_weights = [weight_of.get(d, 1.0) for d in devices]
     refs = data.reference_archs()
     scale = {d: (float(np.exp(np.mean(np.log([lat[d][i] for i in refs])))) if args.relative_target else 1.0)
              for d in lat}
@@ -255,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
         for g in opt.param_groups:
             g["lr"] = lr
         if weight_of:
-            batch = [(rng.choice(train), d) for d in rng.choices(devices, weights, k=args.batch_size)]
+            batch = [(rng.choice(train), d) for d in rng.choices(devices, draw_weights, k=args.batch_size)]
         else:  # the draws of every run before --device-weight, so their commands still reproduce them
             batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
         rows = [encode(descs[d] if rng.random() >= args.name_dropout else anon[d], i) for i, d in batch]
