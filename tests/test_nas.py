@@ -223,3 +223,17 @@ def test_rlm_predict_onnx_file_several_devices(exported, tmp_path):
     out = subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "predict", str(bad), "--device", "pixel3"],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 1 and "not a valid ONNX model" in out.stderr
+
+
+def test_trainer_device_weight_names_a_training_device(tmp_path):
+    """--device-weight NAME=W must name a training device; a typo is an error, not a silent 1.0."""
+    pytest.importorskip("torch")
+    train = pytest.importorskip("training.nas.train")
+    from training.nas import data
+
+    if not data.NB201_CSV.is_file():
+        pytest.skip("HELP corpus absent")
+    with pytest.raises(SystemExit, match="not a training device: gold_624"):
+        train.main(["--out", str(tmp_path / "run"), "--device-weight", "gold_624=3"])
+    with pytest.raises(SystemExit, match="silver_4114"):  # the held-out device is not trained on either
+        train.main(["--out", str(tmp_path / "run"), "--device-weight", "silver_4114=2"])
