@@ -195,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "batch_size": args.batch_size, "train_minutes": 0,
                               "init_from": str(args.init_from) if args.init_from else None,
                               "relative_target": bool(args.relative_target),
+                              **({"device_weight": weight_of} if weight_of else {}),
                               "graph_text_version": GRAPH_TEXT_VERSION, "earlier_phases": earlier},
             "devices": descs}
 
