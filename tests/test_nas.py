@@ -237,3 +237,7 @@ def test_trainer_device_weight_names_a_training_device(tmp_path):
         train.main(["--out", str(tmp_path / "run"), "--device-weight", "gold_624=3"])
     with pytest.raises(SystemExit, match="silver_4114"):  # the held-out device is not trained on either
         train.main(["--out", str(tmp_path / "run"), "--device-weight", "silver_4114=2"])
+    for bad in ("gold_6240", "gold_6240=x", "gold_6240=0"):
+        with pytest.raises(SystemExit, match="--device-weight 'gold_6240"):
+            train.device_weights([bad])
+    assert train.device_weights(["gold_6240=3", "pixel3=0.5"]) == {"gold_6240": 3.0, "pixel3": 0.5}

@@ -3,8 +3,8 @@
     python -m training.nas.evaluate --model rlm_lsp/models/nas --archs 150 --devices pixel3 eyeriss gold_6226 1080ti_1
 
 Runs `rlm_lsp.nas.predict_graph_text` (the path `rlm predict x.onnx --device D` takes, minus the file
-reading) with the runtime's sampling (median of `--samples`), on the first `--archs` of `data.eval_subset` (more than 300: that many test archs, up to
-all 3,125).
+reading) with the runtime's sampling (median of `--samples`), on the first `--archs` of
+`data.eval_subset` (more than 300: a sample of that many test archs, up to all 3,125).
 """
 
 from __future__ import annotations

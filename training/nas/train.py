@@ -95,6 +95,20 @@ def new_model(tok, args):
     return build_model(tok, size, dropout=0.0)
 
 
+def device_weights(items: Sequence[str]) -> dict[str, float]:
+    """['gold_6240=3', ...] -> {'gold_6240': 3.0}; a malformed item is a usage error, not a traceback."""
+    out = {}
+    for item in items:
+        name, _, weight = item.partition("=")
+        try:
+            out[name] = float(weight)
+        except ValueError:
+            raise SystemExit(f"--device-weight {item!r}: expected NAME=W, e.g. gold_6240=3") from None
+        if not out[name] > 0:
+            raise SystemExit(f"--device-weight {item!r}: the weight must be positive")
+    return out
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m training.nas.train", description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("training/runs/nas/v1"))
@@ -150,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     descs = data.device_descriptions(lat)
     train, val, test = data.split_archs(args.seed)
     devices = [d for d in sorted(lat) if d != args.holdout_device]
-    weight_of = {name: float(w) for name, w in (x.split("=", 1) for x in args.device_weight)}
+    weight_of = device_weights(args.device_weight)
     unknown = set(weight_of) - set(devices)
     if unknown:
         raise SystemExit(f"--device-weight: not a training device: {', '.join(sorted(unknown))}")
