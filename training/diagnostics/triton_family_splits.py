@@ -2,16 +2,16 @@
 
     python -m training.diagnostics.triton_family_splits [--splits 20] [--liger-work tensors]
 
-The kernel model is scored on 7 held-out families. This redraws the held-out families many times
-(whole families, added in random order until they hold about 25% of the rows, like the real test
-split), refits the GBM baselines of `training.triton.evaluate` on the rest, and prints the mean,
-spread and range of their overall Spearman, and of work size alone. An RLM gap smaller than this
+The kernel model is scored on 7 held-out families. This redraws the held-out families many times,
+by the rule that chose the real ones (`training.triton.data.choose_families`, with the seeds
+`triton-splits-0`, `triton-splits-1`, ...), refits the GBM baselines of `training.triton.evaluate`
+on the rest, and prints the mean, spread and range of their overall Spearman, and of work size
+alone. An RLM gap smaller than this
 spread is not a result on one split.
 """
 from __future__ import annotations
 
 import argparse
-import random
 
 import numpy as np
 
@@ -21,22 +21,13 @@ from training.triton import data, evaluate
 def main(argv=None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", type=int, default=20)
-    p.add_argument("--share", type=float, default=0.25, help="share of rows held out per split")
+    p.add_argument("--share", type=float, default=0.2, help="share of rows held out per split (as the test split)")
     p.add_argument("--liger-work", default="tensors", choices=data.LIGER_WORK)
     args = p.parse_args(argv)
     rows = data.load_rows(liger_work=args.liger_work)
-    families = sorted({r["family"] for r in rows})
-    size = {f: sum(r["family"] == f for r in rows) for f in families}
     scores: dict[str, list[float]] = {"gbm_size": [], "gbm_size_code": [], "work_alone": []}
     for seed in range(args.splits):
-        order = families[:]
-        random.Random(seed).shuffle(order)
-        held, n = set(), 0
-        for fam in order:
-            if n >= args.share * len(rows):
-                break
-            held.add(fam)
-            n += size[fam]
+        held = data.choose_families(rows, args.share, f"triton-splits-{seed}")
         split = [{**r, "split": "test" if r["family"] in held else "train"} for r in rows]
         preds = evaluate.baselines(split, "test")
         test = [r for r in split if r["split"] == "test"]

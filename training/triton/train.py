@@ -225,6 +225,12 @@ def main(argv=None) -> Path:
         (out / "train_log.json").write_text(json.dumps({"losses": losses, "final": final,
                                                              "args": {k: str(v) for k, v in vars(args).items()}}))
 
+    def save_copy(out: Path):
+        """A copy of the checkpoint as it is now (eval mode while saving), next to the run."""
+        model.eval()
+        save(False, out)
+        model.train()
+
     code_id = tok.token_to_id("<code>")
 
     def cut_code(seq: list[int]) -> list[int]:
@@ -274,13 +280,9 @@ def main(argv=None) -> Path:
         if args.save_every and step % args.save_every == 0:
             save(False)
         if step in args.keep_steps:
-            model.eval()
-            save(False, Path(f"{args.out}_step{step}"))
-            model.train()
+            save_copy(Path(f"{args.out}_step{step}"))
         if args.snapshot_every_min and time.time() - start >= next_snap * 60:
-            model.eval()
-            save(False, Path(f"{args.out}_min{int(next_snap)}"))
-            model.train()
+            save_copy(Path(f"{args.out}_min{int(next_snap)}"))
             next_snap += args.snapshot_every_min
         if step % 25 == 0:
             print(f"step {step} loss {sum(losses[-25:]) / 25:.3f} lr {args.lr * lr_at(step):.2e} "
