@@ -5,6 +5,8 @@
 Runs `rlm_lsp.nas.predict_graph_text` (the path `rlm predict x.onnx --device D` takes, minus the file
 reading) with the runtime's sampling (median of `--samples`), on the first `--archs` of
 `data.eval_subset` (more than 300: a sample of that many test archs, up to all 3,125).
+`--split val` scores the validation archs instead (625; the first `--archs` of them), for choosing
+between candidates without looking at the test archs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ def main(argv=None) -> int:
     p.add_argument("--archs", type=int, default=150)
     p.add_argument("--samples", type=int, default=16)
     p.add_argument("--devices", nargs="+", default=["pixel3", "eyeriss", "gold_6226", "1080ti_1", "silver_4114"])
+    p.add_argument("--split", default="test", choices=["test", "val"],
+                   help="held-out test archs (default), or the validation archs")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
     from rlm_lsp import nas
@@ -31,10 +35,13 @@ def main(argv=None) -> int:
 
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
-    _, _, test = data.split_archs()
-    subset = data.eval_subset(test, max(300, args.archs))[: args.archs]  # over 300: a larger sample, up to all
+    _, val, test = data.split_archs()
+    if args.split == "val":
+        subset = val[: args.archs]
+    else:
+        subset = data.eval_subset(test, max(300, args.archs))[: args.archs]  # over 300: a larger sample, up to all
     pred = Predictor.from_dir(args.model, device="cpu", samples=args.samples)
-    out = {"archs": len(subset), "samples": args.samples, "per_device": {}}
+    out = {"split": args.split, "archs": len(subset), "samples": args.samples, "per_device": {}}
     t0 = time.time()
     for d in args.devices:
         values = [nas.predict_graph_text(texts[i], [d], predictor=pred)[0]["value"] for i in subset]
