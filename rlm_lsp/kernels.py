@@ -135,6 +135,16 @@ def work_token(shape: str) -> str:
     return f"<W{min(max(k, WORK_MIN), WORK_MAX)}>"
 
 
+# A model whose training_data "target" is PER_WORK predicts ms per 2^20 elements of work: its
+# number times work_scale(shape) is the latency in ms.
+PER_WORK = "ms_per_2^20_work"
+
+
+def work_scale(shape: str) -> float:
+    """2^(k - 20) for the shape line's work bucket <W k>: per-2^20-work -> ms."""
+    return 2.0 ** (int(work_token(shape)[2:-1]) - 20)
+
+
 def model_fields(shape: str, with_mode: bool = False) -> dict[str, str]:
     """A shape line (`shape_text`) -> the template's {work} and {shape}: the work bucket as one
     token, and the line without its `work 2^k` part and without floats under 1 (eps=1e-06, 0.125:

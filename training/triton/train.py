@@ -10,7 +10,9 @@ they are put back on their best-fit line after every step. So "bigger" stays one
 bucket seen with few operators moves with its neighbours instead of on its own. The launch mode
 (forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
 Target: the median latency in ms as one P10 block (--number-format P10E: exponent before the
-digits). Trains on the `train` split (held-out families never seen), saves a checkpoint that `training.triton.export_model` turns into the
+digits). `--target per-work`: the latency per 2^20 elements of work instead, ms * 2^(20 - k) for
+the row's work bucket `<W k>` (rlm_lsp.kernels.PER_WORK); the runtime multiplies it back, so a
+model that learned nothing but a constant ranks rows exactly as their work size does. Trains on the `train` split (held-out families never seen), saves a checkpoint that `training.triton.export_model` turns into the
 int8 model directory.
 """
 
@@ -25,8 +27,8 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, TEMPLATE, TEMPLATE_V4, WORK_MAX, WORK_MIN,
-                             WORK_TOKENS, model_context)
+from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, TEMPLATE, TEMPLATE_V4, WORK_MAX,
+                             WORK_MIN, WORK_TOKENS, model_context, work_scale)
 from rlm_lsp.template import render
 from training import rlm_model
 from training.triton import data
@@ -98,6 +100,9 @@ def parse_args(argv=None):
     p.add_argument("--keep-steps", type=int, nargs="*", default=[],
                    help="also keep a copy of the checkpoint at these steps (OUT_step<N>), to compare runs "
                         "at the same step")
+    p.add_argument("--target", choices=["ms", "per-work"],
+                   help="what the number is: the latency in ms, or ms per 2^20 elements of work "
+                        "(multiplied back at run time). Default: --init's, else ms")
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
@@ -135,6 +140,10 @@ def main(argv=None) -> Path:
         args.liger_work = prior_data.get("liger_work", "dims")
     if args.val_frac is None:
         args.val_frac = float(prior_data.get("val_frac", 0.0))
+    recorded_target = prior_data.get("target", "ms")
+    if args.init and args.target and {"per-work": PER_WORK}.get(args.target, args.target) != recorded_target:
+        raise SystemExit(f"--target {args.target}: {args.init} was trained with target {recorded_target}")
+    target = recorded_target if args.init else {"per-work": PER_WORK}.get(args.target or "ms", "ms")
     template = prior["input_template"] if args.init else TEMPLATES[args.template or "v3"]
     if args.init and args.template and TEMPLATES[args.template] != template:
         raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
@@ -159,7 +168,8 @@ def main(argv=None) -> Path:
             if len(ids) > args.max_tokens:
                 ids = ids[: args.max_tokens - 1] + [eos]
             enc_cache[text] = ids
-        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"]], fmt)))
+        scale = work_scale(row["shape"]) if target == PER_WORK else 1.0
+        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"] / scale], fmt)))
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
@@ -214,6 +224,7 @@ def main(argv=None) -> Path:
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
                 "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
                 "liger_work": args.liger_work,
+                "target": target,
                 "val_frac": args.val_frac,
                 "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
                 "minutes": round((time.time() - start) / 60, 1),
