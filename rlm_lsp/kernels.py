@@ -19,6 +19,7 @@ The text helpers here (`kernel_text`, `shape_text`, `gpu_text`) are also what th
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import math
 import re
@@ -303,6 +304,7 @@ class KernelModel:
         data = predictor.config.training_data or {}
         self.default_gpu = str(data.get("default_gpu") or FALLBACK_GPU)
         self.default_shape = str(data.get("default_shape") or shape_text(dims={"n": 1 << 20}))
+        self.per_work = data.get("target") == PER_WORK  # the model's number is ms per 2^20 work
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "KernelModel":
@@ -331,11 +333,27 @@ class KernelModel:
         """`context()`'s {gpu, shape} -> the template fields this model reads (`model_context`)."""
         return model_context(self.predictor.config.input_template, ctx["gpu"], ctx["shape"])
 
+    def predict_texts(self, texts: Sequence[str], ctx: Mapping[str, str]) -> list:
+        """Kernel texts (`kernel_text`) on one {gpu, shape} -> one Prediction in ms per text: the
+        model's number, times `work_scale(shape)` for a model that predicts per unit of work."""
+        results = self.predictor.predict(list(texts), language=LANGUAGE, context=self.inputs(ctx))
+        return [self._in_ms(r[METRIC], ctx) for r in results]
+
+    def cached_text(self, text: str, ctx: Mapping[str, str]):
+        """`predict_texts`' Prediction for one text when it is in the predictor's cache, else None."""
+        hit = self.predictor.cached(text, LANGUAGE, self.inputs(ctx))
+        return None if hit is None else self._in_ms(hit[METRIC], ctx)
+
+    def _in_ms(self, p, ctx: Mapping[str, str]):
+        if not self.per_work:
+            return p
+        f = work_scale(ctx["shape"])
+        return dataclasses.replace(p, value=p.value * f, low=p.low * f, high=p.high * f)
+
     def predict_codes(self, codes: Sequence[str], gpu: str | None = None, shape_hint=None) -> list:
         """Raw kernel sources (a kernel, or a file of them) -> one Prediction per code."""
         ctx, _ = self.context(gpu, shape_hint)
-        texts = [kernel_text(c) for c in codes]
-        return [r[METRIC] for r in self.predictor.predict(texts, language=LANGUAGE, context=self.inputs(ctx))]
+        return self.predict_texts([kernel_text(c) for c in codes], ctx)
 
     def predict_kernels(self, snippets: Sequence, gpu: str | None = None,
                         shape_hint=None) -> list[KernelPrediction]:
@@ -346,11 +364,10 @@ class KernelModel:
         if not kernels:
             return []
         ctx, assumed = self.context(gpu, shape_hint)
-        texts = [kernel_text(k.code) for k in kernels]
-        results = self.predictor.predict(texts, language=LANGUAGE, context=self.inputs(ctx))
+        results = self.predict_texts([kernel_text(k.code) for k in kernels], ctx)
         return [KernelPrediction(s.qualname, s.name, METRIC, p.value, p.low, p.high, p.unit,
                                  ctx["gpu"], ctx["shape"], assumed, s.name_line)
-                for s, r in zip(kernels, results) for p in [r[METRIC]]]
+                for s, p in zip(kernels, results)]
 
     def predict_source(self, source: str, gpu: str | None = None, shape_hint=None) -> list[KernelPrediction]:
         from rlm_lsp import snippets
@@ -395,8 +412,6 @@ class KernelAwarePredictor:
     """
 
     def __init__(self, base, kernel_model: KernelModel, gpu: str | None = None, shape_hint=None):
-        import dataclasses
-
         from rlm_lsp.model_dir import MetricSpec
 
         self.base = base
@@ -442,11 +457,10 @@ class KernelAwarePredictor:
         kidx = [i for i, c in enumerate(codes) if is_kernel_code(c)]
         fidx = [i for i, c in enumerate(codes) if i not in set(kidx)]
         if kidx and (metrics is None or METRIC in metrics):
-            ctx = self.kernel_model.inputs({"gpu": self.gpu, "shape": self.shape})
-            res = self.kernel_model.predictor.predict([kernel_text(codes[i]) for i in kidx],
-                                                      language=LANGUAGE, context=ctx)
-            for i, r in zip(kidx, res):
-                out[i] = dict(r)
+            res = self.kernel_model.predict_texts([kernel_text(codes[i]) for i in kidx],
+                                                  {"gpu": self.gpu, "shape": self.shape})
+            for i, p in zip(kidx, res):
+                out[i] = {METRIC: p}
         fmetrics = None if metrics is None else [m for m in metrics if m != METRIC]
         if fidx and self.base is not None and (fmetrics is None or fmetrics):
             res = self.base.predict([codes[i] for i in fidx], language=language, metrics=fmetrics,
@@ -457,8 +471,8 @@ class KernelAwarePredictor:
 
     def cached(self, code: str, language: str = "python", context=None):
         if is_kernel_code(code):
-            return self.kernel_model.predictor.cached(
-                kernel_text(code), LANGUAGE, self.kernel_model.inputs({"gpu": self.gpu, "shape": self.shape}))
+            hit = self.kernel_model.cached_text(kernel_text(code), {"gpu": self.gpu, "shape": self.shape})
+            return None if hit is None else {METRIC: hit}
         return self.base.cached(code, language, context) if self.base is not None else None
 
 

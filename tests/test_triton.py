@@ -293,3 +293,50 @@ def test_kernel_census_counts_the_whole_kernel():
     text = render(kernels.TEMPLATE_V4, [kernels.METRIC], kernels.LANGUAGE, code, **ctx)
     assert text.startswith("<metrics> kernel_latency <lang> triton <W12> <fwd> <gpu> H100 <shape> [4096] | fp32 "
                            "<ops> jit 1 load 1 store 1 loop 1 exp 1 reduce 1 grid 1 lines 6 <code>\n@triton.jit")
+
+
+def test_per_work_model_is_multiplied_back_to_ms():
+    """A model trained with `--target per-work` predicts ms per 2^20 elements of work; every path
+    that hands out a kernel number (predict_codes, predict_kernels, the routing predictor, its
+    cache) gives ms, i.e. the number times 2^(k - 20) for the shape's bucket <W k>."""
+    import dataclasses
+
+    from rlm_lsp.model_dir import MetricSpec
+    from rlm_lsp.predictor import Prediction
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:  # the fields KernelModel and KernelAwarePredictor read
+        training_data: dict
+        input_template: str = kernels.TEMPLATE_V4
+        metrics: tuple = (MetricSpec("kernel_latency", "ms", "d", True),)
+        languages: tuple = (kernels.LANGUAGE,)
+
+        def metric(self, name):
+            return self.metrics[0]
+
+    class Stub:  # the predictor: always "2.0 per 2^20 work", whatever the input
+        def __init__(self, target):
+            self.config = Config({"target": target, "default_gpu": "A100", "default_shape": "n=1048576 | work 2^20"})
+            self.seen = {}
+
+        def predict(self, texts, language, context):
+            out = [{"kernel_latency": Prediction("kernel_latency", 2.0, 1.0, 4.0, "ms")} for _ in texts]
+            self.seen.update({(t, context["work"]): o for t, o in zip(texts, out)})
+            return out
+
+        def cached(self, text, language, context):
+            return self.seen.get((text, context["work"]))
+
+    assert kernels.work_scale("n=4096 | work 2^12 | fp32") == 2.0 ** -8
+    assert kernels.work_scale("no work part") == 1.0  # the bucket of an unknown size is <W20>
+    per_work = kernels.KernelModel(Stub(kernels.PER_WORK))
+    plain = kernels.KernelModel(Stub("ms"))
+    snips = snippets.extract(KERNEL_FILE)
+    for shape, k in [({"n": 1 << 12}, 12), ({"n": 1 << 26}, 26), (None, 20)]:
+        scaled = per_work.predict_kernels(snips, shape_hint=shape)[0]
+        assert (scaled.value, scaled.low, scaled.high) == (2.0 * 2.0 ** (k - 20), 2.0 ** (k - 20), 4.0 * 2.0 ** (k - 20))
+        assert plain.predict_kernels(snips, shape_hint=shape)[0].value == 2.0
+        assert per_work.predict_codes([snips[0].code], shape_hint=shape)[0].value == scaled.value
+    routed = kernels.KernelAwarePredictor(None, per_work, shape_hint={"n": 1 << 24})
+    first = routed.predict([snips[0].code])[0]["kernel_latency"]
+    assert first.value == 2.0 * 16 and routed.cached(snips[0].code)["kernel_latency"] == first

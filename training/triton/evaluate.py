@@ -95,20 +95,19 @@ def baselines(rows: list[dict], split: str = "test") -> dict[str, np.ndarray]:
 
 def rlm_predictions(model, rows: list[dict], samples: int = 16) -> np.ndarray:
     """`model`: a model directory, or a loaded `Predictor` (then `samples` is its own)."""
+    from rlm_lsp.kernels import KernelModel
     from rlm_lsp.predictor import Predictor
-    from rlm_lsp.kernels import LANGUAGE, METRIC, model_context
 
     pred = model if isinstance(model, Predictor) else Predictor.from_dir(model, device="cpu", samples=samples)
-    template = pred.config.input_template
+    kernel_model = KernelModel(pred)  # the runtime's path: per-work models are multiplied back to ms
     groups = defaultdict(list)
     for i, r in enumerate(rows):
         groups[(r["gpu"], r["shape"])].append(i)
     values = np.zeros(len(rows))
     for (gpu, shape), idx in groups.items():
-        res = pred.predict([rows[i]["text"] for i in idx], language=LANGUAGE,
-                           context=model_context(template, gpu, shape))
+        res = kernel_model.predict_texts([rows[i]["text"] for i in idx], {"gpu": gpu, "shape": shape})
         for i, p in zip(idx, res):
-            values[i] = p[METRIC].value
+            values[i] = p.value
     return values
 
 
