@@ -12,8 +12,9 @@ bucket seen with few operators moves with its neighbours instead of on its own. 
 Target: the median latency in ms as one P10 block (--number-format P10E: exponent before the
 digits). `--target per-work`: the latency per 2^20 elements of work instead, ms * 2^(20 - k) for
 the row's work bucket `<W k>` (rlm_lsp.kernels.PER_WORK); the runtime multiplies it back, so a
-model that learned nothing but a constant ranks rows exactly as their work size does. Trains on the `train` split (held-out families never seen), saves a checkpoint that `training.triton.export_model` turns into the
-int8 model directory.
+model that learned nothing but a constant ranks rows exactly as their work size does.
+Trains on the `train` split (held-out families never seen), saves a checkpoint that
+`training.triton.export_model` turns into the int8 model directory.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ SIZES = {
     "kernel_s": (128, 512, 2, 2, 4, 32),
 }
 TEMPLATES = {"v3": TEMPLATE, "v4": TEMPLATE_V4}  # v4: plus the kernel's op counts (`<ops> load 2 ...`)
+TARGETS = {"ms": "ms", "per-work": PER_WORK}  # --target -> training_data["target"], which the runtime reads
 METRICS = [{"name": METRIC, "unit": "ms",
             "definition": "median GPU time of one kernel launch (triton.testing.do_bench / Liger p50) "
                           "on the given GPU and work size"}]
@@ -100,7 +102,7 @@ def parse_args(argv=None):
     p.add_argument("--keep-steps", type=int, nargs="*", default=[],
                    help="also keep a copy of the checkpoint at these steps (OUT_step<N>), to compare runs "
                         "at the same step")
-    p.add_argument("--target", choices=["ms", "per-work"],
+    p.add_argument("--target", choices=sorted(TARGETS),
                    help="what the number is: the latency in ms, or ms per 2^20 elements of work "
                         "(multiplied back at run time). Default: --init's, else ms")
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
@@ -140,10 +142,9 @@ def main(argv=None) -> Path:
         args.liger_work = prior_data.get("liger_work", "dims")
     if args.val_frac is None:
         args.val_frac = float(prior_data.get("val_frac", 0.0))
-    recorded_target = prior_data.get("target", "ms")
-    if args.init and args.target and {"per-work": PER_WORK}.get(args.target, args.target) != recorded_target:
-        raise SystemExit(f"--target {args.target}: {args.init} was trained with target {recorded_target}")
-    target = recorded_target if args.init else {"per-work": PER_WORK}.get(args.target or "ms", "ms")
+    target = prior_data.get("target", "ms") if args.init else TARGETS[args.target or "ms"]
+    if args.init and args.target and TARGETS[args.target] != target:
+        raise SystemExit(f"--target {args.target}: {args.init} was trained with target {target}")
     template = prior["input_template"] if args.init else TEMPLATES[args.template or "v3"]
     if args.init and args.template and TEMPLATES[args.template] != template:
         raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
