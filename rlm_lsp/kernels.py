@@ -136,14 +136,38 @@ def work_token(shape: str) -> str:
     return f"<W{min(max(k, WORK_MIN), WORK_MAX)}>"
 
 
-# A model whose training_data "target" is PER_WORK predicts ms per 2^20 elements of work: its
-# number times work_scale(shape) is the latency in ms.
+# What a kernel model's number is (its training_data "target"): the latency in ms (the default),
+# ms per 2^20 elements of work (PER_WORK), or ms over a fitted latency curve of the work size,
+# c0 + c1 * 2^k ms (ROOFLINE; training_data "roofline" holds c0_ms and c1_ms). `target_scale`
+# turns the number into ms.
 PER_WORK = "ms_per_2^20_work"
+ROOFLINE = "ms_over_roofline"
+TARGETS = ("ms", PER_WORK, ROOFLINE)
+
+
+def work_bucket(shape: str) -> int:
+    """k of the shape line's work bucket <W k>."""
+    return int(work_token(shape)[2:-1])
 
 
 def work_scale(shape: str) -> float:
     """2^(k - 20) for the shape line's work bucket <W k>: per-2^20-work -> ms."""
-    return 2.0 ** (int(work_token(shape)[2:-1]) - 20)
+    return 2.0 ** (work_bucket(shape) - 20)
+
+
+def roofline_ms(curve: Mapping[str, float], shape: str) -> float:
+    """The curve's latency for the shape line's work bucket: c0 + c1 * 2^k ms."""
+    return float(curve["c0_ms"]) + float(curve["c1_ms"]) * 2.0 ** work_bucket(shape)
+
+
+def target_scale(training_data: Mapping, shape: str) -> float:
+    """The factor that turns a kernel model's number into ms, for this shape line."""
+    target = training_data.get("target", "ms")
+    if target == PER_WORK:
+        return work_scale(shape)
+    if target == ROOFLINE:
+        return roofline_ms(training_data["roofline"], shape)
+    return 1.0
 
 
 def model_fields(shape: str, with_mode: bool = False) -> dict[str, str]:
@@ -304,7 +328,11 @@ class KernelModel:
         data = predictor.config.training_data or {}
         self.default_gpu = str(data.get("default_gpu") or FALLBACK_GPU)
         self.default_shape = str(data.get("default_shape") or shape_text(dims={"n": 1 << 20}))
-        self.per_work = data.get("target") == PER_WORK  # the model's number is ms per 2^20 work
+        self.training_data = data
+        target = data.get("target", "ms")
+        if target not in TARGETS or (target == ROOFLINE and not _valid_curve(data.get("roofline"))):
+            raise ModelError(f"{getattr(predictor.config, 'path', 'kernel model')}: kernel model target {target!r} is not one this "
+                             f"runtime knows ({', '.join(TARGETS)}), or its curve is missing; update rlm-lsp")
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "KernelModel":
@@ -335,7 +363,7 @@ class KernelModel:
 
     def predict_texts(self, texts: Sequence[str], ctx: Mapping[str, str]) -> list:
         """Kernel texts (`kernel_text`) on one {gpu, shape} -> one Prediction in ms per text: the
-        model's number, times `work_scale(shape)` for a model that predicts per unit of work."""
+        model's number times `target_scale` (1 for a model that predicts ms)."""
         results = self.predictor.predict(list(texts), language=LANGUAGE, context=self.inputs(ctx))
         return [self._in_ms(r[METRIC], ctx) for r in results]
 
@@ -345,10 +373,8 @@ class KernelModel:
         return None if hit is None else self._in_ms(hit[METRIC], ctx)
 
     def _in_ms(self, p, ctx: Mapping[str, str]):
-        if not self.per_work:
-            return p
-        f = work_scale(ctx["shape"])
-        return dataclasses.replace(p, value=p.value * f, low=p.low * f, high=p.high * f)
+        f = target_scale(self.training_data, ctx["shape"])
+        return p if f == 1.0 else dataclasses.replace(p, value=p.value * f, low=p.low * f, high=p.high * f)
 
     def predict_codes(self, codes: Sequence[str], gpu: str | None = None, shape_hint=None) -> list:
         """Raw kernel sources (a kernel, or a file of them) -> one Prediction per code."""
@@ -373,6 +399,13 @@ class KernelModel:
         from rlm_lsp import snippets
 
         return self.predict_kernels(snippets.extract(source), gpu, shape_hint)
+
+
+def _valid_curve(curve) -> bool:
+    try:
+        return float(curve["c0_ms"]) >= 0 and float(curve["c1_ms"]) >= 0 and float(curve["c0_ms"]) + float(curve["c1_ms"]) > 0
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 def predict_kernels(snippets: Sequence, gpu: str | None = None, shape_hint=None,

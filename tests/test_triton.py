@@ -295,10 +295,10 @@ def test_kernel_census_counts_the_whole_kernel():
                            "<ops> jit 1 load 1 store 1 loop 1 exp 1 reduce 1 grid 1 lines 6 <code>\n@triton.jit")
 
 
-def test_per_work_model_is_multiplied_back_to_ms():
-    """A model trained with `--target per-work` predicts ms per 2^20 elements of work; every path
-    that hands out a kernel number (predict_codes, predict_kernels, the routing predictor, its
-    cache) gives ms, i.e. the number times 2^(k - 20) for the shape's bucket <W k>."""
+def test_kernel_model_targets_are_multiplied_back_to_ms():
+    """A model trained with `--target per-work` predicts ms per 2^20 elements of work, one with
+    `--target roofline` ms over c0 + c1 * 2^k; every path that hands out a kernel number
+    (predict_codes, predict_kernels, the routing predictor, its cache) gives ms."""
     import dataclasses
 
     from rlm_lsp.model_dir import MetricSpec
@@ -315,8 +315,9 @@ def test_per_work_model_is_multiplied_back_to_ms():
             return self.metrics[0]
 
     class Stub:  # the predictor: always "2.0 per 2^20 work", whatever the input
-        def __init__(self, target):
-            self.config = Config({"target": target, "default_gpu": "A100", "default_shape": "n=1048576 | work 2^20"})
+        def __init__(self, target, **extra):
+            self.config = Config({"target": target, "default_gpu": "A100", "default_shape": "n=1048576 | work 2^20",
+                                  **extra})
             self.seen = {}
 
         def predict(self, texts, language, context):
@@ -340,3 +341,14 @@ def test_per_work_model_is_multiplied_back_to_ms():
     routed = kernels.KernelAwarePredictor(None, per_work, shape_hint={"n": 1 << 24})
     first = routed.predict([snips[0].code])[0]["kernel_latency"]
     assert first.value == 2.0 * 16 and routed.cached(snips[0].code)["kernel_latency"] == first
+
+    curve = {"c0_ms": 0.02, "c1_ms": 1e-8}
+    roofline = kernels.KernelModel(Stub(kernels.ROOFLINE, roofline=curve))
+    for k in (10, 20, 30):
+        got = roofline.predict_kernels(snips, shape_hint={"n": 1 << k})[0]
+        assert got.value == pytest.approx(2.0 * (0.02 + 1e-8 * 2 ** k))
+    assert kernels.roofline_ms(curve, "n=8 | work 2^3") == pytest.approx(0.02 + 8e-8)
+    with pytest.raises(kernels.ModelError, match="target"):  # a newer model's target: a clear error
+        kernels.KernelModel(Stub("ms_per_flop"))
+    with pytest.raises(kernels.ModelError, match="curve"):
+        kernels.KernelModel(Stub(kernels.ROOFLINE))

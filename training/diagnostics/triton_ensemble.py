@@ -23,7 +23,7 @@ from training.triton.evaluate import baselines, table, trained_rows
 
 def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
     """(rows, n) sampled latencies of one model, through the runtime's decoder."""
-    from rlm_lsp.kernels import LANGUAGE, PER_WORK, model_context, work_scale
+    from rlm_lsp.kernels import LANGUAGE, model_context, target_scale
     from rlm_lsp.predictor import Predictor
 
     pred = Predictor.from_dir(model_dir, device="cpu", samples=n)
@@ -32,7 +32,7 @@ def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
     groups = defaultdict(list)
     for i, r in enumerate(rows):
         groups[(r["gpu"], r["shape"])].append(i)
-    per_work = (pred.config.training_data or {}).get("target") == PER_WORK
+    trained = pred.config.training_data or {}
     out = np.zeros((len(rows), n))
     for (gpu, shape), idx in groups.items():
         context = model_context(pred.config.input_template, gpu, shape)
@@ -41,7 +41,7 @@ def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
             ids = [pred.token_ids(rows[i]["text"], LANGUAGE, context) for i in part]
             ids = [x if len(x) <= limit else x[: limit - 1] + [eos] for x in ids]
             values = pred._decode_batch(ids, ["0" * 16] * len(ids))  # (B, n, 1)
-            out[part] = values[:, :, 0] * (work_scale(shape) if per_work else 1.0)
+            out[part] = values[:, :, 0] * target_scale(trained, shape)  # the model's number -> ms
     return out
 
 

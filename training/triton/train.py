@@ -11,8 +11,11 @@ bucket seen with few operators moves with its neighbours instead of on its own. 
 (forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
 Target: the median latency in ms as one P10 block (--number-format P10E: exponent before the
 digits). `--target per-work`: the latency per 2^20 elements of work instead, ms * 2^(20 - k) for
-the row's work bucket `<W k>` (rlm_lsp.kernels.PER_WORK); the runtime multiplies it back, so a
-model that learned nothing but a constant ranks rows exactly as their work size does.
+the row's work bucket `<W k>` (rlm_lsp.kernels.PER_WORK). `--target roofline`: the latency over
+one curve of the work size, ms / (c0 + c1 * 2^k), the curve fitted to the training rows
+(`fit_roofline`, recorded in training_data). The runtime multiplies either back
+(`rlm_lsp.kernels.target_scale`), so a model that learned nothing but a constant would rank rows
+exactly as their work size does.
 Trains on the `train` split (held-out families never seen), saves a checkpoint that
 `training.triton.export_model` turns into the int8 model directory.
 """
@@ -28,8 +31,8 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, TEMPLATE, TEMPLATE_V4, WORK_MAX,
-                             WORK_MIN, WORK_TOKENS, model_context, work_scale)
+from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, ROOFLINE, TEMPLATE, TEMPLATE_V4,
+                             WORK_MAX, WORK_MIN, WORK_TOKENS, model_context, target_scale, work_bucket)
 from rlm_lsp.template import render
 from training import rlm_model
 from training.triton import data
@@ -40,7 +43,7 @@ SIZES = {
     "kernel_s": (128, 512, 2, 2, 4, 32),
 }
 TEMPLATES = {"v3": TEMPLATE, "v4": TEMPLATE_V4}  # v4: plus the kernel's op counts (`<ops> load 2 ...`)
-TARGETS = {"ms": "ms", "per-work": PER_WORK}  # --target -> training_data["target"], which the runtime reads
+TARGETS = {"ms": "ms", "per-work": PER_WORK, "roofline": ROOFLINE}  # -> training_data["target"] (runtime reads it)
 METRICS = [{"name": METRIC, "unit": "ms",
             "definition": "median GPU time of one kernel launch (triton.testing.do_bench / Liger p50) "
                           "on the given GPU and work size"}]
@@ -48,6 +51,19 @@ METRICS = [{"name": METRIC, "unit": "ms",
 
 def render_row(row: dict, template: str = TEMPLATE) -> str:
     return render(template, [METRIC], LANGUAGE, row["text"], **model_context(template, row["gpu"], row["shape"]))
+
+
+def fit_roofline(rows: list[dict]) -> dict:
+    """One latency curve of the work size, c0 + c1 * 2^k ms (launch overhead plus a cost per
+    element), least squares in log ms over `rows`; k is the row's `<W k>` bucket, as at run time."""
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    k = np.array([work_bucket(r["shape"]) for r in rows], dtype=float)
+    y = np.log([r["ms"] for r in rows])
+    start = [float(np.min(y)), float(np.median(y - k * np.log(2)))]
+    a, b = least_squares(lambda p: np.logaddexp(p[0], p[1] + k * np.log(2)) - y, start).x
+    return {"c0_ms": float(np.exp(a)), "c1_ms": float(np.exp(b)), "rows": len(rows)}
 
 
 def init_work_embeddings(model, tok, seed: int = 0) -> None:
@@ -103,8 +119,9 @@ def parse_args(argv=None):
                    help="also keep a copy of the checkpoint at these steps (OUT_step<N>), to compare runs "
                         "at the same step")
     p.add_argument("--target", choices=sorted(TARGETS),
-                   help="what the number is: the latency in ms, or ms per 2^20 elements of work "
-                        "(multiplied back at run time). Default: --init's, else ms")
+                   help="what the number is: the latency in ms, ms per 2^20 elements of work, or ms over "
+                        "a latency curve of the work size fitted to the training rows (multiplied back at "
+                        "run time). Default: --init's, else ms")
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
@@ -152,6 +169,11 @@ def main(argv=None) -> Path:
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
 
+    curve = (prior_data.get("roofline") if args.init else fit_roofline(train_rows)) if target == ROOFLINE else None
+    scale_data = {"target": target, **({"roofline": curve} if curve else {})}
+    if curve:
+        print(f"roofline: {curve['c0_ms']:.4g} ms + {curve['c1_ms']:.4g} ms * 2^k", flush=True)
+
     texts = [render_row(r, template) for r in train_rows]
     uniq = sorted(set(texts))
     if not args.init:
@@ -169,8 +191,8 @@ def main(argv=None) -> Path:
             if len(ids) > args.max_tokens:
                 ids = ids[: args.max_tokens - 1] + [eos]
             enc_cache[text] = ids
-        scale = work_scale(row["shape"]) if target == PER_WORK else 1.0
-        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"] / scale], fmt)))
+        items.append((enc_cache[text], rlm_model.target_ids(tok, [row["ms"] / target_scale(scale_data, row["shape"])],
+                                                            fmt)))
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
@@ -225,7 +247,7 @@ def main(argv=None) -> Path:
                 "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
                 "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
                 "liger_work": args.liger_work,
-                "target": target,
+                **scale_data,
                 "val_frac": args.val_frac,
                 "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
                 "minutes": round((time.time() - start) / 60, 1),
