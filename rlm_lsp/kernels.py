@@ -160,6 +160,14 @@ def roofline_ms(curve: Mapping[str, float], shape: str) -> float:
     return float(curve["c0_ms"]) + float(curve["c1_ms"]) * 2.0 ** work_bucket(shape)
 
 
+def _valid_curve(curve) -> bool:
+    try:
+        c0, c1 = float(curve["c0_ms"]), float(curve["c1_ms"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    return c0 >= 0 and c1 >= 0 and c0 + c1 > 0
+
+
 def target_scale(training_data: Mapping, shape: str) -> float:
     """The factor that turns a kernel model's number into ms, for this shape line."""
     target = training_data.get("target", "ms")
@@ -329,10 +337,12 @@ class KernelModel:
         self.default_gpu = str(data.get("default_gpu") or FALLBACK_GPU)
         self.default_shape = str(data.get("default_shape") or shape_text(dims={"n": 1 << 20}))
         self.training_data = data
-        target = data.get("target", "ms")
-        if target not in TARGETS or (target == ROOFLINE and not _valid_curve(data.get("roofline"))):
-            raise ModelError(f"{getattr(predictor.config, 'path', 'kernel model')}: kernel model target {target!r} is not one this "
-                             f"runtime knows ({', '.join(TARGETS)}), or its curve is missing; update rlm-lsp")
+        where, target = getattr(predictor.config, "path", "kernel model"), data.get("target", "ms")
+        if target not in TARGETS:
+            raise ModelError(f"{where}: the model's target {target!r} is not one this runtime knows "
+                             f"({', '.join(TARGETS)}); update rlm-lsp")
+        if target == ROOFLINE and not _valid_curve(data.get("roofline")):
+            raise ModelError(f"{where}: target {ROOFLINE} needs training_data.roofline with c0_ms and c1_ms >= 0")
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, **kwargs) -> "KernelModel":
@@ -399,13 +409,6 @@ class KernelModel:
         from rlm_lsp import snippets
 
         return self.predict_kernels(snippets.extract(source), gpu, shape_hint)
-
-
-def _valid_curve(curve) -> bool:
-    try:
-        return float(curve["c0_ms"]) >= 0 and float(curve["c1_ms"]) >= 0 and float(curve["c0_ms"]) + float(curve["c1_ms"]) > 0
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 def predict_kernels(snippets: Sequence, gpu: str | None = None, shape_hint=None,

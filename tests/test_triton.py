@@ -350,5 +350,5 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     assert kernels.roofline_ms(curve, "n=8 | work 2^3") == pytest.approx(0.02 + 8e-8)
     with pytest.raises(kernels.ModelError, match="target"):  # a newer model's target: a clear error
         kernels.KernelModel(Stub("ms_per_flop"))
-    with pytest.raises(kernels.ModelError, match="curve"):
+    with pytest.raises(kernels.ModelError, match="c0_ms"):
         kernels.KernelModel(Stub(kernels.ROOFLINE))

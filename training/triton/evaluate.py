@@ -99,7 +99,7 @@ def rlm_predictions(model, rows: list[dict], samples: int = 16) -> np.ndarray:
     from rlm_lsp.predictor import Predictor
 
     pred = model if isinstance(model, Predictor) else Predictor.from_dir(model, device="cpu", samples=samples)
-    kernel_model = KernelModel(pred)  # the runtime's path: per-work models are multiplied back to ms
+    kernel_model = KernelModel(pred)  # the runtime's path: the number is turned into ms (target_scale)
     groups = defaultdict(list)
     for i, r in enumerate(rows):
         groups[(r["gpu"], r["shape"])].append(i)
