@@ -116,6 +116,9 @@ def _predict(args: argparse.Namespace) -> int:
             failed += 1
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
+    elif not rows:  # no table of headers alone: every file was skipped, or none held code
+        if not failed:
+            print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
         ctx = getattr(predictor, "context", None)

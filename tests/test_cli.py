@@ -69,6 +69,16 @@ def test_bad_files_get_a_message_and_the_rest_is_scored(files, tiny_model_dir):
     assert "Parser.parse" in out.stdout
 
 
+def test_nothing_to_score_prints_no_empty_table(files, tiny_model_dir):
+    skipped = rlm("predict", str(files / "blob.py"), "--model", str(tiny_model_dir))
+    assert skipped.returncode == 1 and skipped.stdout == ""
+    assert "blob.py: skipped: binary file" in skipped.stderr
+    (files / "empty.py").write_text("\n\n")
+    empty = rlm("predict", str(files / "empty.py"), "--model", str(tiny_model_dir))
+    assert empty.returncode == 0 and empty.stdout == ""
+    assert "nothing to score: no code in" in empty.stderr and "empty.py" in empty.stderr
+
+
 def test_missing_model_is_one_clear_line(files, tmp_path):
     out = rlm("predict", str(files / "a.py"), "--model", str(tmp_path / "gone"))
     assert out.returncode == 2
