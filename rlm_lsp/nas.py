@@ -262,6 +262,6 @@ def predict_cli(files: Sequence[Path], devices: Sequence[str], model_dir: Path |
             failed += 1
     if json_out:
         print(json.dumps(rows, indent=2), file=out)
-    else:
+    elif rows:  # no table of headers alone when every file was skipped
         print(format_table(rows), file=out)
     return 1 if failed else 0

@@ -136,6 +136,7 @@ def test_cli_reports_bad_file_and_unknown_device(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     assert nas.predict_cli([bad], ["pixel3"], out=out, err=err, device="cpu") == 1
     assert f"skipped: {bad}: not a valid ONNX model" in err.getvalue()
+    assert out.getvalue() == ""  # no table of headers alone
     err = io.StringIO()
     assert nas.predict_cli([bad], ["toaster"], out=out, err=err, device="cpu") == 2
     assert "unknown device 'toaster'" in err.getvalue()
