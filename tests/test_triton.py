@@ -334,8 +334,8 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     plain = kernels.KernelModel(Stub("ms"))
     snips = snippets.extract(KERNEL_FILE)
     for shape, k in [({"n": 1 << 12}, 12), ({"n": 1 << 26}, 26), (None, 20)]:
-        scaled = per_work.predict_kernels(snips, shape_hint=shape)[0]
-        assert (scaled.value, scaled.low, scaled.high) == (2.0 * 2.0 ** (k - 20), 2.0 ** (k - 20), 4.0 * 2.0 ** (k - 20))
+        scaled, f = per_work.predict_kernels(snips, shape_hint=shape)[0], 2.0 ** (k - 20)
+        assert (scaled.value, scaled.low, scaled.high) == (2.0 * f, 1.0 * f, 4.0 * f)
         assert plain.predict_kernels(snips, shape_hint=shape)[0].value == 2.0
         assert per_work.predict_codes([snips[0].code], shape_hint=shape)[0].value == scaled.value
     routed = kernels.KernelAwarePredictor(None, per_work, shape_hint={"n": 1 << 24})
@@ -352,3 +352,15 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
         kernels.KernelModel(Stub("ms_per_flop"))
     with pytest.raises(kernels.ModelError, match="c0_ms"):
         kernels.KernelModel(Stub(kernels.ROOFLINE))
+
+
+def test_fit_roofline_recovers_a_known_curve():
+    """training.triton.train --target roofline: the curve c0 + c1 * 2^k fitted to rows that lie on
+    one comes back, and the runtime's roofline_ms reads it for any shape line."""
+    train = pytest.importorskip("training.triton.train")
+    rows = [{"shape": f"n={2 ** k} | work 2^{k} | fp32", "ms": (0.02 + 3e-8 * 2 ** k) * jitter}
+            for k in range(8, 31) for jitter in (0.97, 1.0, 1.03)]
+    curve = train.fit_roofline(rows)
+    assert curve["c0_ms"] == pytest.approx(0.02, rel=0.05) and curve["c1_ms"] == pytest.approx(3e-8, rel=0.05)
+    assert curve["rows"] == len(rows)
+    assert kernels.roofline_ms(curve, "n=1 | work 2^0") == pytest.approx(curve["c0_ms"] + curve["c1_ms"])
