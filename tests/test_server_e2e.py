@@ -237,11 +237,10 @@ def test_robustness_each_followed_by_a_successful_request(tiny_model_dir, repo, 
             still_answers()
         # the model directory deleted under a running server, then a reload (a model setting changed)
         shutil.rmtree(model)
-        c.notify(
-            "workspace/didChangeConfiguration",
-            {"settings": {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}},
-        )
+        # the client's answer to the server's workspace/configuration pull must already be the new
+        # settings when the notification goes out (else, under load, the pull can see the old ones)
         c.settings = {"rlm": {"modelPath": str(model), "threads": 2, "debounceMs": 50}}
+        c.notify("workspace/didChangeConfiguration", {"settings": c.settings})
         msg = c.wait_for(lambda m: m.get("method") == "window/showMessage")
         assert msg["params"]["type"] == 1 and str(model) in msg["params"]["message"]
         assert (
