@@ -154,8 +154,23 @@ class Predictor:
                 f"\0{draws}\0{extra}\0{code}")
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
+    def sample_values(self, codes: Sequence[str], language: str = "python",
+                      context: dict[str, str] | None = None) -> np.ndarray:
+        """The raw sampled values behind `predict`, shape (codes, samples, metrics), in input
+        order and uncached: for pooling several models' samples (ensembles, diagnostics)."""
+        for code in codes:
+            self.check(code, language)
+        keys = [self._key(code, language, context) for code in codes]
+        drawn = self._sample(list(zip(keys, codes)), language, context)
+        return np.stack([drawn[k] for k in keys])
+
     def _run(self, items: list[tuple[str, str]], language: str,
              context: dict[str, str] | None) -> dict[str, dict[str, Prediction]]:
+        return {key: self._aggregate(values) for key, values in self._sample(items, language, context).items()}
+
+    def _sample(self, items: list[tuple[str, str]], language: str,
+                context: dict[str, str] | None) -> dict[str, np.ndarray]:
+        """(key, code) pairs -> {key: (N, M) sampled values}."""
         limit = self.config.max_input_tokens
         encoded = []
         for key, code in items:
@@ -169,7 +184,7 @@ class Predictor:
             batch = encoded[start : start + self.batch_size]
             values = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
             for (key, _), row in zip(batch, values):
-                results[key] = self._aggregate(row)
+                results[key] = row
         return results
 
     def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> np.ndarray:

@@ -149,3 +149,17 @@ def test_config_temperature_drives_sampling(model_copy):
     warm = predictor(1.0).predict(CODES[:3])
     numbers = lambda preds: [(p.value, p.low, p.high) for row in preds for p in row.values()]  # noqa: E731
     assert numbers(warm) != numbers(cold)  # same draws, other temperature: other samples
+
+
+
+def test_sample_values_are_what_predict_aggregates(predictor):
+    """`Predictor.sample_values` returns the raw draws behind `predict`, in input order: their
+    median and p10/p90 are its value and interval."""
+    import numpy as np
+
+    drawn = predictor.sample_values(CODES)
+    assert drawn.shape == (len(CODES), predictor.samples, len(predictor.config.metrics))
+    for values, result in zip(drawn, predictor.predict(CODES)):
+        for j, metric in enumerate(predictor.config.metric_names):
+            low, mid, high = np.percentile(values[:, j], [10, 50, 90])
+            assert (result[metric].low, result[metric].value, result[metric].high) == (low, mid, high)

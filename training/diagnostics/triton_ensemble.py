@@ -22,26 +22,19 @@ from training.triton.evaluate import baselines, table, trained_rows
 
 
 def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
-    """(rows, n) sampled latencies of one model, through the runtime's decoder."""
-    from rlm_lsp.kernels import LANGUAGE, model_context, target_scale
+    """(rows, n) sampled latencies in ms of one model, through the runtime (`Predictor.sample_values`)."""
+    from rlm_lsp.kernels import LANGUAGE, KernelModel, target_scale
     from rlm_lsp.predictor import Predictor
 
-    pred = Predictor.from_dir(model_dir, device="cpu", samples=n)
-    limit = pred.config.max_input_tokens
-    eos = pred.tokenizer.token_to_id("</s>")
+    kernel_model = KernelModel(Predictor.from_dir(model_dir, device="cpu", samples=n))
     groups = defaultdict(list)
     for i, r in enumerate(rows):
         groups[(r["gpu"], r["shape"])].append(i)
-    trained = pred.config.training_data or {}
     out = np.zeros((len(rows), n))
     for (gpu, shape), idx in groups.items():
-        context = model_context(pred.config.input_template, gpu, shape)
-        for start in range(0, len(idx), pred.batch_size):
-            part = idx[start : start + pred.batch_size]
-            ids = [pred.token_ids(rows[i]["text"], LANGUAGE, context) for i in part]
-            ids = [x if len(x) <= limit else x[: limit - 1] + [eos] for x in ids]
-            values = pred._decode_batch(ids, ["0" * 16] * len(ids))  # (B, n, 1)
-            out[part] = values[:, :, 0] * target_scale(trained, shape)  # the model's number -> ms
+        ctx = {"gpu": gpu, "shape": shape}
+        values = kernel_model.predictor.sample_values([rows[i]["text"] for i in idx], LANGUAGE, kernel_model.inputs(ctx))
+        out[idx] = values[:, :, 0] * target_scale(kernel_model.training_data, shape)  # the number -> ms
     return out
 
 
