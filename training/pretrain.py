@@ -42,7 +42,7 @@ from rlm_lsp.template import SIZED_TEMPLATE, render
 from training import augment, dataset
 from training.rlm_model import EOS, PAD, UNK, build_model, default_meta, save_checkpoint
 
-DEFAULT_TOKENIZER = "rlm_lsp/models/default/tokenizer.json"
+DEFAULT_TOKENIZER = str(Path(__file__).resolve().parents[1] / "rlm_lsp" / "models" / "default" / "tokenizer.json")
 HEADER_TOKENS = 12  # never masked: the template's header (metrics, language, size)
 
 
@@ -190,7 +190,7 @@ def train(args) -> Path:
         return tot / max(n, 1)
 
     total = args.max_steps or 10**9
-    step, t0, sized, order = 0, time.time(), False, []
+    step, t0, t10, sized, order = 0, time.time(), time.time(), False, []
     model.train()
     while step < total:
         if not order:
@@ -207,12 +207,15 @@ def train(args) -> Path:
         opt.step()
         step += 1
         spent = time.time() - t0
-        if args.max_minutes and not sized and step == 50:  # size the cosine to the time budget
-            total = min(total, int(args.max_minutes * 60 / (spent / step) * 0.95))
+        if step == 10:
+            t10 = time.time()
+        if args.max_minutes and not sized and step == 60:  # size the cosine to the time budget
+            per_step = (time.time() - t10) / 50  # steps 10..60: after CUDA start-up and warm-up
+            total = min(total, step + int((args.max_minutes * 60 - spent) / per_step * 0.95))
             sized = True
-            print(f"{spent / step:.3f}s/step: schedule sized to {total} steps", file=sys.stderr)
+            print(f"{per_step:.3f}s/step: schedule sized to {total} steps", file=sys.stderr)
         if step % args.log_every == 0 or step == total:
-            rec = {"step": step, "minutes": round(spent / 60, 2), "loss": round(float(loss), 4),
+            rec = {"step": step, "minutes": round(spent / 60, 2), "loss": round(float(loss.detach()), 4),
                    "lr": opt.param_groups[0]["lr"]}
             if step % (args.log_every * 5) == 0 or step == total:
                 rec["held_loss"] = round(held_loss(), 4)
