@@ -35,6 +35,7 @@ import math
 import re
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 from rlm_lsp.kernels import gpu_text, kernel_text, shape_text
 from training.triton.liger_shapes import tensor_shapes
@@ -144,9 +145,40 @@ def tritonbench_rows(corpus: Path = CORPUS) -> list[dict]:
                 "shape": shape_text(shapes=shapes, dtype=dtype),
                 "dtype": dtype, "mode": "forward", "shapes": shapes,
                 "ms": ms, "bytes": bytes_, "flops": flops,
-                "code": r["code"],
+                "code": r["code"], "input_size": r["input_size"],
             })
     return rows
+
+
+def remeasured_rows(rows: list[dict], paths: Sequence[str | Path]) -> tuple[list[dict], dict]:
+    """TritonBench operators re-timed on another GPU (`training.triton.tritonbench time`), joined
+    onto the A100 row of the same op and input size: same code, shape line, family and split, with
+    the new GPU and ms. Returns (rows, counts). Rows that match nothing are counted, not kept (an
+    input that failed upstream, or a perf script that changed)."""
+    base: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r["source"] == "tritonbench":
+            base.setdefault((r["op"], json.dumps(r["input_size"])), []).append(r)
+    out, counts, used = [], Counter(), Counter()
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                t = json.loads(line)
+                if t.get("marker") or t.get("status") != "ok":
+                    continue
+                key = (t["op"], json.dumps(t["input_size"]))
+                matches = base.get(key, [])
+                k = used[(key, t["gpu"])]
+                if k >= len(matches):
+                    counts["unmatched"] += 1
+                    continue
+                used[(key, t["gpu"])] += 1
+                b = matches[k]
+                gpu = gpu_text(t["gpu"])
+                out.append({**b, "id": f"{b['id']}@{gpu}", "source": "tritonbench-retimed", "gpu": gpu,
+                            "gpu_name": t["gpu"], "ms": float(t["ms"])})
+                counts["joined"] += 1
+    return out, dict(counts)
 
 
 LIGER_WORK = ("dims", "tensors")
@@ -216,9 +248,10 @@ def liger_rows(corpus: Path = CORPUS, liger_work: str = "dims") -> list[dict]:
 
 
 def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str = "dims",
-              val_frac: float = 0.0) -> list[dict]:
+              val_frac: float = 0.0, extra_times: Sequence[str | Path] = ()) -> list[dict]:
     """All rows with `split` set: "test" (held-out families), "val" (with `val_frac` > 0: about that
-    share of the training rows, whole families) or "train"."""
+    share of the training rows, whole families) or "train". `extra_times`: TritonBench re-timings
+    on other GPUs (`remeasured_rows`), added after the split is chosen, so they never move it."""
     rows = tritonbench_rows(corpus) + liger_rows(corpus, liger_work)
     cache: dict[str, str] = {}
     for r in rows:
@@ -235,6 +268,8 @@ def load_rows(corpus: Path = CORPUS, max_code_chars: int = 4000, liger_work: str
         for r in rows:
             if r["family"] in val:
                 r["split"] = "val"
+    if extra_times:
+        rows = rows + remeasured_rows(rows, extra_times)[0]
     return rows
 
 

@@ -135,6 +135,9 @@ def parse_args(argv=None):
     p.add_argument("--liger-work", choices=data.LIGER_WORK,
                    help="a Liger row's work size: the product of its named dims (dims, up to v3), or the "
                         "largest tensor its benchmark builds (tensors). Default: --init's, else dims")
+    p.add_argument("--extra-times", nargs="*", default=[],
+                   help="TritonBench re-timings on other GPUs (`training.triton.tritonbench time` output), "
+                        "joined onto the A100 rows; they never change the family split")
     p.add_argument("--val-frac", type=float,
                    help="hold out whole training families holding about this share of the training rows "
                         "as validation (training.triton.data.VAL_FAMILIES_SEED); score them with "
@@ -165,7 +168,7 @@ def main(argv=None) -> Path:
     template = prior["input_template"] if args.init else TEMPLATES[args.template or "v3"]
     if args.init and args.template and TEMPLATES[args.template] != template:
         raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
-    rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac)
+    rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac, extra_times=args.extra_times)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
 
@@ -249,6 +252,7 @@ def main(argv=None) -> Path:
                 "liger_work": args.liger_work,
                 **scale_data,
                 "val_frac": args.val_frac,
+                **({"extra_times": [str(p) for p in args.extra_times]} if args.extra_times else {}),
                 "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
                 "minutes": round((time.time() - start) / 60, 1),
                 "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
