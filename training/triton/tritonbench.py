@@ -215,6 +215,11 @@ def op_states(out: Path) -> dict[str, str]:
 
 
 def time_all(args) -> dict[str, str]:
+    if not args.dry:
+        import torch
+
+        if importlib.util.find_spec("triton") is None or not torch.cuda.is_available():
+            sys.exit("tritonbench time: needs a CUDA GPU and triton; without one, use --dry cpu")
     out = Path(args.out)
     ops = [o["op"] for o in json.loads((Path(args.stage) / "ops.json").read_text())]
     if args.ops:
