@@ -138,3 +138,14 @@ def test_extra_times_never_move_the_family_split(tmp_path):
     split = {r["family"]: r["split"] for r in rows}
     assert all(split[r["family"]] == r["split"] for r in more)
     assert {r["gpu"] for r in more if r["source"] == "tritonbench-retimed"} == {"H200"}
+
+
+def test_deadline_interrupts_without_failing_the_op(bench, tmp_path):
+    out = tmp_path / "d.jsonl"
+    # "hangs" sleeps 600 s; a 0.1-minute budget stops the run in the middle of it
+    tritonbench.main(["time", str(bench), "--out", str(out), "--dry", "cpu", "--ops", "hangs",
+                      "--max-minutes", "0.1", "--op-timeout", "60"])
+    assert tritonbench.op_states(out) == {"hangs": "interrupted"}
+    # the next run tries it again (and this time the watchdog fails it)
+    tritonbench.main(["time", str(bench), "--out", str(out), "--dry", "cpu", "--ops", "hangs", "--op-timeout", "3"])
+    assert tritonbench.op_states(out) == {"hangs": "failed"}

@@ -157,6 +157,8 @@ def train(args) -> Path:
 
     from training.train import lr_factor
 
+    if not (args.max_steps or args.max_minutes):
+        sys.exit("pretrain train: give --max-steps or --max-minutes")
     device = torch.device(args.device if args.device != "auto" else ("cuda" if torch.cuda.is_available() else "cpu"))
     torch.manual_seed(args.seed)
     if device.type == "cpu":

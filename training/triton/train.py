@@ -170,7 +170,9 @@ def main(argv=None) -> Path:
         raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
     rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac, extra_times=args.extra_times)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
-    print(f"rows {len(rows)} train {len(train_rows)} ({time.time() - t0:.0f}s)", flush=True)
+    retimed = sum(r["source"] == "tritonbench-retimed" for r in rows)
+    print(f"rows {len(rows)} train {len(train_rows)}" + (f" (re-timed on other GPUs: {retimed})" if args.extra_times else "")
+          + f" ({time.time() - t0:.0f}s)", flush=True)
 
     curve = (prior_data.get("roofline") if args.init else fit_roofline(train_rows)) if target == ROOFLINE else None
     scale_data = {"target": target, **({"roofline": curve} if curve else {})}

@@ -34,8 +34,10 @@ up across GPUs.
 
 The parent process restarts the worker when it dies (a CUDA fault poisons the whole process).
 It also kills a worker that writes nothing for `--op-timeout` seconds. An operator that was
-started but not finished is then written `failed`, and never tried again. A rerun skips every
-operator that is done or failed, so a lease can end at any time.
+started but not finished is then written `failed`, and never tried again. At `--max-minutes` the
+operator in progress is written `interrupted` instead, and is tried again on the next run. A rerun
+skips every operator that is done or failed, so a lease can end at any time (an operator cut off
+by the machine going away is counted failed).
 
 `--dry cpu` makes `.cuda()` a no-op, sets `TRITON_INTERPRET=1` (Triton's CPU interpreter, where
 triton is installed) and times with a wall-clock window instead of `do_bench`. It runs the same
@@ -201,7 +203,7 @@ def worker(args) -> None:
 
 
 def op_states(out: Path) -> dict[str, str]:
-    """op -> "started" | "done" | "error" | "failed" (the last marker wins)."""
+    """op -> "started" | "done" | "error" | "failed" | "interrupted" (the last marker wins)."""
     states: dict[str, str] = {}
     if out.is_file():
         for line in out.read_text(encoding="utf-8").splitlines():
@@ -235,7 +237,7 @@ def time_all(args) -> dict[str, str]:
                 append(out, {"key": f"tb:{op}:failed", "op": op, "marker": True, "status": "failed",
                              "error": "worker died or produced nothing for --op-timeout s"})
                 states[op] = "failed"
-        todo = [o for o in ops if o not in states]
+        todo = [o for o in ops if states.get(o, "interrupted") == "interrupted"]
         if not todo or (deadline and time.time() > deadline):
             break
         cmd = [sys.executable, "-m", "training.triton.tritonbench", "worker", args.stage, "--out", str(out),
@@ -253,12 +255,15 @@ def time_all(args) -> dict[str, str]:
                 proc.kill()
                 proc.wait()
                 break
-        if deadline and time.time() > deadline:
+        if deadline and time.time() > deadline:  # our own stop, not the op's fault: retried next run
+            for op, state in op_states(out).items():
+                if state == "started":
+                    append(out, {"key": f"tb:{op}:interrupted", "op": op, "marker": True, "status": "interrupted"})
             break
     states = op_states(out)
     done = sum(1 for o in ops if states.get(o) == "done")
     print(f"{done} of {len(ops)} ops done, {sum(1 for o in ops if states.get(o) in ('failed', 'error'))} failed, "
-          f"{sum(1 for o in ops if o not in states)} not reached -> {out}")
+          f"{sum(1 for o in ops if states.get(o, 'interrupted') == 'interrupted')} not reached -> {out}")
     return states
 
 
