@@ -134,18 +134,10 @@ def corrupt(seq: np.ndarray, mask_id: int, eos_id: int, rng: np.random.Generator
 
 
 def batch_tensors(seqs: Sequence[np.ndarray], mask_id: int, eos_id: int, pad_id: int, rng, device):
-    import torch
+    """(input ids, attention mask, labels) of corrupted `seqs`, padded as the fine-tune pads."""
+    from training.train import collate
 
-    pairs = [corrupt(s, mask_id, eos_id, rng) for s in seqs]
-    w_in, w_out = max(len(a) for a, _ in pairs), max(len(b) for _, b in pairs)
-    ids = torch.full((len(pairs), w_in), pad_id, dtype=torch.long)
-    att = torch.zeros((len(pairs), w_in), dtype=torch.long)
-    lab = torch.full((len(pairs), w_out), -100, dtype=torch.long)
-    for i, (a, b) in enumerate(pairs):
-        ids[i, :len(a)] = torch.tensor(a)
-        att[i, :len(a)] = 1
-        lab[i, :len(b)] = torch.tensor(b)
-    return ids.to(device), att.to(device), lab.to(device)
+    return collate([corrupt(s, mask_id, eos_id, rng) for s in seqs], pad_id, device)
 
 
 # --- training ----------------------------------------------------------------------------------
