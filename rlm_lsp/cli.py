@@ -125,6 +125,8 @@ def _predict(args: argparse.Namespace) -> int:
         if isinstance(ctx, dict) and any(r.get("kind") == "triton_kernel" for r in rows):
             how = "assuming" if ctx["shape_assumed"] else "for"
             print(f"kernel_latency: GPU {ctx['gpu']}, {how} work size {ctx['shape']} (--gpu, --shape)")
+            if ctx.get("gpu_note"):
+                print(f"kernel_latency: note: {ctx['gpu_note']}")
     return 1 if failed else 0
 
 

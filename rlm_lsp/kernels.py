@@ -337,6 +337,7 @@ class KernelModel:
         self.default_gpu = str(data.get("default_gpu") or FALLBACK_GPU)
         self.default_shape = str(data.get("default_shape") or shape_text(dims={"n": 1 << 20}))
         self.training_data = data
+        self.known_gpus = tuple(data.get("gpus") or ())  # most rows first
         where, target = getattr(predictor.config, "path", "kernel model"), data.get("target", "ms")
         if target not in TARGETS:
             raise ModelError(f"{where}: the model's target {target!r} is not one this runtime knows "
@@ -366,6 +367,12 @@ class KernelModel:
         assumed = shape_hint is None or shape_hint == ""
         shape = self.default_shape if assumed else parse_shape_hint(shape_hint)
         return {"gpu": gpu_text(gpu) if gpu else self.default_gpu, "shape": shape}, assumed
+
+    def gpu_note(self, gpu: str) -> str:
+        """'' for a GPU of the training data, else a note that says the model does not know it."""
+        if not self.known_gpus or gpu in self.known_gpus:
+            return ""
+        return f"{gpu} is not among the GPUs the model was trained on ({', '.join(self.known_gpus)})"
 
     def inputs(self, ctx: Mapping[str, str]) -> dict[str, str]:
         """`context()`'s {gpu, shape} -> the template fields this model reads (`model_context`)."""
@@ -455,8 +462,10 @@ class KernelAwarePredictor:
         ctx, assumed = kernel_model.context(gpu, shape_hint)
         self.gpu, self.shape, self.shape_assumed = ctx["gpu"], ctx["shape"], assumed
         kspec = kernel_model.predictor.config.metric(METRIC)
+        self.gpu_note = kernel_model.gpu_note(self.gpu)
         note = (f"{kspec.definition}. Predicted for GPU {self.gpu} (setting rlm.gpu), "
-                f"{'assuming' if assumed else 'for'} work size {self.shape}")
+                f"{'assuming' if assumed else 'for'} work size {self.shape}"
+                + (f". Note: {self.gpu_note}" if self.gpu_note else ""))
         spec = MetricSpec(METRIC, kspec.unit, note, kspec.nonnegative)
         kcfg = kernel_model.predictor.config
         if base is not None:
@@ -476,7 +485,7 @@ class KernelAwarePredictor:
 
     @property
     def context(self) -> dict:
-        return {"gpu": self.gpu, "shape": self.shape, "shape_assumed": self.shape_assumed}
+        return {"gpu": self.gpu, "shape": self.shape, "shape_assumed": self.shape_assumed, "gpu_note": self.gpu_note}
 
     def check(self, code: str, language: str = "python") -> None:
         if self.base is not None and not is_kernel_code(code):

@@ -112,3 +112,18 @@ def test_format_table_aligns_columns():
              "latency": {"value": 120.0, "low": 80.0, "high": 300.0, "unit": "ms"}}]
     table = format_table(rows, ["memory", "latency"])
     assert "48 MB (12 MB–96 MB)" in table and "120 ms (80 ms–300 ms)" in table
+
+
+def test_shipped_models_print_kernel_latency_and_say_when_the_gpu_is_unknown(files):
+    from rlm_lsp import kernels
+
+    if not kernels.KernelModel.available():
+        pytest.skip("no shipped kernel model")
+    known = rlm("predict", str(files / "a.py"), "--gpu", "A100")
+    assert known.returncode == 0, known.stderr
+    kernel_rows = [line for line in known.stdout.splitlines() if "add_kernel" in line]
+    assert kernel_rows and ("µs" in kernel_rows[0] or "ms" in kernel_rows[0])
+    assert "kernel_latency: GPU A100, assuming work size" in known.stdout and "note:" not in known.stdout
+    unknown = rlm("predict", str(files / "a.py"), "--gpu", "NVIDIA H200")
+    assert "kernel_latency: GPU H200" in unknown.stdout
+    assert "note: H200 is not among the GPUs the model was trained on (A100" in unknown.stdout

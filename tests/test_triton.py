@@ -236,6 +236,10 @@ def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
     assert set(out[0]) == set(out[1]) == {"kernel_latency"} and set(out[2]) == {"memory", "latency"}
     only = both.predict(codes, metrics=["kernel_latency"])
     assert only[0] == out[0] and only[2] == {}
+    assert both.context["gpu_note"] == "" and "Note:" not in both.config.metric("kernel_latency").definition
+    new = kernels.with_kernels(base, gpu="NVIDIA H200")  # a GPU the model never saw: said, not hidden
+    assert new.context["gpu"] == "H200" and "not among the GPUs the model was trained on" in new.context["gpu_note"]
+    assert "A100" in new.context["gpu_note"] and new.context["gpu_note"] in new.config.metric("kernel_latency").definition
     alone = kernels.with_kernels(None)  # no Python model: kernels still predicted
     assert alone.predict(codes)[2] == {} and "kernel_latency" in alone.predict(codes)[0]
 
