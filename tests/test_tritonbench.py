@@ -149,3 +149,11 @@ def test_deadline_interrupts_without_failing_the_op(bench, tmp_path):
     # the next run tries it again (and this time the watchdog fails it)
     tritonbench.main(["time", str(bench), "--out", str(out), "--dry", "cpu", "--ops", "hangs", "--op-timeout", "3"])
     assert tritonbench.op_states(out) == {"hangs": "failed"}
+
+
+def test_module_code_adds_the_test_halfs_missing_imports():
+    code = "import triton\n\ndef f(x):\n    return torch.zeros(3)\n"
+    test = "import torch\nimport triton\nfrom math import pi\n\ndef test_f():\n    import os\n"
+    out = tritonbench.module_code(code, test)
+    assert out.splitlines()[:2] == ["import torch", "from math import pi"] and out.endswith(code)
+    assert tritonbench.module_code(code, "") == code

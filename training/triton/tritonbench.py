@@ -52,6 +52,7 @@ import importlib.util
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -72,6 +73,15 @@ def _jsonl(path: Path) -> Iterable[dict]:
             yield json.loads(line)
 
 
+def module_code(code: str, test: str) -> str:
+    """The operator half of a reference file, plus the import lines of its test half. Upstream
+    imports the whole file (running its tests); one module (block_sparse_attn) imports torch only
+    in the test half."""
+    imports = [line for line in test.splitlines() if re.match(r"(import \S|from \S+ import )", line)]
+    missing = [line for line in imports if line not in code.splitlines()]
+    return "\n".join(missing + [code]) if missing else code
+
+
 def stage(dest: Path, corpus: Path = CORPUS) -> list[dict]:
     """Write modules, harness and perf scripts of channel G under `dest`; returns the op list."""
     harness = {r["path"]: r["text"] for r in _jsonl(corpus / "perf_harness.jsonl.gz")}
@@ -81,7 +91,7 @@ def stage(dest: Path, corpus: Path = CORPUS) -> list[dict]:
     (dest / "performance_utils.py").write_text(harness["performance_metrics/perf_G/performance_utils.py"])
     for r in _jsonl(corpus / "reference_files.jsonl.gz"):
         if r["channel"] == "G":
-            (dest / "TritonBench_v1" / Path(r["path"]).name).write_text(r["code"])
+            (dest / "TritonBench_v1" / Path(r["path"]).name).write_text(module_code(r["code"], r.get("test", "")))
     ops: dict[str, dict] = {}
     for r in _jsonl(corpus / "perf_measurements.jsonl.gz"):
         if r["channel"] != "G":
