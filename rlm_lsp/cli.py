@@ -121,6 +121,10 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
+        cut = [r["read_tokens"] for r in rows if r.get("read_tokens")]
+        if cut:
+            print(f"* longer than the model's input: it read only the first {cut[0]['read']} tokens "
+                  f"of {len(cut)} function{'s' if len(cut) > 1 else ''}")
         ctx = getattr(predictor, "context", None)
         if isinstance(ctx, dict) and any(r.get("kind") == "triton_kernel" for r in rows):
             how = "assuming" if ctx["shape_assumed"] else "for"
@@ -161,13 +165,17 @@ def predict_file(predictor: Predictor, path: Path) -> list[dict]:
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
     results = predictor.predict([u[3] for u in scorable]) if scorable else []
     by_unit = dict(zip((u[:3] for u in scorable), results))
-    for name, kind, line, _ in units:
+    for name, kind, line, _code in units:
         row = {"file": str(path), "line": line, "function": name, "kind": kind}
         result = by_unit.get((name, kind, line))
         if result is None:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             row.update({m: _as_json(p) for m, p in result.items()})
+            python = result and kind != "triton_kernel" and hasattr(predictor, "read_limit")
+            cut = predictor.read_limit(_code) if python else None
+            if cut:
+                row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
 
@@ -181,7 +189,7 @@ def format_table(rows: list[dict], metrics: list[str]) -> str:
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
     lines = [header]
     for row in rows:
-        cells = [f"{row['file']}:{row['line']}", row["function"]]
+        cells = [f"{row['file']}:{row['line']}", row["function"] + (" *" if row.get("read_tokens") else "")]
         for m in metrics:
             p = row.get(m)
             cells.append(row.get("note", "-") if p is None else

@@ -111,6 +111,12 @@ class Predictor:
     def token_ids(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> list[int]:
         return self.tokenizer.encode(self.render(code, language, context)).ids
 
+    def read_limit(self, code: str, language: str = "python") -> tuple[int, int] | None:
+        """(tokens the model reads, tokens the code has) when `code` is longer than the model's
+        input and only its start is read; None when it fits."""
+        n, limit = len(self.token_ids(code, language)), self.config.max_input_tokens
+        return (limit, n) if n > limit else None
+
     def check(self, code: str, language: str = "python") -> None:
         """Raise InputError when `code` cannot be scored at all (the CLI's --jsonl uses this)."""
         if not isinstance(code, str) or not code.strip():

@@ -127,3 +127,16 @@ def test_shipped_models_print_kernel_latency_and_say_when_the_gpu_is_unknown(fil
     unknown = rlm("predict", str(files / "a.py"), "--gpu", "NVIDIA H200")
     assert "kernel_latency: GPU H200" in unknown.stdout
     assert "note: H200 is not among the GPUs the model was trained on (A100" in unknown.stdout
+
+
+def test_a_function_longer_than_the_models_input_is_marked(tmp_path, tiny_model_dir):
+    body = "\n".join(f"    v{i} = [j * {i} for j in range(n)]" for i in range(60))
+    (tmp_path / "long.py").write_text(f"def big(n):\n{body}\n    return v0\n\n\ndef small(n):\n    return n\n")
+    out = rlm("predict", str(tmp_path / "long.py"), "--model", str(tiny_model_dir))
+    assert out.returncode == 0, out.stderr
+    rows = {line.split()[1]: line for line in out.stdout.splitlines()[1:] if ".py:" in line}
+    assert rows["big"].split()[2] == "*" and "*" not in rows["small"]
+    assert "* longer than the model's input: it read only the first 256 tokens of 1 function" in out.stdout
+    as_json = json.loads(rlm("predict", str(tmp_path / "long.py"), "--model", str(tiny_model_dir), "--json").stdout)
+    read = {r["function"]: r.get("read_tokens") for r in as_json}
+    assert read["small"] is None and read["big"]["read"] == 256 and read["big"]["of"] > 256

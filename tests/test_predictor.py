@@ -163,3 +163,12 @@ def test_sample_values_are_what_predict_aggregates(predictor):
         for j, metric in enumerate(predictor.config.metric_names):
             low, mid, high = np.percentile(values[:, j], [10, 50, 90])
             assert (result[metric].low, result[metric].value, result[metric].high) == (low, mid, high)
+
+
+def test_read_limit_says_when_only_the_start_of_the_code_is_read(predictor):
+    short = "def f(n):\n    return n\n"
+    long = "def g(n):\n" + "\n".join(f"    a{i} = n * {i}" for i in range(200)) + "\n    return a0\n"
+    limit = predictor.config.max_input_tokens
+    assert predictor.read_limit(short) is None
+    read, total = predictor.read_limit(long)
+    assert read == limit and total == len(predictor.token_ids(long)) > limit

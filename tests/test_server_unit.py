@@ -313,3 +313,29 @@ def test_client_columns_count_utf16_units():
     everything = types.Range(types.Position(0, 0), types.Position(9, 0))
     [hint] = hints.inlay_hints([r], lines, everything, Settings(), col)
     assert r.snippet.header_end_col == 20 and hint.position.character == 21  # the emoji is 2 UTF-16 units
+
+
+def test_hover_says_when_the_model_read_only_the_start_of_a_long_function():
+    @dataclass
+    class Limited(FakePredictor):
+        limit: int = 4
+
+        @property
+        def config(self):
+            return SimpleNamespace(**vars(super().config), max_input_tokens=self.limit)
+
+        def read_limit(self, code, language="python"):  # a "token" per word, as Predictor.read_limit
+            n = len(code.split())
+            return (self.limit, n) if n > self.limit else None
+
+    results = Analyzer(Limited()).analyze("u", SOURCE, None)
+    long_one = max(results, key=lambda r: len(r.snippet.code.split()))
+    n = len(long_one.snippet.code.split())
+    assert n > 4
+    note = hover.reading_note(long_one, Limited())
+    assert note == (f"_The model read the first 4 of this function's {n} tokens; "
+                    "what comes after is not in the prediction._")
+    md = hover.markdown(long_one, Settings(), {}, "fake-1", note=note)
+    assert md.rstrip().endswith(note)
+    assert hover.reading_note(long_one, Limited(limit=10_000)) == ""
+    assert hover.reading_note(long_one, FakePredictor()) == ""  # no tokenizer: no note, no error

@@ -56,7 +56,23 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
     return f"{format_ratio(ratio)} ({sign}{abs(ratio - 1) * 100:.0f}%, HEAD {base_text})"
 
 
-def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str) -> str | None:
+def reading_note(r: FunctionResult, predictor) -> str:
+    """A line for a Python function longer than the model's input: the model read only its start.
+    '' when it read all of it, for kernels (their text is cut by other rules), or when unknown."""
+    if r.snippet.kind == "triton_kernel" or not hasattr(predictor, "read_limit"):
+        return ""
+    try:
+        cut = predictor.read_limit(r.snippet.code)
+    except Exception:  # noqa: BLE001 - a note is never worth a failed hover
+        return ""
+    if cut is None:
+        return ""
+    return (f"_The model read the first {cut[0]} of this function's {cut[1]} tokens; "
+            "what comes after is not in the prediction._")
+
+
+def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str,
+             note: str = "") -> str | None:
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
@@ -76,6 +92,7 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
                 *rows,
                 "",
                 *meanings,
+                *(["", note] if note else []),
             ]
         ).rstrip()
         + "\n"

@@ -448,7 +448,8 @@ def create_server() -> RlmServer:
             return None
         config = analyzer.predictor.config
         definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
-        text = hover_feature.markdown(found, ls.settings, definitions, str(getattr(config, "model_version", "?")))
+        text = hover_feature.markdown(found, ls.settings, definitions, str(getattr(config, "model_version", "?")),
+                                      note=hover_feature.reading_note(found, analyzer.predictor))
         if text is None:
             return None
         return types.Hover(
