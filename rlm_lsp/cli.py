@@ -165,15 +165,15 @@ def predict_file(predictor: Predictor, path: Path) -> list[dict]:
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
     results = predictor.predict([u[3] for u in scorable]) if scorable else []
     by_unit = dict(zip((u[:3] for u in scorable), results))
-    for name, kind, line, _code in units:
+    for name, kind, line, code in units:
         row = {"file": str(path), "line": line, "function": name, "kind": kind}
         result = by_unit.get((name, kind, line))
         if result is None:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             row.update({m: _as_json(p) for m, p in result.items()})
-            python = result and kind != "triton_kernel" and hasattr(predictor, "read_limit")
-            cut = predictor.read_limit(_code) if python else None
+            python_code = result and kind != "triton_kernel" and hasattr(predictor, "read_limit")
+            cut = predictor.read_limit(code) if python_code else None
             if cut:
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
