@@ -172,8 +172,7 @@ def predict_file(predictor: Predictor, path: Path) -> list[dict]:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             row.update({m: _as_json(p) for m, p in result.items()})
-            python_code = result and kind != "triton_kernel" and hasattr(predictor, "read_limit")
-            cut = predictor.read_limit(code) if python_code else None
+            cut = predictor.read_limit(code) if result else None  # kernels: None (their own cut)
             if cut:
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)

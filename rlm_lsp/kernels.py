@@ -514,6 +514,12 @@ class KernelAwarePredictor:
                 out[i] = dict(r)
         return out
 
+    def read_limit(self, code: str, language: str = "python") -> tuple[int, int] | None:
+        """`Predictor.read_limit` for Python code; None for kernels, whose text `kernel_text` cuts."""
+        if is_kernel_code(code) or self.base is None:
+            return None
+        return self.base.read_limit(code, language)
+
     def cached(self, code: str, language: str = "python", context=None):
         if is_kernel_code(code):
             hit = self.kernel_model.cached_text(kernel_text(code), {"gpu": self.gpu, "shape": self.shape})

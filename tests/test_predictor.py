@@ -151,7 +151,6 @@ def test_config_temperature_drives_sampling(model_copy):
     assert numbers(warm) != numbers(cold)  # same draws, other temperature: other samples
 
 
-
 def test_sample_values_are_what_predict_aggregates(predictor):
     """`Predictor.sample_values` returns the raw draws behind `predict`, in input order: their
     median and p10/p90 are its value and interval."""

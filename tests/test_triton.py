@@ -240,6 +240,7 @@ def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
     new = kernels.with_kernels(base, gpu="NVIDIA H200")  # a GPU the model never saw: said, not hidden
     assert new.context["gpu"] == "H200" and "not among the GPUs the model was trained on" in new.context["gpu_note"]
     assert "A100" in new.context["gpu_note"] and new.context["gpu_note"] in new.config.metric("kernel_latency").definition
+    assert both.read_limit(codes[0]) is None and both.read_limit(codes[2]) == base.read_limit(codes[2])
     alone = kernels.with_kernels(None)  # no Python model: kernels still predicted
     assert alone.predict(codes)[2] == {} and "kernel_latency" in alone.predict(codes)[0]
 

@@ -57,9 +57,9 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
 
 
 def reading_note(r: FunctionResult, predictor) -> str:
-    """A line for a Python function longer than the model's input: the model read only its start.
-    '' when it read all of it, for kernels (their text is cut by other rules), or when unknown."""
-    if r.snippet.kind == "triton_kernel" or not hasattr(predictor, "read_limit"):
+    """A line for a function longer than the model's input: the model read only its start.
+    '' when it read all of it, or when the predictor cannot tell (`read_limit`: None for kernels)."""
+    if not hasattr(predictor, "read_limit"):
         return ""
     try:
         cut = predictor.read_limit(r.snippet.code)
