@@ -226,6 +226,20 @@ def op_states(out: Path) -> dict[str, str]:
     return states
 
 
+def _watch(proc: subprocess.Popen, out: Path, quiet_s: float, deadline: float | None) -> None:
+    """Wait for the worker; kill it once `out` has not grown for `quiet_s` or the deadline passed."""
+    size = lambda: out.stat().st_size if out.exists() else 0  # noqa: E731
+    last, quiet_since = size(), time.time()
+    while proc.poll() is None:
+        time.sleep(0.2)
+        if size() != last:
+            last, quiet_since = size(), time.time()
+        if time.time() - quiet_since > quiet_s or (deadline and time.time() > deadline):
+            proc.kill()
+            proc.wait()
+            return
+
+
 def time_all(args) -> dict[str, str]:
     if not args.dry:
         import torch
@@ -253,18 +267,7 @@ def time_all(args) -> dict[str, str]:
         cmd = [sys.executable, "-m", "training.triton.tritonbench", "worker", args.stage, "--out", str(out),
                "--warmup-ms", str(args.warmup_ms), "--rep-ms", str(args.rep_ms), "--window-s", str(args.window_s),
                "--max-inputs", str(args.max_inputs), *(["--dry", args.dry] if args.dry else []), "--ops", *todo]
-        proc = subprocess.Popen(cmd, env=env)
-        last = out.stat().st_size if out.exists() else 0
-        quiet_since = time.time()
-        while proc.poll() is None:
-            time.sleep(0.2)
-            size = out.stat().st_size if out.exists() else 0
-            if size != last:
-                last, quiet_since = size, time.time()
-            if time.time() - quiet_since > args.op_timeout or (deadline and time.time() > deadline):
-                proc.kill()
-                proc.wait()
-                break
+        _watch(subprocess.Popen(cmd, env=env), out, args.op_timeout, deadline)
         if deadline and time.time() > deadline:  # our own stop, not the op's fault: retried next run
             for op, state in op_states(out).items():
                 if state == "started":
