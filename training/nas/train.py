@@ -126,7 +126,9 @@ def parse_args(argv):
     p.add_argument("--name-dropout", type=float, default=0.15)
     p.add_argument("--eval-archs", type=int, default=600)
     p.add_argument("--max-input-tokens", type=int, default=256)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="initialisation and batch order")
+    p.add_argument("--split-seed", type=int, default=0,
+                   help="which archs are held out; every shipped model and evaluation uses 0, so keep it")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--torch-device", default="cpu", help="cpu (default) or cuda")
     p.add_argument("--init-from", type=Path, help="start from this checkpoint (its weights and tokenizer)")
@@ -162,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
     descs = data.device_descriptions(lat)
-    train, val, test = data.split_archs(args.seed)
+    train, val, test = data.split_archs(args.split_seed)
     devices = [d for d in sorted(lat) if d != args.holdout_device]
     weight_of = device_weights(args.device_weight)
     unknown = set(weight_of) - set(devices)
@@ -206,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
             "training_data": {"source": "HELP NAS-Bench-201 latency (nasbench201_latency.csv.gz)",
                               "train_archs": len(train), "test_archs": len(test), "devices": devices,
                               "holdout_device": args.holdout_device, "steps": 0,
+                              "seed": args.seed, "split_seed": args.split_seed,
                               "batch_size": args.batch_size, "train_minutes": 0,
                               "init_from": str(args.init_from) if args.init_from else None,
                               "relative_target": bool(args.relative_target),
