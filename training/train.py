@@ -76,6 +76,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--data", nargs="+", default=[dataset.DEFAULT_DATA])
     p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
     p.add_argument("--tiers", default="large", help="comma-separated measurement tiers to use")
+    p.add_argument("--aux-tiers", default="",
+                   help="comma-separated tiers whose training-problem rows are added as extra tasks: the "
+                        "template names their metrics as METRIC@TIER (e.g. memory@examples), so the model "
+                        "tells them apart and the runtime, which names plain metrics, predicts --tiers")
     p.add_argument("--val-fraction", type=float, default=0.1)
     p.add_argument("--synthetic", type=int, default=0, help="train on N synthetic rows instead")
     p.add_argument("--reload-data", action="store_true",
@@ -164,8 +168,9 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
             if aug != code:
                 codes[True] = aug
         for subset in subsets:
+            named = subset if ex.tier not in aux_tiers(args) else [f"{m}@{ex.tier}" for m in subset]
             for aug_flag, c in codes.items():
-                texts.append(render(TEMPLATES[args.template], subset, ex.language, c))
+                texts.append(render(TEMPLATES[args.template], named, ex.language, c))
                 keys.append((i, subset, aug_flag))
     encs = tok.encode_batch(texts)
     variants: list[dict] = [{} for _ in examples]
@@ -176,6 +181,11 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args)) for s in subsets}
         out.append(Encoded(ex, variants[i], labels))
     return out
+
+
+def aux_tiers(args) -> set[str]:
+    """Tiers trained as extra tasks (--aux-tiers), never validated on."""
+    return {t for t in (getattr(args, "aux_tiers", "") or "").split(",") if t}
 
 
 def pick_variant(item: Encoded, metrics, args, rng: random.Random, tok=None):
@@ -330,12 +340,15 @@ def _log_stats(examples, metrics) -> dict[str, tuple[float, float]]:
     return out
 
 
-def _aux_targets(examples, metrics, stats, device):
+def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
+    """The regression head reads the main tier's values only (rows of `skip_tiers` stay unknown)."""
     import torch
 
     target = torch.zeros((len(examples), len(metrics)), device=device)
     known = torch.zeros_like(target)
     for i, e in enumerate(examples):
+        if e.tier in skip_tiers:
+            continue
         for k, m in enumerate(metrics):
             v = e.values.get(m)
             if v is not None:
@@ -362,6 +375,9 @@ def _load_data(args):
         examples = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus],
                                          tiers=args.tiers.split(","))
     train, val = dataset.split_by_problem(examples, args.val_fraction)
+    if aux_tiers(args) and not args.synthetic:
+        extra = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus], tiers=sorted(aux_tiers(args)))
+        train += dataset.split_by_problem(extra, args.val_fraction)[0]  # validation problems stay unseen
     if not train:
         raise SystemExit(f"no training examples (data={args.data}, tiers={args.tiers})")
     if not val:  # tiny data: still validate on something rather than nothing
@@ -443,7 +459,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
     val_items = encode_examples(tok, val_ex, metrics, args, train=False, rng=rng)
     if args.eval_max and len(val_items) > args.eval_max:
         val_items = random.Random(1).sample(val_items, args.eval_max)
-    summary = dataset.summary(train_ex + val_ex, val_ex)
+    main_ex = [e for e in train_ex if e.tier not in aux_tiers(args)]
+    summary = dataset.summary(main_ex + val_ex, val_ex)
+    if len(main_ex) < len(train_ex):
+        summary["aux_tasks"] = {"tiers": sorted(aux_tiers(args)), "examples": len(train_ex) - len(main_ex)}
     meta = default_meta(
         meta_metrics,
         max_input_tokens=args.max_input_tokens,
@@ -466,7 +485,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     sign_w, *digit_w, exp_w = [float(w) for w in args.position_weights.split(",")]
     weights = torch.tensor(number_format(args).arrange(sign_w, digit_w, exp_w), device=device)
     aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
-    aux_stats = _log_stats(train_ex, metrics)
+    aux_stats = _log_stats([e for e in train_ex if e.tier not in aux_tiers(args)], metrics)
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable + list(aux_head.parameters()), lr=args.lr,
                             weight_decay=args.weight_decay, betas=(0.9, 0.98))
@@ -567,7 +586,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
             loss = weighted_loss(logits, labels, weights, groups)
             if args.aux_weight and not args.freeze_encoder:
                 target, known = _aux_targets([train_items[i].example for i in batch], metrics,
-                                             aux_stats, device)
+                                             aux_stats, device, skip_tiers=aux_tiers(args))
                 pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
                 err = (aux_head(pooled) - target) ** 2 * known
                 loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
