@@ -242,3 +242,14 @@ def test_trainer_device_weight_names_a_training_device(tmp_path):
         with pytest.raises(SystemExit, match="--device-weight 'gold_6240"):
             train.device_weights([bad])
     assert train.device_weights(["gold_6240=3", "pixel3=0.5"]) == {"gold_6240": 3.0, "pixel3": 0.5}
+
+
+def test_trainer_seed_does_not_move_the_held_out_archs():
+    """--seed changes initialisation and batch order; the arch split has its own --split-seed (0)."""
+    pytest.importorskip("torch")
+    train = pytest.importorskip("training.nas.train")
+    from training.nas import data
+
+    seeded = train.parse_args(["--seed", "1"])
+    assert seeded.seed == 1 and train.arch_split(seeded) == data.split_archs(0)
+    assert train.arch_split(train.parse_args(["--split-seed", "1"]))[2] != data.split_archs(0)[2]

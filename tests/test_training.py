@@ -203,6 +203,46 @@ def test_train_tiny_end_to_end_and_resume(tmp_path):
     assert set(rep) == {"greedy", "sampled"} and "coverage" in rep["sampled"]["memory"]
 
 
+def test_aux_tiers_are_extra_tasks_named_apart_and_never_validated(tmp_path):
+    """--aux-tiers examples: training problems' examples-tier rows join training under the names
+    memory@examples / latency@examples; validation keeps the main tier only; the regression head
+    reads main-tier values only."""
+    import torch
+
+    from training import train
+    from training.rlm_model import train_tokenizer
+
+    corpus, data = tmp_path / "solutions.jsonl.gz", tmp_path / "rows.jsonl"
+    with gzip.open(corpus, "wt") as f:
+        for i in range(40):
+            f.write(json.dumps({"source": "doocs", "path": f"p{i}.py", "language": "python",
+                                "problem_id": i, "code": f"def f{i}(n):\n    return [0] * n\n"}) + "\n")
+    with data.open("w") as f:
+        for i in range(40):
+            for tier, mem in (("large", 10_000 + i), ("examples", 100 + i)):
+                f.write(json.dumps({"key": f"doocs:p{i}.py", "problem_id": i, "tier": tier, "status": "ok",
+                                    "memory_bytes": mem, "latency_ms": 1.0}) + "\n")
+    args = train.parse_args(["--data", str(data), "--corpus", str(corpus), "--val-fraction", "0.3",
+                             "--aux-tiers", "examples", "--augment", "0"])
+    tr, val = train._load_data(args)
+    val_problems = {e.problem_id for e in val}
+    assert val and {e.tier for e in val} == {"large"}
+    assert {e.tier for e in tr} == {"large", "examples"}
+    assert not val_problems & {e.problem_id for e in tr}  # neither tier of a validation problem trains
+    assert len(tr) == 2 * (40 - len(val_problems))
+
+    tok = train_tokenizer([e.code for e in tr], vocab_size=300)
+    items = train.encode_examples(tok, tr, ["memory", "latency"], args, train=True, rng=random.Random(0))
+    for item in items:
+        text = tok.decode(item.variants[(("memory", "latency"), False)], skip_special_tokens=False)
+        named = "memory@examples latency@examples" in text
+        assert named == (item.example.tier == "examples"), text
+
+    stats = train._log_stats([e for e in tr if e.tier == "large"], ["memory"])
+    target, known = train._aux_targets(tr, ["memory"], stats, torch.device("cpu"), skip_tiers={"examples"})
+    assert [bool(k) for k in known[:, 0]] == [e.tier == "large" for e in tr]
+
+
 def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys):
     """`python -m training.shortcut`: teacher-forced, true or fixed mantissa, one Spearman per metric."""
     import re

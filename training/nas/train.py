@@ -109,6 +109,11 @@ def device_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def arch_split(args) -> tuple[list[int], list[int], list[int]]:
+    """(train, val, test) archs: chosen by --split-seed alone, so --seed never moves the test archs."""
+    return data.split_archs(args.split_seed)
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m training.nas.train", description=__doc__.split("\n")[0])
     p.add_argument("--out", type=Path, default=Path("training/runs/nas/v1"))
@@ -164,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
     descs = data.device_descriptions(lat)
-    train, val, test = data.split_archs(args.split_seed)
+    train, val, test = arch_split(args)
     devices = [d for d in sorted(lat) if d != args.holdout_device]
     weight_of = device_weights(args.device_weight)
     unknown = set(weight_of) - set(devices)
