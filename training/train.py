@@ -606,10 +606,10 @@ def main(argv: Sequence[str] | None = None) -> Path:
                     timing_from = (time.time(), step)
                 elif timing_from and run_steps >= 40:
                     per_step = (time.time() - timing_from[0]) / (step - timing_from[1])
-                    n_evals = max(1, total // eval_every)
                     remaining = args.max_minutes * 60 - spent
                     fit = step + int(remaining / per_step * 0.85)  # leave room for evaluations
                     total = max(step + 1, min(total, fit))
+                    n_evals = max(1, total // eval_every)
                     bar.total = total
                     budget_sized = True
                     print(f"\n{per_step:.2f}s/step: schedule sized to {total} steps "
