@@ -110,24 +110,28 @@ def _predictor(model_dir, predictor, **kwargs):
     return Predictor.from_dir(directory, **kwargs)
 
 
+def device_context(device: str, info: Mapping) -> dict[str, str]:
+    """The template context that names `device` to a model with this `devices.json` (`info`).
+
+    A device the model was not trained on gets the placeholder name, so the model reads only its
+    reference latencies. Raises UnknownDevice."""
+    known = info.get("descriptions", {})
+    desc = device_description(device, known, len(info.get("reference_archs", [])) or 10)
+    anonymous = info.get("unknown_name")
+    if anonymous and device not in set(info.get("trained", known)):  # an unseen name only confuses the model
+        desc = " ".join([anonymous] + desc.split(" ")[1:])
+    return {"device": desc}
+
+
 def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path | None = None, predictor=None,
                        **predictor_kwargs) -> list[dict]:
     """One row per device for an already rendered graph text."""
     pred = _predictor(model_dir, predictor, **predictor_kwargs)
     info = load_devices(pred.config.path)
-    known = info.get("descriptions", {})
-    n_refs = len(info.get("reference_archs", [])) or 10
-    trained = set(info.get("trained", known))
-    anonymous = info.get("unknown_name")
-    contexts = []
-    for d in devices:  # all errors before any work
-        desc = device_description(d, known, n_refs)
-        if anonymous and d not in trained:  # an unseen name only confuses the model: let it read the numbers
-            desc = " ".join([anonymous] + desc.split(" ")[1:])
-        contexts.append((d, desc))
+    trained = set(info.get("trained", info.get("descriptions", {})))
+    contexts = [(d, device_context(d, info)) for d in devices]  # all errors before any work
     rows = []
-    for device, desc in contexts:
-        context = {"device": desc}
+    for device, context in contexts:
         n_tokens = len(pred.token_ids(text, LANGUAGE, context))
         p = pred.predict([text], language=LANGUAGE, context=context)[0][METRIC]
         rows.append({"device": device.partition("=")[0], "metric": METRIC, "value": p.value, "low": p.low,

@@ -185,6 +185,21 @@ def test_custom_and_held_out_devices(exported):
 
 
 @pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
+def test_device_context_names_trained_devices_and_hides_others():
+    """Evaluations and `rlm predict` name a device through one function: trained devices by name,
+    others (held out, custom) by the placeholder, followed by their reference latencies."""
+    info = nas.load_devices(SHIPPED)
+    trained = nas.device_context("gold_6240", info)["device"]
+    held_out = nas.device_context("silver_4114", info)["device"]
+    custom = nas.device_context("mycpu=" + ",".join(["2"] * 10), info)["device"]
+    assert trained.split(" ")[0] == "gold_6240"
+    assert held_out.split(" ")[0] == custom.split(" ")[0] == info["unknown_name"]
+    assert held_out.split(" ")[1:] == nas.device_description("silver_4114", info["descriptions"]).split(" ")[1:]
+    with pytest.raises(nas.UnknownDevice):
+        nas.device_context("no_such_device", info)
+
+
+@pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
 def test_model_for_another_graph_text_version_is_refused(tmp_path):
     import json
     import shutil

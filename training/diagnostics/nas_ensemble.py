@@ -30,8 +30,7 @@ def main(argv=None) -> dict:
 
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
-    _, val, test = data.split_archs()
-    subset = val[: args.archs] if args.split == "val" else data.eval_subset(test, max(300, args.archs))[: args.archs]
+    subset = data.scored_archs(args.split, args.archs)
     members = [Predictor.from_dir(m, device="cpu") for m in args.models]
     infos = [nas.load_devices(m) for m in args.models]
     devices = args.devices or list(infos[0].get("trained", infos[0].get("descriptions", {})))
@@ -39,10 +38,9 @@ def main(argv=None) -> dict:
     per_device = {}
     for d in devices:
         drawn = []
-        for pred, info in zip(members, infos):
-            known = info.get("descriptions", {})
-            context = {"device": nas.device_description(d, known, len(info.get("reference_archs", [])) or 10)}
-            drawn.append(pred.sample_values([texts[i] for i in subset], nas.LANGUAGE, context)[:, :, 0])
+        for pred, info in zip(members, infos):  # each member names the device as `rlm predict` does
+            drawn.append(pred.sample_values([texts[i] for i in subset], nas.LANGUAGE,
+                                            nas.device_context(d, info))[:, :, 0])
         truth = [lat[d][i] for i in subset]
         row = {n: round(spearman(list(np.median(x, axis=1)), truth), 4) for n, x in zip(names, drawn)}
         row["pooled"] = round(spearman(list(np.median(np.concatenate(drawn, axis=1), axis=1)), truth), 4)

@@ -56,16 +56,13 @@ def nas_report(model: Path, samples: int, split: str, archs: int, devices: list[
 
     lat_archs, lat = data.load_latency()
     texts = data.graph_texts(lat_archs)
-    _, val, test = data.split_archs()
-    subset = val[:archs] if split == "val" else data.eval_subset(test, max(300, archs))[:archs]
+    subset = data.scored_archs(split, archs)
     pred = Predictor.from_dir(model, device="cpu", samples=samples)
     info = nas.load_devices(model)
-    known = info.get("descriptions", {})
-    n_refs = len(info.get("reference_archs", [])) or 10
-    devices = devices or list(info.get("trained", known))
+    devices = devices or list(info.get("trained", info.get("descriptions", {})))
     per_device = {}
     for d in devices:
-        context = {"device": nas.device_description(d, known, n_refs)}
+        context = nas.device_context(d, info)  # as `rlm predict` names it
         drawn = pred.sample_values([texts[i] for i in subset], nas.LANGUAGE, context)[:, :, 0]
         truth = [lat[d][i] for i in subset]
         per_device[d] = {name: round(spearman(list(v), truth), 4) for name, v in summaries(drawn).items()}

@@ -104,3 +104,10 @@ def split_archs(seed: int = 0, test_fraction: float = 0.2, val_fraction: float =
 def eval_subset(test: list[int], n: int = 300) -> list[int]:
     """The held-out archs the RLM is scored on (greedy decoding of every device is slow on CPU)."""
     return sorted(random.Random(1).sample(test, min(n, len(test))))
+
+
+def scored_archs(split: str = "test", n: int = 300) -> list[int]:
+    """The archs an evaluation scores: the first `n` validation archs, or `n` test archs (the fixed
+    300-arch sample, or over 300 a larger one, up to all 3,125)."""
+    _, val, test = split_archs()
+    return val[:n] if split == "val" else eval_subset(test, max(300, n))[:n]

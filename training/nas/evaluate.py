@@ -35,11 +35,7 @@ def main(argv=None) -> int:
 
     archs, lat = data.load_latency()
     texts = data.graph_texts(archs)
-    _, val, test = data.split_archs()
-    if args.split == "val":
-        subset = val[: args.archs]
-    else:
-        subset = data.eval_subset(test, max(300, args.archs))[: args.archs]  # over 300: a larger sample, up to all
+    subset = data.scored_archs(args.split, args.archs)
     pred = Predictor.from_dir(args.model, device="cpu", samples=args.samples)
     out = {"split": args.split, "archs": len(subset), "samples": args.samples, "per_device": {}}
     t0 = time.time()
