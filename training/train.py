@@ -160,6 +160,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
     if train and args.subset_prob > 0 and len(metrics) > 1:
         subsets += [(m,) for m in metrics]
     texts, keys = [], []
+    extra_tasks = aux_tiers(args)
     for i, ex in enumerate(examples):
         code = preprocess.apply(args.preprocess, ex.code)
         codes = {False: code}
@@ -168,7 +169,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
             if aug != code:
                 codes[True] = aug
         for subset in subsets:
-            named = subset if ex.tier not in aux_tiers(args) else [f"{m}@{ex.tier}" for m in subset]
+            named = subset if ex.tier not in extra_tasks else [f"{m}@{ex.tier}" for m in subset]
             for aug_flag, c in codes.items():
                 texts.append(render(TEMPLATES[args.template], named, ex.language, c))
                 keys.append((i, subset, aug_flag))
@@ -459,10 +460,11 @@ def main(argv: Sequence[str] | None = None) -> Path:
     val_items = encode_examples(tok, val_ex, metrics, args, train=False, rng=rng)
     if args.eval_max and len(val_items) > args.eval_max:
         val_items = random.Random(1).sample(val_items, args.eval_max)
-    main_ex = [e for e in train_ex if e.tier not in aux_tiers(args)]
+    extra_tasks = aux_tiers(args)
+    main_ex = [e for e in train_ex if e.tier not in extra_tasks]
     summary = dataset.summary(main_ex + val_ex, val_ex)
     if len(main_ex) < len(train_ex):
-        summary["aux_tasks"] = {"tiers": sorted(aux_tiers(args)), "examples": len(train_ex) - len(main_ex)}
+        summary["aux_tasks"] = {"tiers": sorted(extra_tasks), "examples": len(train_ex) - len(main_ex)}
     meta = default_meta(
         meta_metrics,
         max_input_tokens=args.max_input_tokens,
@@ -485,7 +487,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     sign_w, *digit_w, exp_w = [float(w) for w in args.position_weights.split(",")]
     weights = torch.tensor(number_format(args).arrange(sign_w, digit_w, exp_w), device=device)
     aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
-    aux_stats = _log_stats([e for e in train_ex if e.tier not in aux_tiers(args)], metrics)
+    aux_stats = _log_stats(main_ex, metrics)
     trainable = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(trainable + list(aux_head.parameters()), lr=args.lr,
                             weight_decay=args.weight_decay, betas=(0.9, 0.98))
@@ -586,7 +588,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
             loss = weighted_loss(logits, labels, weights, groups)
             if args.aux_weight and not args.freeze_encoder:
                 target, known = _aux_targets([train_items[i].example for i in batch], metrics,
-                                             aux_stats, device, skip_tiers=aux_tiers(args))
+                                             aux_stats, device, skip_tiers=extra_tasks)
                 pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
                 err = (aux_head(pooled) - target) ** 2 * known
                 loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)

@@ -41,9 +41,10 @@ def python_report(model: Path, samples: int) -> dict:
     pred = Predictor.from_dir(model, device="cpu", samples=samples)
     drawn = pred.sample_values([e.code for e in val])  # (programs, N, metrics)
     names = [m.name for m in pred.config.metrics]
+    per_metric = {m: summaries(drawn[:, :, j]) for j, m in enumerate(names)}  # metric -> summary -> values
     out = {}
-    for summary in summaries(drawn[:, :, 0]):
-        preds = {m: {"value": list(summaries(drawn[:, :, j])[summary])} for j, m in enumerate(names)}
+    for summary in per_metric[names[0]]:
+        preds = {m: {"value": list(per_metric[m][summary])} for m in names}
         out[summary] = {m: {k: row[k] for k in ("spearman", "pairwise")} for m, row in score(val, preds, names).items()}
     return {"model": str(model), "programs": len(val), "samples": samples, "summaries": out}
 
