@@ -268,3 +268,20 @@ def test_trainer_seed_does_not_move_the_held_out_archs():
     seeded = train.parse_args(["--seed", "1"])
     assert seeded.seed == 1 and train.arch_split(seeded) == data.split_archs(0)
     assert train.arch_split(train.parse_args(["--split-seed", "1"]))[2] != data.split_archs(0)[2]
+
+
+def test_trainer_schedule_by_steps_or_by_clock():
+    """--schedule-steps runs warm-up and cosine over N steps (same steps on any machine); else the clock."""
+    pytest.importorskip("torch")
+    train = pytest.importorskip("training.nas.train")
+
+    by_steps = train.parse_args(["--schedule-steps", "1000", "--max-minutes", "60", "--warmup", "0.1"])
+    assert train.progress(by_steps, 250, elapsed_s=3000) == 0.25  # the clock does not move it
+    assert train.progress(by_steps, 1000, elapsed_s=10) == 1.0
+    assert train.progress(by_steps, 10, elapsed_s=3600) == 1.0  # --max-minutes still stops it
+    by_clock = train.parse_args(["--max-minutes", "10", "--max-steps", "50"])
+    assert train.progress(by_clock, 5, elapsed_s=150) == 0.25
+    assert train.progress(by_clock, 50, elapsed_s=1) == 1.0
+    lr = [train.learning_rate(by_steps, f) for f in (0.0, 0.05, 0.1, 0.55, 1.0)]
+    assert lr[0] == 0 and lr[1] == pytest.approx(1e-3) and lr[2] == pytest.approx(2e-3)
+    assert lr[2] > lr[3] > lr[4] == pytest.approx(1e-4)

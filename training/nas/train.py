@@ -4,6 +4,7 @@
 
 CPU, one thread (`torch.set_num_threads(1)`; `--torch-device cuda` where there is a GPU), stops at
 `--max-minutes` wall clock; the learning rate follows warm-up + cosine over the *time* budget, so the schedule fits whatever speed the machine gives.
+`--schedule-steps N` runs that schedule over N steps instead, so a recipe gives the same steps on a slower machine.
 Each step draws a fresh batch of (training arch, training device) pairs from HELP's NAS-Bench-201 table;
 `--holdout-device` is never trained on (transfer test). At the end: greedy-decode Spearman per device on
 `--eval-archs` held-out archs (the test split of `data.split_archs`), written to OUT/eval.json.
@@ -109,6 +110,22 @@ def device_weights(items: Sequence[str]) -> dict[str, float]:
     return out
 
 
+def progress(args, step: int, elapsed_s: float) -> float:
+    """How far the run is through its schedule, 0..1 (1 = stop): by steps with --schedule-steps, else by
+    the clock. --max-minutes and --max-steps stop it either way."""
+    budget = args.max_minutes * 60
+    if step >= args.max_steps or elapsed_s >= budget:
+        return 1.0
+    return min(1.0, step / args.schedule_steps) if args.schedule_steps else elapsed_s / budget
+
+
+def learning_rate(args, frac: float) -> float:
+    """Linear warm-up over the first --warmup of the schedule, then a cosine down to 5% of --lr."""
+    if frac < args.warmup:
+        return args.lr * frac / args.warmup
+    return args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
+
+
 def arch_split(args) -> tuple[list[int], list[int], list[int]]:
     """(train, val, test) archs: chosen by --split-seed alone, so --seed never moves the test archs."""
     return data.split_archs(args.split_seed)
@@ -119,6 +136,9 @@ def parse_args(argv):
     p.add_argument("--out", type=Path, default=Path("training/runs/nas/v1"))
     p.add_argument("--max-minutes", type=float, default=30.0)
     p.add_argument("--max-steps", type=int, default=10**9)
+    p.add_argument("--schedule-steps", type=int, default=0,
+                   help="run warm-up and cosine over N steps, and stop there, instead of over --max-minutes "
+                        "(so a recipe gives the same steps on a slower machine; --max-minutes still stops it)")
     p.add_argument("--holdout-device", default="silver_4114")
     p.add_argument("--d-model", type=int, default=160)
     p.add_argument("--d-ff", type=int, default=512)
@@ -127,7 +147,7 @@ def parse_args(argv):
     p.add_argument("--vocab-size", type=int, default=2000)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--lr", type=float, default=2e-3)
-    p.add_argument("--warmup", type=float, default=0.04, help="fraction of the time budget")
+    p.add_argument("--warmup", type=float, default=0.04, help="fraction of the time budget (or of --schedule-steps)")
     p.add_argument("--name-dropout", type=float, default=0.15)
     p.add_argument("--eval-archs", type=int, default=600)
     p.add_argument("--max-input-tokens", type=int, default=256)
@@ -215,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               "holdout_device": args.holdout_device, "steps": 0,
                               "seed": args.seed, "split_seed": args.split_seed,
                               "batch_size": args.batch_size, "train_minutes": 0,
+                              **({"schedule_steps": args.schedule_steps} if args.schedule_steps else {}),
                               "init_from": str(args.init_from) if args.init_from else None,
                               "relative_target": bool(args.relative_target),
                               **({"device_weight": weight_of} if weight_of else {}),
@@ -259,22 +280,20 @@ def main(argv: Sequence[str] | None = None) -> dict:
     weights = torch.tensor(fmt.arrange(0.2, [1.0, 0.8, 0.4, 0.2], 1.5), device=dev)  # sign, digits, exponent
     labels_of = {d: {} for d in devices}
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
-    budget = args.max_minutes * 60
     start = time.time()
     paused = 0.0  # validation time, not counted in the schedule
     next_eval = args.eval_every_min * 60
     step, ema = 0, None
     model.train()
-    while step < args.max_steps:
+    while True:
         elapsed = time.time() - start - paused
-        frac = elapsed / budget
+        frac = progress(args, step, elapsed)
         if frac >= 1:
             break
         if elapsed >= next_eval:
             paused += checkpoint(step, elapsed)
             next_eval += args.eval_every_min * 60
-        lr = args.lr * (frac / args.warmup if frac < args.warmup else
-                        0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
+        lr = learning_rate(args, frac)
         for g in opt.param_groups:
             g["lr"] = lr
         if weight_of:
