@@ -110,6 +110,11 @@ def _predictor(model_dir, predictor, **kwargs):
     return Predictor.from_dir(directory, **kwargs)
 
 
+def trained_devices(info: Mapping) -> list[str]:
+    """The devices a model with this `devices.json` was trained on (older files: every described one)."""
+    return list(info.get("trained", info.get("descriptions", {})))
+
+
 def device_context(device: str, info: Mapping) -> dict[str, str]:
     """The template context that names `device` to a model with this `devices.json` (`info`).
 
@@ -118,7 +123,7 @@ def device_context(device: str, info: Mapping) -> dict[str, str]:
     known = info.get("descriptions", {})
     desc = device_description(device, known, len(info.get("reference_archs", [])) or 10)
     anonymous = info.get("unknown_name")
-    if anonymous and device not in set(info.get("trained", known)):  # an unseen name only confuses the model
+    if anonymous and device not in trained_devices(info):  # an unseen name only confuses the model
         desc = " ".join([anonymous] + desc.split(" ")[1:])
     return {"device": desc}
 
@@ -128,7 +133,7 @@ def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path 
     """One row per device for an already rendered graph text."""
     pred = _predictor(model_dir, predictor, **predictor_kwargs)
     info = load_devices(pred.config.path)
-    trained = set(info.get("trained", info.get("descriptions", {})))
+    trained = set(trained_devices(info))
     contexts = [(d, device_context(d, info)) for d in devices]  # all errors before any work
     rows = []
     for device, context in contexts:

@@ -33,7 +33,7 @@ def main(argv=None) -> dict:
     subset = data.scored_archs(args.split, args.archs)
     members = [Predictor.from_dir(m, device="cpu") for m in args.models]
     infos = [nas.load_devices(m) for m in args.models]
-    devices = args.devices or list(infos[0].get("trained", infos[0].get("descriptions", {})))
+    devices = args.devices or nas.trained_devices(infos[0])
     names = [f"{i}:{m.name}" for i, m in enumerate(args.models)]
     per_device = {}
     for d in devices:

@@ -60,7 +60,7 @@ def nas_report(model: Path, samples: int, split: str, archs: int, devices: list[
     subset = data.scored_archs(split, archs)
     pred = Predictor.from_dir(model, device="cpu", samples=samples)
     info = nas.load_devices(model)
-    devices = devices or list(info.get("trained", info.get("descriptions", {})))
+    devices = devices or nas.trained_devices(info)
     per_device = {}
     for d in devices:
         context = nas.device_context(d, info)  # as `rlm predict` names it
