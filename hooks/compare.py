@@ -3,17 +3,21 @@
 Two versions of a set of files go in; out come `FunctionChange`s (a function's old and new
 version, or only a new one) and then `Finding`s (a metric over its ratio or budget).
 
-Functions are compared by *normalized* code: the AST dump with docstrings dropped, so a
-change to comments, docstrings, blank lines or formatting is no change and is not even
-predicted. Matching, in order:
+Functions are compared by their *canonical* form (`rlm_lsp.rules.canonical`): comments,
+docstrings, type hints, formatting and consistent renames of what the function defines are no
+change and are not even predicted. Matching, in order:
 
 1. same file (or the file's old path after a git rename), same qualified name;
-2. a new function whose normalized body, name aside, equals an unmatched old one anywhere in
-   the change (a rename or a move between files): passes without prediction;
-3. within the same file, the most similar unmatched old function, if at least `SIMILARITY`
-   of their lines (normalized, name aside) agree (a rename with edits): compared like a
-   modification;
-4. anything left is new and judged against the budgets only. Removed functions are ignored.
+2. a new function whose canonical form equals an unmatched old one anywhere in the change (a
+   rename or a move between files; the function's own name is canonical too): passes without
+   prediction;
+3. a function of a file the change adds, with the qualified name of a function of a file it
+   deletes (a rename with rewrite that git reports as delete + add): compared like a modification;
+4. within the same file, the most similar unmatched old function, if at least `SIMILARITY`
+   of their canonical lines agree (a rename with edits): compared like a modification;
+5. anything left is new and judged against the budgets only. Removed functions are ignored.
+
+The verdict is `rlm_lsp.rules.judge`, the editor's rule too: over the ratio, and confident of it.
 
 Pragma: a comment `# rlm: allow-regression <reason>` lets a function's regression through
 and the reason is printed. It counts on any line of the function's header (decorators,
@@ -25,20 +29,17 @@ from __future__ import annotations
 
 import ast
 import difflib
-import io
-import math
-import re
-import tokenize
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from hooks.config import GateConfig
+from rlm_lsp import rules
+from rlm_lsp.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.snippets import Snippet, extract
 
-SIMILARITY = 0.75  # difflib ratio on normalized lines, for a rename with edits
-PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
+SIMILARITY = 0.75  # difflib ratio on canonical lines, for a rename with edits
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,7 @@ class Finding:
     ratio: float | None  # new / old
     limit: float  # the ratio or the budget (in `unit`) that was exceeded
     allowed: str | None = None  # pragma reason: reported, does not fail
+    confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
 
     @property
     def failed(self) -> bool:
@@ -124,56 +126,18 @@ def parse_functions(path: str, source: str) -> list[Function]:
 
 
 def normalize(code: str) -> tuple[str, str, tuple[str, ...]]:
-    """(AST dump without docstrings, the same with the top function's name blanked, and the
-    unparsed lines of the latter for similarity)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        lines = tuple(line.strip() for line in code.splitlines() if line.strip())
-        return "\n".join(lines), "\n".join(lines), lines
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                if isinstance(body[0].value.value, str):
-                    node.body = body[1:] or [ast.Pass()]
-    norm = ast.dump(tree)
-    top = tree.body[0] if tree.body else None
-    if isinstance(top, ast.FunctionDef | ast.AsyncFunctionDef):
-        top.name = ""
-    return norm, ast.dump(tree), tuple(line.strip() for line in ast.unparse(tree).splitlines())
+    """(canonical form, the same for rename matching, and its lines for similarity). The
+    canonical form names the function itself `f0`, so a renamed function matches its old self."""
+    norm = rules.canonical(code)
+    return norm, norm, tuple(line.strip() for line in norm.splitlines() if line.strip())
 
 
 def _comments(source: str) -> dict[int, str]:
-    """0-based line -> comment text, from the tokenizer (so '#' inside strings is not one)."""
-    found: dict[int, str] = {}
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.COMMENT:
-                found[tok.start[0] - 1] = tok.string
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return found
+    return rules.comments(source)
 
 
 def _pragma(snippet: Snippet, comments: Mapping[int, str], lines: Sequence[str]) -> str | None:
-    """The reason of an allow-regression pragma in the header or the comments just above;
-    "" when the pragma is there without a reason, None when there is none."""
-    candidates = list(range(snippet.start_line, snippet.header_end_line + 1))
-    above = snippet.start_line - 1
-    while above >= 0 and lines[above].strip().startswith("#"):
-        candidates.append(above)
-        above -= 1
-    found = None
-    for line in candidates:
-        match = PRAGMA.search(comments.get(line, ""))
-        if match:
-            if match["reason"]:
-                return match["reason"]
-            found = ""
-    return found
+    return rules.pragma(snippet, comments, lines)
 
 
 # -- matching old and new ---------------------------------------------------------------------
@@ -225,7 +189,24 @@ def match(
         else:
             still.append(fn)
 
+    deleted = set(old) - set(new) - set(old_path_of.values())
+    rest: list[Function] = []
     for fn in still:
+        if fn.path in old or fn.path in old_path_of:
+            rest.append(fn)
+            continue
+        same_name = [o for o in leftover if id(o) not in used and o.path in deleted and o.qualname == fn.qualname]
+        if not same_name:
+            rest.append(fn)
+            continue
+        prev = max(same_name, key=lambda o: difflib.SequenceMatcher(None, o.shape, fn.shape, autojunk=False).ratio())
+        used.add(id(prev))
+        if prev.norm == fn.norm:
+            unchanged += 1
+        else:
+            changed.append(FunctionChange("modified", fn, prev))
+
+    for fn in rest:
         here = old_path_of.get(fn.path, fn.path)
         candidates = [o for o in leftover if id(o) not in used and o.path == here]
         best, best_score = None, SIMILARITY
@@ -298,13 +279,11 @@ def judge(
                 allowed=change.new.pragma or None,
             )
             if old_pred is not None and metric in old_pred:
-                old_value = old_pred[metric].value
-                ratio = growth(old_value, new.value)
                 limit = config.ratio(metric)
-                if ratio >= limit:
-                    findings.append(
-                        Finding(**base, rule="ratio", old=old_value, new=new.value, ratio=ratio, limit=limit)
-                    )
+                verdict = rules.judge(old_pred[metric], new, limit)
+                if verdict.regressed:
+                    findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
+                                            ratio=verdict.ratio, limit=limit, confidence=verdict.confidence))
             budget = config.budgets.get(metric)
             if budget is not None and new.value > budget.value:
                 old_value = old_pred[metric].value if old_pred is not None and metric in old_pred else None
@@ -313,13 +292,6 @@ def judge(
                     Finding(**base, rule="budget", old=old_value, new=new.value, ratio=ratio, limit=budget.value)
                 )
     return findings
-
-
-def growth(old: float, new: float) -> float:
-    """new / old, with a non-positive old value giving inf (or 1.0 when both are)."""
-    if old > 0:
-        return new / old
-    return math.inf if new > 0 else 1.0
 
 
 def codes_to_predict(changes: Sequence[FunctionChange]) -> list[str]:

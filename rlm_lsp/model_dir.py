@@ -30,6 +30,7 @@ class ModelError(Exception):
     """The model directory cannot be used. The message names the file and what is wrong."""
 
 
+POINT_ESTIMATES = ("median", "log_mean")
 TEMPERATURE_RANGE = (0.05, 10.0)  # sampling_temperature values a model directory may carry
 
 
@@ -59,6 +60,9 @@ class ModelConfig:
     # Sampling temperature (`rlm-export --temperature`): above 1 widens the p10-p90 interval
     # (better coverage), below 1 narrows it. 1.0 when the config does not say.
     temperature: float = 1.0
+    # The number shown and compared: "median" of the samples, or "log_mean" (their geometric
+    # mean, which moves little when the distribution moves little). "median" when not said.
+    point_estimate: str = "median"
     # Token order of each number: P10 (exponent last) or P10E (exponent right after the sign).
     number_format: numbers.NumberFormat = numbers.P10
     raw: dict = field(default_factory=dict, repr=False)
@@ -117,6 +121,9 @@ class ModelConfig:
         low, high = TEMPERATURE_RANGE
         if not low <= temperature <= high:
             raise ValueError(f"sampling_temperature {temperature} outside {low:g}..{high:g}")
+        point_estimate = str(raw.get("point_estimate", "median"))
+        if point_estimate not in POINT_ESTIMATES:
+            raise ValueError(f"point_estimate {point_estimate!r}, expected one of {', '.join(POINT_ESTIMATES)}")
         metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
                         for m in raw["metrics"])
         if not metrics:
@@ -134,6 +141,7 @@ class ModelConfig:
             training_data=dict(raw.get("training_data", {})),
             logits_token_ids=logits_ids,
             temperature=temperature,
+            point_estimate=point_estimate,
             number_format=number_format,
             raw=raw,
         )

@@ -2,7 +2,7 @@
 
     code -> preprocess -> template -> tokens -> encoder (once per batch)
          -> constrained decode (N samples share the encoder output) -> P10 tokens
-         -> floats -> median and p10..p90 -> Prediction
+         -> floats -> point estimate (median or geometric mean) and p10..p90 -> Prediction
 
 Results are cached by a hash of (model, language, code), so unchanged
 functions never run the model twice. Inputs are batched by length with no
@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -31,10 +31,24 @@ from rlm_lsp.seq2seq import Seq2Seq
 @dataclass(frozen=True)
 class Prediction:
     metric: str
-    value: float  # median of the samples
+    value: float  # the model's point estimate (`point_estimate`: median or geometric mean of the samples)
     low: float  # p10
     high: float  # p90
     unit: str
+    # The sampled values behind it, in draw order: with shared draws, sample i of two codes used the
+    # same random numbers, so their ratios pair up (`rlm_lsp.regression`).
+    samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
+
+
+def point_estimate(samples: np.ndarray, kind: str) -> float:
+    """The number a hint shows and the gate compares, from one metric's (N,) samples.
+
+    "log_mean": the geometric mean, exp(mean(log x)) over positive samples. A sample moving
+    between modes moves it by 1/N of the gap in log space, where the median can jump the whole
+    gap. "median": the middle sample (models exported before the choice was recorded)."""
+    if kind == "log_mean" and np.all(samples > 0):
+        return float(np.exp(np.mean(np.log(samples))))
+    return float(np.median(samples))  # also a log_mean with a zero or negative sample
 
 
 class InputError(ValueError):
@@ -241,6 +255,8 @@ class Predictor:
         out = {}
         for j, spec in enumerate(self.config.metrics):
             col = samples[:, j]
-            low, value, high = np.percentile(col, [10, 50, 90])
-            out[spec.name] = Prediction(spec.name, float(value), float(low), float(high), spec.unit)
+            low, high = np.percentile(col, [10, 90])
+            value = point_estimate(col, self.config.point_estimate)
+            out[spec.name] = Prediction(spec.name, value, float(low), float(high), spec.unit,
+                                        tuple(float(x) for x in col))
         return out

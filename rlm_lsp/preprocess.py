@@ -17,6 +17,11 @@ reads what the code does rather than how LeetCode wraps it:
 
 Code that does not parse as Python 3 (Python 2, half-typed edits) gets a
 textual approximation of the same steps, so every input yields something.
+
+`canon_v1` is `strip_v1` followed by canonical names (`rlm_lsp.canonical`): local
+names, parameters and the functions, classes and attributes the code defines are
+renamed by order of first appearance, so a consistent renaming never changes the
+input (code that does not parse gets `strip_v1`'s text path, without renaming).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ import textwrap
 import tokenize
 from typing import Callable
 
-NAMES = ("none", "strip_v1")
+from rlm_lsp import canonical
+
+NAMES = ("none", "strip_v1", "canon_v1")
 _WRAPPER_CLASSES = {"Solution"}
 _SELF_NAMES = {"self", "cls"}
 
@@ -59,7 +66,17 @@ def strip_v1(code: str) -> str:
     return _normalise_whitespace(out)
 
 
-_REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1}
+def canon_v1(code: str) -> str:
+    stripped = strip_v1(code)
+    try:
+        tree = canonical.canonicalize(ast.parse(stripped))
+        out = ast.unparse(tree)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return stripped
+    return _normalise_whitespace(out)
+
+
+_REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1, "canon_v1": canon_v1}
 
 
 # --- ast path -------------------------------------------------------------------------------

@@ -52,13 +52,17 @@ def test_comment_docstring_and_format_edits_normalize_equal(edited):
     assert normalize(edited) == normalize(BASE)
 
 
-def test_code_edit_normalizes_different_and_name_is_blanked_in_anon():
+def test_code_edit_normalizes_different_and_renames_normalize_equal():
     changed = BASE.replace("out += v", "out += v * v")
     assert normalize(changed)[0] != normalize(BASE)[0]
     assert normalize(changed)[2] != normalize(BASE)[2]
-    renamed = BASE.replace("def total", "def summed")
-    assert normalize(renamed)[0] != normalize(BASE)[0]
-    assert normalize(renamed)[1] == normalize(BASE)[1]
+    renamed = BASE.replace("def total", "def summed")  # the function's own name is canonical (f0)
+    assert normalize(renamed) == normalize(BASE)
+    locals_renamed = BASE.replace("out", "acc").replace("for v in", "for item in").replace("+= v", "+= item")
+    assert normalize(locals_renamed) == normalize(BASE)
+    hinted = BASE.replace("def total(values)", "def total(values: list[int]) -> int")
+    assert hinted != BASE and locals_renamed != BASE
+    assert normalize(hinted) == normalize(BASE)
 
 
 def test_decorator_change_is_a_change():

@@ -87,7 +87,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "(for a measurement run still appending)")
     p.add_argument("--reload-every-min", type=float, default=5.0)
     p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
-    p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES)
+    p.add_argument("--preprocess", default="canon_v1", choices=preprocess.NAMES)
+    p.add_argument("--neutral", type=float, default=0.8,
+                   help="share of augmented variants that also get a neutral rewrite (augment.neutral: an "
+                        "unused assignment, an assert, swapped independent statements, ...), re-normalised "
+                        "after; 0 = the v3 recipe's augmentation")
     p.add_argument("--augment", type=float, default=0.3,
                    help="probability of a rewritten (stdin-driver / renamed) variant per example")
     p.add_argument("--subset-prob", type=float, default=0.0,
@@ -166,6 +170,10 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         codes = {False: code}
         if train and args.augment > 0:
             aug = augment.rewrite(code, rng)
+            if getattr(args, "neutral", 0) > 0:
+                if rng.random() < args.neutral:
+                    aug = augment.neutral(aug, rng)
+                aug = preprocess.apply(args.preprocess, aug)  # canonical names again after the rewrite
             if aug != code:
                 codes[True] = aug
         for subset in subsets:

@@ -1,0 +1,430 @@
+"""Canonical names: the same code under any consistent renaming reads the same.
+
+Names that mean nothing outside the code are replaced, in order of first appearance in the
+text, by canonical ones: `v0, v1, ...` for variables and parameters, `f0, ...` for the
+functions and methods the code defines, `C0, ...` for its classes, `a0, ...` for the other
+attributes it defines (`obj.name = ...`, a class-level assignment). Scopes follow Python's
+rules (LEGB, class bodies, comprehensions, `global` / `nonlocal`, the walrus), so two
+variables that happen to share a name in different functions get different canonical names,
+and a free name keeps its own.
+
+Names that point outside stay, since they carry meaning: builtins, imported modules and what
+is taken from them (`heapq.heappush`, `defaultdict`), free names the code does not bind, dunder
+names (`__init__`, `__name__`), and attributes the code does not define (`list.append`).
+A keyword argument is renamed with the parameter it names when the call is to a function the
+code defines.
+
+Also exact: statements with no effect are dropped (`pass` or a bare constant beside other
+statements). Pure Python (ast): no torch, no numpy. The result is a function of the syntax tree
+alone, so it is the same on every Python version that parses the code.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def canonicalize(tree: ast.Module) -> ast.Module:
+    """Rename `tree` in place to canonical names (see the module doc) and return it."""
+    _drop_no_ops(tree)
+    scopes = _Binder()
+    scopes.visit(tree)
+    _Renamer(scopes).run(tree)
+    return tree
+
+
+# -- no-op statements ---------------------------------------------------------------------------
+
+
+def _drop_no_ops(tree: ast.AST) -> None:
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
+                continue
+            kept = [s for s in body if not _no_op(s)]
+            if kept or name != "body" or isinstance(node, ast.Module):
+                setattr(node, name, kept)
+            else:
+                setattr(node, name, [ast.Pass()])
+
+
+def _no_op(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+
+
+# -- pass 1: who binds what ---------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module" | "function" | "class" | "comp"
+    parent: "Scope | None"
+    node: ast.AST | None = None
+    bound: dict[str, str] = field(default_factory=dict)  # name -> "v" | "f" | "C"
+    imported: set[str] = field(default_factory=set)
+    globals: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+
+    def bind(self, name: str, kind: str = "v") -> None:
+        if self.bound.get(name) in ("f", "C") and kind == "v":
+            return  # a def keeps its kind when the name is reassigned
+        self.bound[name] = kind
+
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+def _is_dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+class _Binder(ast.NodeVisitor):
+    """Builds the scope tree: each Name / arg / def is tagged with the scope it appears in."""
+
+    def __init__(self):
+        self.module = Scope("module", None)
+        self.scope = self.module
+        self.where: dict[int, Scope] = {}  # id(node) -> the scope the node is evaluated in
+        self.scope_of: dict[int, Scope] = {}  # id(scope node) -> the scope it opens
+        self.attr_defined: dict[str, str] = {}  # attribute name -> "f" (method) | "a"
+        self.methods: dict[str, list[ast.AST]] = {}
+
+    # scopes
+    def _open(self, kind: str, node: ast.AST) -> Scope:
+        scope = Scope(kind, self.scope, node)
+        self.scope_of[id(node)] = scope
+        return scope
+
+    def _in(self, scope: Scope, nodes) -> None:
+        outer, self.scope = self.scope, scope
+        for n in nodes:
+            self.visit(n)
+        self.scope = outer
+
+    def _bind_def(self, node, kind: str) -> None:
+        self.where[id(node)] = self.scope
+        if self.scope.kind == "class":
+            if not _is_dunder(node.name):
+                self.attr_defined[node.name] = "f" if kind == "f" else "a"
+                if kind == "f":
+                    self.methods.setdefault(node.name, []).append(node)
+        else:
+            self.scope.bind(node.name, kind)
+
+    def visit_FunctionDef(self, node):
+        for d in node.decorator_list:
+            self.visit(d)
+        self._visit_defaults(node.args)
+        if node.returns is not None:
+            self.visit(node.returns)
+        self._bind_def(node, "f")
+        scope = self._open("function", node)
+        self._in(scope, [node.args, *node.body])
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node):
+        self._visit_defaults(node.args)
+        scope = self._open("function", node)
+        self._in(scope, [node.args, node.body])
+
+    def _visit_defaults(self, args: ast.arguments) -> None:
+        for d in [*args.defaults, *[d for d in args.kw_defaults if d is not None]]:
+            self.visit(d)
+
+    def visit_arguments(self, node: ast.arguments):
+        for a in [*node.posonlyargs, *node.args, node.vararg, *node.kwonlyargs, node.kwarg]:
+            if a is not None:
+                self.where[id(a)] = self.scope
+                self.scope.bind(a.arg)
+                if a.annotation is not None:
+                    self.visit(a.annotation)
+
+    def visit_ClassDef(self, node):
+        for n in [*node.decorator_list, *node.bases, *node.keywords]:
+            self.visit(n)
+        self._bind_def(node, "C")
+        scope = self._open("class", node)
+        self._in(scope, node.body)
+
+    def _visit_comp(self, node, parts):
+        generators = node.generators
+        self.visit(generators[0].iter)  # the first iterable is evaluated outside
+        scope = self._open("comp", node)
+        inner = []
+        for i, gen in enumerate(generators):
+            inner.append(gen.target)
+            if i:
+                inner.append(gen.iter)
+            inner.extend(gen.ifs)
+        self._in(scope, [*inner, *parts])
+
+    def visit_ListComp(self, node):
+        self._visit_comp(node, [node.elt])
+
+    visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+    def visit_DictComp(self, node):
+        self._visit_comp(node, [node.key, node.value])
+
+    # bindings
+    def visit_Name(self, node: ast.Name):
+        self.where[id(node)] = self.scope
+        if isinstance(node.ctx, (ast.Store, ast.Del)):
+            self._bind_name(self.scope, node.id)
+
+    def _bind_name(self, scope: Scope, name: str) -> None:
+        if name in scope.globals:
+            self.module.bind(name)
+        elif name in scope.nonlocals:
+            return
+        elif scope.kind == "class":
+            if not _is_dunder(name):
+                self.attr_defined.setdefault(name, "a")
+        else:
+            scope.bind(name)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr):
+        self.visit(node.value)
+        scope = self.scope
+        while scope.kind == "comp":
+            scope = scope.parent
+        self.where[id(node.target)] = scope
+        self._bind_name(scope, node.target.id)
+
+    def visit_Attribute(self, node: ast.Attribute):
+        self.visit(node.value)
+        if isinstance(node.ctx, (ast.Store, ast.Del)) and not _is_dunder(node.attr):
+            self.attr_defined.setdefault(node.attr, "a")
+
+    def visit_Global(self, node: ast.Global):
+        self.where[id(node)] = self.scope
+        self.scope.globals.update(node.names)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal):
+        self.where[id(node)] = self.scope
+        self.scope.nonlocals.update(node.names)
+
+    def visit_Import(self, node):
+        for alias in node.names:
+            self.scope.imported.add((alias.asname or alias.name).split(".")[0])
+
+    visit_ImportFrom = visit_Import
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler):
+        if node.type is not None:
+            self.visit(node.type)
+        if node.name:
+            self.where[id(node)] = self.scope
+            self._bind_name(self.scope, node.name)
+        for s in node.body:
+            self.visit(s)
+
+    def _visit_capture(self, node, attr: str):
+        name = getattr(node, attr)
+        if name:
+            self.where[id(node)] = self.scope
+            self._bind_name(self.scope, name)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node):
+        self._visit_capture(node, "name")
+
+    def visit_MatchStar(self, node):
+        self._visit_capture(node, "name")
+
+    def visit_MatchMapping(self, node):
+        self._visit_capture(node, "rest")
+
+
+# -- pass 2: canonical names by first appearance ------------------------------------------------
+
+
+class _Renamer:
+    def __init__(self, binder: _Binder):
+        self.b = binder
+        self.names: dict[tuple, str] = {}  # (binding scope id or "attr", name) -> canonical
+        self.counts: dict[str, int] = {}
+        self.taken: set[str] = set()  # names that stay, so no canonical name may equal one
+
+    def run(self, tree: ast.Module) -> None:
+        occurrences = []  # (position, node)
+        for node in ast.walk(tree):
+            pos = _position(node)
+            if pos is not None:
+                occurrences.append((pos, node))
+        occurrences.sort(key=lambda item: item[0])
+        self._calls = {id(kw): node for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords}
+        self._defs: dict[tuple, list[ast.AST]] = {}  # binding key -> the defs that bind it
+        for node in ast.walk(tree):
+            where = self.b.where.get(id(node))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and where is not None and where.kind != "class":
+                resolved = self.resolve(where, node.name)
+                if resolved is not None:
+                    self._defs.setdefault(resolved[0], []).append(node)
+        resolved = [(node, list(self._keys(node))) for _, node in occurrences]  # before any rename
+        self.taken = {name for _, keys in resolved for key, name in keys if key is None}
+        for node, keys in resolved:
+            self._rename(node, keys)
+
+    # the binding a name refers to: (key, kind) or None for a name that stays
+    def resolve(self, scope: Scope, name: str):
+        if name in scope.globals:
+            return self._global(scope, name)
+        start = scope
+        if name in scope.nonlocals:
+            start = scope.parent
+        elif scope.kind == "class":
+            kind = self.b.attr_defined.get(name) if scope.node is not None and self._class_binds(scope, name) else None
+            if kind is not None:
+                return ("attr", name), kind
+            start = scope.parent
+        s = start
+        while s is not None:
+            if s.kind == "class":
+                s = s.parent
+                continue
+            if name in s.imported:
+                return None
+            if name in s.bound and name not in s.globals:
+                return (id(s), name), s.bound[name]
+            if s.kind == "module":
+                return None
+            s = s.parent
+        return None
+
+    def _global(self, scope: Scope, name: str):
+        module = scope.module()
+        if name in module.bound and name not in module.imported:
+            return (id(module), name), module.bound[name]
+        return None
+
+    def _class_binds(self, scope: Scope, name: str) -> bool:
+        node = scope.node
+        for stmt in ast.walk(node):
+            if stmt is node:
+                continue
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and stmt.name == name:
+                if self.b.where.get(id(stmt)) is scope:
+                    return True
+            if isinstance(stmt, ast.Name) and stmt.id == name and isinstance(stmt.ctx, (ast.Store, ast.Del)):
+                if self.b.where.get(id(stmt)) is scope:
+                    return True
+        return False
+
+    def _attr(self, name: str):
+        kind = self.b.attr_defined.get(name)
+        return (("attr", name), kind) if kind is not None else None
+
+    def _keys(self, node):
+        """(binding key or None, name) for each name `node` carries."""
+        where = self.b.where.get(id(node))
+        if isinstance(node, ast.Name) and where is not None:
+            yield self.resolve(where, node.id), node.id
+        elif isinstance(node, ast.arg) and where is not None:
+            yield self.resolve(where, node.arg), node.arg
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and where is not None:
+            if where.kind == "class":
+                yield self._attr(node.name) if not _is_dunder(node.name) else None, node.name
+            else:
+                yield self.resolve(where, node.name), node.name
+        elif isinstance(node, ast.Attribute):
+            yield self._attr(node.attr) if not _is_dunder(node.attr) else None, node.attr
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and where is not None:
+            for name in node.names:
+                yield self.resolve(where, name), name
+        elif isinstance(node, ast.ExceptHandler) and node.name and where is not None:
+            yield self.resolve(where, node.name), node.name
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name and where is not None:
+            yield self.resolve(where, node.name), node.name
+        elif isinstance(node, ast.MatchMapping) and node.rest and where is not None:
+            yield self.resolve(where, node.rest), node.rest
+        elif isinstance(node, ast.keyword) and node.arg is not None:
+            yield self._keyword(node), node.arg
+
+    def _canonical(self, resolved) -> str:
+        key, kind = resolved
+        if key not in self.names:
+            while True:
+                n = self.counts.get(kind, 0)
+                self.counts[kind] = n + 1
+                name = f"{kind}{n}"
+                if name not in self.taken:
+                    break
+            self.names[key] = name
+        return self.names[key]
+
+    def _rename(self, node, keys) -> None:
+        if not keys:
+            return
+        new = [self._canonical(k) if k is not None else name for k, name in keys]
+        if isinstance(node, ast.Name):
+            node.id = new[0]
+        elif isinstance(node, ast.arg):
+            node.arg = new[0]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            node.name = new[0]
+        elif isinstance(node, ast.Attribute):
+            node.attr = new[0]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            node.names = new
+        elif isinstance(node, ast.ExceptHandler):
+            node.name = new[0]
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)):
+            node.name = new[0]
+        elif isinstance(node, ast.MatchMapping):
+            node.rest = new[0]
+        elif isinstance(node, ast.keyword):
+            node.arg = new[0]
+
+    def _keyword(self, kw: ast.keyword):
+        """A keyword argument of a call to a function the code defines: the parameter's binding."""
+        call = self._calls.get(id(kw))
+        if call is None:
+            return None
+        target = self._callee(call)
+        if target is None:
+            return None
+        scope = self.b.scope_of.get(id(target))
+        if scope is not None and kw.arg in scope.bound and kw.arg not in scope.globals:
+            params = {a.arg for a in [*target.args.posonlyargs, *target.args.args, *target.args.kwonlyargs]}
+            if kw.arg in params:
+                return (id(scope), kw.arg), "v"
+        return None
+
+    def _callee(self, call: ast.Call):
+        func = call.func
+        if isinstance(func, ast.Name):
+            where = self.b.where.get(id(func))
+            resolved = self.resolve(where, func.id) if where is not None else None
+            if resolved is None or resolved[1] != "f":
+                return None
+            defs = self._defs.get(resolved[0], [])
+            return defs[0] if len(defs) == 1 else None
+        if isinstance(func, ast.Attribute):
+            defs = self.b.methods.get(func.attr, [])
+            return defs[0] if len(defs) == 1 else None
+        return None
+
+
+def _position(node: ast.AST):
+    """Where the name a node carries stands in the text, for 'order of first appearance'."""
+    if isinstance(node, ast.Attribute):
+        return (node.end_lineno, node.end_col_offset, 1)
+    if isinstance(node, (ast.Name, ast.arg, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                         ast.Global, ast.Nonlocal, ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
+                         ast.MatchMapping, ast.keyword)):
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            return None
+        return (lineno, node.col_offset, 0)
+    return None

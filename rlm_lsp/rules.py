@@ -1,0 +1,118 @@
+"""The regression rule: one for the editor and the gate.
+
+    old code, new code -> changed?      (canonical forms differ: `changed`)
+    old, new Prediction -> regressed?   (new/old over the ratio, and the model confident of it)
+    source lines        -> allowed?     (`# rlm: allow-regression <reason>`: `pragma`)
+
+**Change.** Two versions of a function are the same when their canonical forms are equal
+(`preprocess.canon_v1`: comments, docstrings, type hints, formatting, no-op statements and
+consistent renames of what the code defines do not count). The same code is never re-judged.
+
+**Confidence.** A Prediction carries its samples; with shared draws (the default) sample i of
+the old and of the new code used the same random numbers, so new_i / old_i is a paired draw of
+the ratio. A metric regresses when the point estimates grew by `ratio` or more *and* at least
+`CONFIDENCE` of the paired draws did: one median crossing the line is not enough. Without
+samples (greedy decoding, old models' rows) the point estimates decide alone.
+`CONFIDENCE` was calibrated on validation pairs (`python -m training.gate_quality --calibrate`,
+docs/model-card.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from rlm_lsp import preprocess
+
+DEFAULT_RATIO = 2.0
+CONFIDENCE = 0.75  # share of paired draws over the ratio; calibrated on validation pairs
+PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
+
+
+# -- change -----------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8192)
+def canonical(code: str) -> str:
+    """The form two versions of a function are compared by (and the model reads)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is the user's business
+        return preprocess.canon_v1(code)
+
+
+def changed(old_code: str, new_code: str) -> bool:
+    return old_code != new_code and canonical(old_code) != canonical(new_code)
+
+
+# -- confidence -------------------------------------------------------------------------------
+
+
+def growth(old: float, new: float) -> float:
+    """new / old, with a non-positive old value giving inf (or 1.0 when both are)."""
+    if old > 0:
+        return new / old
+    return math.inf if new > 0 else 1.0
+
+
+def confidence(old, new, ratio: float) -> float:
+    """Share of paired draws whose new/old is at least `ratio`; from the point estimates
+    (1.0 or 0.0) when the predictions carry no paired samples."""
+    a, b = getattr(old, "samples", ()), getattr(new, "samples", ())
+    if not a or len(a) != len(b):
+        return 1.0 if growth(old.value, new.value) >= ratio else 0.0
+    return sum(growth(x, y) >= ratio for x, y in zip(a, b)) / len(a)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ratio: float  # new / old of the point estimates
+    confidence: float  # share of paired draws over the limit
+    regressed: bool
+
+
+def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
+    """Whether `new` regressed against `old` (two Predictions of one metric) by `ratio`."""
+    grew = growth(old.value, new.value)
+    conf = confidence(old, new, ratio)
+    return Verdict(grew, conf, bool(ratio) and grew >= ratio and conf >= level)
+
+
+# -- pragma -----------------------------------------------------------------------------------
+
+
+def comments(source: str) -> dict[int, str]:
+    """0-based line -> comment text, from the tokenizer (so '#' inside strings is not one)."""
+    found: dict[int, str] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT:
+                found[tok.start[0] - 1] = tok.string
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return found
+
+
+def pragma(snippet, found: Mapping[int, str], lines: Sequence[str]) -> str | None:
+    """The reason of an allow-regression pragma on the function's header lines (decorators,
+    `def`, up to the `:`) or in the comment lines directly above; "" when the pragma is there
+    without a reason (ignored, with a note), None when there is none."""
+    candidates = list(range(snippet.start_line, snippet.header_end_line + 1))
+    above = snippet.start_line - 1
+    while above >= 0 and lines[above].strip().startswith("#"):
+        candidates.append(above)
+        above -= 1
+    result = None
+    for line in candidates:
+        match = PRAGMA.search(found.get(line, ""))
+        if match:
+            if match["reason"]:
+                return match["reason"]
+            result = ""
+    return result
+
