@@ -11,6 +11,7 @@ memory-budget = "512 MB"           # fail when a new prediction exceeds this (ne
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
 include = ["src/**"]               # only these paths (fnmatch on the repository-relative path)
 exclude = ["tests/**", "*_pb2.py"]
+fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
 ```
 
 Keys may be spelled with `-` or `_`. Keys the gate does not know are left to the other
@@ -66,6 +67,7 @@ class GateConfig:
     exclude: tuple[str, ...] = ()
     model: str | None = None  # absolute path, or None for the shipped model
     gpu: str | None = None  # the GPU kernel latency is predicted for; None: the kernel model's default
+    fail_unjudged: bool = False  # a file the gate cannot judge (syntax error, undecodable) fails the gate
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
@@ -161,6 +163,11 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         if not isinstance(gpu, str) or not gpu:
             raise ConfigError(f"{source}: gpu: expected a GPU name like 'H100', got {gpu!r}")
         config = replace(config, gpu=gpu)
+    if "fail-unjudged" in settings:
+        value = settings["fail-unjudged"]
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: fail-unjudged: expected true or false, got {value!r}")
+        config = replace(config, fail_unjudged=value)
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
@@ -179,6 +186,7 @@ def override(
     exclude: list[str] | None = None,
     model: str | None = None,
     gpu: str | None = None,
+    fail_unjudged: bool | None = None,
 ) -> GateConfig:
     """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
     `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
@@ -207,6 +215,8 @@ def override(
         config = replace(config, model=str(Path(model).resolve()))
     if gpu is not None:
         config = replace(config, gpu=gpu)
+    if fail_unjudged is not None:
+        config = replace(config, fail_unjudged=fail_unjudged)
     return config
 
 

@@ -12,14 +12,18 @@ writes the working tree or the index, and gives the same answer for the same inp
 seed, one CPU thread by default). The model is loaded only when something needs predicting.
 
 Exit status: 0 passed, 1 a regression, or the gate could not judge (bad model, git error,
-bad setting); with `--fail-open` a model that cannot be loaded passes with a warning.
+bad setting); with `--fail-open` a model that cannot be loaded passes with a warning. A file
+it cannot judge (binary, undecodable, a syntax error) gets a note and passes, unless
+`--fail-unjudged` / `fail-unjudged = true` is set.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +96,11 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
     base_label, head_label = _labels(args)
     try:
         root = git.toplevel(cwd)
-        if args.base is None and args.head is None:
+        if args.base is None and args.head is not None:
+            # `--head REF` alone: judge the commit REF, i.e. against its first parent
+            args.base = git.parent(args.head, root)
+            base_label = f"{args.head}~1" if args.base != git.EMPTY_TREE else "empty tree"
+        elif args.base is None and args.head is None:
             # `pre-commit run --from-ref A --to-ref B` (CI, pre-push): judge what B adds to A
             from_ref, to_ref = os.environ.get("PRE_COMMIT_FROM_REF"), os.environ.get("PRE_COMMIT_TO_REF")
             if from_ref and to_ref:
@@ -111,6 +119,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             exclude=args.exclude,
             model=args.model,
             gpu=args.gpu,
+            fail_unjudged=args.fail_unjudged or None,
         )
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
@@ -287,10 +296,16 @@ def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
         return [], "binary file"
     if len(data) > MAX_FILE_BYTES:
         return [], f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
-    try:
-        source = data.decode("utf-8-sig")
+    try:  # PEP 263: a `# coding: latin-1` cookie (or a BOM) says how to read the file; else UTF-8
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        source = data.decode(encoding)
+    except SyntaxError as exc:
+        return [], f"bad coding cookie: {exc.msg}"
+    except LookupError:  # a codec that is not a text encoding, e.g. rot13
+        return [], f"bad coding cookie: {encoding!r} is not a text encoding"
     except UnicodeDecodeError as exc:
-        return [], f"not UTF-8 (byte {exc.start})"
+        name = "UTF-8" if encoding.startswith("utf-8") else encoding
+        return [], f"not {name} (byte {exc.start})"
     try:
         return compare.parse_functions(path, source), None
     except SyntaxError as exc:
@@ -354,7 +369,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("filenames", nargs="*", help="only these files (pre-commit passes the staged ones)")
     p.add_argument("--base", metavar="REF", help="compare against this ref instead of HEAD (e.g. a merge base)")
-    p.add_argument("--head", metavar="REF", help="with --base: the new side (default: the working tree)")
+    p.add_argument("--head", metavar="REF", help="the new side (default: the working tree); "
+                   "without --base, judged against its first parent (REF~1)")
     p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
     p.add_argument(
@@ -367,6 +383,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report", choices=("text", "json", "markdown"), default="text")
     p.add_argument("--report-file", metavar="PATH", help="write the report here; text still goes to stdout")
     p.add_argument("--fail-open", action="store_true", help="pass with a warning when the model cannot load")
+    p.add_argument("--fail-unjudged", action="store_true",
+                   help="fail when a file cannot be judged (binary, undecodable, syntax error, over 1 MB)")
     p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
     p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")

@@ -69,6 +69,13 @@ def merge_base(a: str, b: str, cwd: str | os.PathLike[str]) -> str:
     return run_git(["merge-base", resolve(a, cwd), resolve(b, cwd)], cwd).decode().strip()
 
 
+def parent(ref: str, cwd: str | os.PathLike[str]) -> str:
+    """The first parent of commit `ref`, or EMPTY_TREE for a root commit."""
+    commit = resolve(ref, cwd)
+    parents = run_git(["rev-list", "--parents", "-n", "1", commit], cwd).decode().split()[1:]
+    return parents[0] if parents else EMPTY_TREE
+
+
 def has_head(cwd: str | os.PathLike[str]) -> bool:
     try:
         run_git(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], cwd)
@@ -79,9 +86,11 @@ def has_head(cwd: str | os.PathLike[str]) -> bool:
 
 def changes(cwd: str | os.PathLike[str], base: str | None = None, head: str = INDEX) -> list[Change]:
     """Files that differ between `base` (default HEAD, or the empty tree before the first
-    commit) and `head` (INDEX, WORKTREE or a ref), renames detected."""
+    commit; EMPTY_TREE itself is allowed) and `head` (INDEX, WORKTREE or a ref), renames detected."""
     if base is None:
         base_tree = "HEAD" if has_head(cwd) else EMPTY_TREE
+    elif base == EMPTY_TREE:
+        base_tree = EMPTY_TREE
     else:
         base_tree = resolve(base, cwd)
     args = ["diff", "--raw", "-z", "-M", "--no-color", "--no-ext-diff", "--no-textconv", "--abbrev=40"]

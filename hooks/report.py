@@ -51,7 +51,14 @@ class GateResult:
         return [f for f in self.findings if not f.failed]
 
     @property
+    def unjudged(self) -> int:
+        """Files skipped with a note: binary, undecodable, a syntax error, too large, unreadable."""
+        return sum(1 for n in self.notes if n.message.startswith("skipped"))
+
+    @property
     def passed(self) -> bool:
+        if self.config.fail_unjudged and self.unjudged:
+            return False
         return not self.failures and (self.error is None or self.fail_open)
 
 
@@ -102,12 +109,17 @@ def summary(result: GateResult) -> str:
     allowed = len({(f.path, f.line) for f in result.allowed})
     if allowed:
         extras.append(f"{allowed} allowed by pragma")
-    skipped = sum(1 for n in result.notes if n.message.startswith("skipped"))
-    if skipped:
+    skipped = result.unjudged
+    if skipped and not result.config.fail_unjudged:
         extras.append(f"{skipped} file{'s' * (skipped != 1)} skipped")
     tail = f" ({'; '.join(extras)})" if extras else ""
     scope = f"{changed} changed function{'s' * (changed != 1)} in {result.files} file{'s' * (result.files != 1)}"
     failures = result.failures
+    if skipped and result.config.fail_unjudged:
+        head = f"{skipped} file{'s' * (skipped != 1)} not judged (fail-unjudged)"
+        if failures:
+            head += f", {len(failures)} predicted regression{'s' * (len(failures) != 1)}"
+        return f"rlm-gate: FAILED: {head}: {scope}{tail}"
     if failures:
         funcs = len({(f.path, f.line) for f in failures})
         return (

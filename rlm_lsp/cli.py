@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Sequence
@@ -25,6 +27,7 @@ from rlm_lsp.units import format_value
 MAX_FILE_BYTES = 1_000_000
 JSONL_BATCH = 32
 JSONL_CACHE = 256
+JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded on /dev/zero
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -58,7 +61,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="auto, cpu or cuda: where the model runs (default auto); for .onnx files also a target "
                         "device to predict latency on, e.g. pixel3 (repeat for several)")
     p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
-    p.add_argument("--samples", type=int, default=16, help="samples per prediction; 1 means greedy")
+    p.add_argument("--samples", type=_at_least_one, default=16, help="samples per prediction; 1 means greedy")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gpu", help="GPU for @triton.jit kernel latency (default: the kernel model's default GPU)")
     p.add_argument("--shape", help="work size for kernels, e.g. 'B=8 T=2048' or '4096x4096' "
@@ -69,6 +72,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def _predict(args: argparse.Namespace) -> int:
     if not args.files and not args.jsonl:
         print("rlm predict: give files, or --jsonl IN", file=sys.stderr)
@@ -77,8 +90,14 @@ def _predict(args: argparse.Namespace) -> int:
 
     device, targets = nas.split_device_args(args.device)
     kwargs = dict(device=device, threads=args.threads, samples=args.samples, seed=args.seed)
+    source = None
     if args.jsonl:
         kwargs["cache_size"] = JSONL_CACHE  # batch rows rarely repeat: keep memory flat
+        try:  # bytes: each line is decoded on its own, so one that is not UTF-8 costs only itself
+            source = sys.stdin.buffer if args.jsonl == "-" else open(args.jsonl, "rb")
+        except OSError as exc:
+            print(f"rlm: --jsonl {args.jsonl}: cannot read: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     networks = [f for f in args.files if f.suffix == ".onnx"]
     if networks:
         code = nas.predict_cli(networks, targets, model_dir=args.nas_model, json_out=args.json, **kwargs)
@@ -99,13 +118,13 @@ def _predict(args: argparse.Namespace) -> int:
         if args.kernel_model or not args.model:  # an explicit --model alone means exactly that model
             predictor = kernels.with_kernels(predictor, gpu=args.gpu, shape_hint=args.shape,
                                              model_dir=args.kernel_model)
+        _check_template(predictor)
     except ModelError as exc:
         print(f"rlm: model error: {exc}", file=sys.stderr)
         return 2
-    if args.jsonl:
-        source = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8", errors="replace")
+    if source is not None:
         with source:
-            score_jsonl(predictor, source, sys.stdout)
+            score_jsonl(predictor, _lines(source), sys.stdout)
         return 0
     rows, failed = [], 0
     for path in args.files:
@@ -134,13 +153,38 @@ def _predict(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _check_template(predictor) -> None:
+    """ModelError when the Python model's input_template cannot be filled here (a field such as
+    {device} that only another tool supplies, or a malformed template)."""
+    base = getattr(predictor, "base", predictor)  # KernelAwarePredictor: the Python model's template
+    if base is None:
+        return
+    try:
+        base.render("pass\n")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ModelError(f"input_template of {base.config.path} cannot be filled by rlm predict: "
+                         f"{type(exc).__name__}: {exc}") from None
+
+
 class FileProblem(Exception):
-    """A file that cannot be scored: unreadable, binary, not UTF-8, too large."""
+    """A file that cannot be scored: unreadable, not a regular file, binary, not UTF-8, too large."""
+
+
+NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
 
 
 def read_source(path: Path) -> str:
+    """The text of `path`; sizes and kinds are checked before reading, so a FIFO or /dev/zero
+    never blocks and a huge file is never read."""
     try:
-        data = path.read_bytes()
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileProblem(f"not a regular file ({NOT_REGULAR.get(stat.S_IFMT(info.st_mode), 'unknown kind')})")
+        if info.st_size > MAX_FILE_BYTES:
+            raise FileProblem(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)  # it may have grown since the stat
     except OSError as exc:
         raise FileProblem(exc.strerror or str(exc)) from None
     if len(data) > MAX_FILE_BYTES:
@@ -199,33 +243,71 @@ def format_table(rows: list[dict], metrics: list[str]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
-def score_jsonl(predictor: Predictor, source: IO[str], out: IO[str]) -> None:
-    """Streams rows in batches; memory stays flat however many rows come in."""
+def score_jsonl(predictor: Predictor, source: Iterable[str | bytes | None], out: IO[str]) -> None:
+    """Streams rows in batches; memory stays flat however many rows come in. A row that cannot
+    be scored gets {"id", "error"} and the run goes on; each batch is written and flushed as soon
+    as it is scored. An id holding NaN or Infinity, which JSON has not, is written as its text
+    (a string: "NaN", "[1, Infinity]"); the output is strict JSON."""
     for batch in _batches(_parse_rows(source, predictor), JSONL_BATCH):
         good = [row for row in batch if "error" not in row]
         by_language: dict[str, list[dict]] = {}
         for row in good:
             by_language.setdefault(row["language"], []).append(row)
         for language, rows in by_language.items():
-            for row, result in zip(rows, predictor.predict([r["code"] for r in rows], language)):
-                row["result"] = {m: _as_json(p) for m, p in result.items()}
+            _score(predictor, rows, language)
         for row in batch:
-            record = {"id": row.get("id")}
+            record = {"id": _json_id(row.get("id"))}
             record.update(row["result"] if "result" in row else {"error": row["error"]})
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.write(_dumps(record) + "\n")
         out.flush()
 
 
-def _parse_rows(source: Iterable[str], predictor: Predictor) -> Iterator[dict]:
+def _score(predictor: Predictor, rows: list[dict], language: str) -> None:
+    """Sets each row's "result", or its "error" when the model fails on it: a batch that fails
+    is retried row by row, so that it costs only the rows that fail alone."""
+    try:
+        results = predictor.predict([r["code"] for r in rows], language)
+    except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
+        if len(rows) > 1:
+            for row in rows:
+                _score(predictor, [row], language)
+        else:
+            rows[0]["error"] = _one_line(f"prediction failed: {_describe(exc)}")
+        return
+    for row, result in zip(rows, results):
+        row["result"] = {m: _as_json(p) for m, p in result.items()}
+
+
+def _lines(source: IO[bytes], limit: int = JSONL_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines of `source`, None for each one longer than `limit` (read past, never held)."""
+    while line := source.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = source.readline(limit + 1)
+            yield None
+        else:
+            yield line
+
+
+def _parse_rows(source: Iterable[str | bytes | None], predictor: Predictor) -> Iterator[dict]:
     for number, line in enumerate(source, 1):
+        if line is None:
+            yield {"id": None, "error": f"line {number}: longer than {JSONL_LINE_BYTES // 1_000_000} MB"}
+            continue
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield {"id": None, "error": f"line {number}: not UTF-8 (byte {exc.start})"}
+                continue
         if not line.strip():
             continue
         try:
             row = json.loads(line)
             if not isinstance(row, dict):
                 raise ValueError("row is not a JSON object")
-        except ValueError as exc:
-            yield {"id": None, "error": f"line {number}: invalid JSON: {exc}"}
+        except (ValueError, RecursionError) as exc:  # RecursionError: [[[[... nested too deep
+            yield {"id": None, "error": _one_line(f"line {number}: invalid JSON: {exc}")}
             continue
         yield _validate(row, predictor)
 
@@ -234,13 +316,56 @@ def _validate(row: dict, predictor: Predictor) -> dict:
     """The row to score, or the row with an "error" saying why it cannot be scored."""
     out = {"id": row.get("id"), "code": row.get("code"), "language": row.get("language") or "python"}
     try:
+        if "code" not in row:
+            raise InputError('missing "code"')
+        for key in ("code", "language"):
+            value = out[key]
+            if not isinstance(value, str):
+                raise InputError(f'"{key}" must be a string, got {"null" if value is None else type(value).__name__}')
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f'"{key}" holds a lone surrogate (\\u{ord(value[exc.start]):04x} '
+                                 f"at character {exc.start})") from None
         predictor.check(out["code"], out["language"])
         n = len(predictor.token_ids(out["code"], out["language"]))
         if n > predictor.config.max_input_tokens:
             raise InputError(f"input is {n} tokens, over the model's limit of {predictor.config.max_input_tokens}")
     except InputError as exc:
-        out["error"] = str(exc)
+        out["error"] = _one_line(str(exc))
+    except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only
+        out["error"] = _one_line(f"cannot read this code: {_describe(exc)}")
     return out
+
+
+def _json_id(value):
+    """The row's id as given, or its text when it holds NaN or Infinity."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return json.dumps(value)
+    return value
+
+
+def _dumps(record: dict) -> str:
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a prediction that is not a finite number
+        return json.dumps({"id": record["id"], "error": "prediction is not a finite number"})
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in an id: written as a \u escape
+        text = json.dumps(record, allow_nan=False)
+    return text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.splitlines())
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _batches(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
