@@ -67,13 +67,25 @@ def strip_v1(code: str) -> str:
 
 
 def canon_v1(code: str) -> str:
-    stripped = strip_v1(code)
+    code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
-        tree = canonical.canonicalize(ast.parse(stripped))
+        tree = ast.parse(textwrap.dedent(code))
+        tree = _Strip().visit(tree)
+        _unwrap_classes(tree)
+        _fill_empty_bodies(tree)
+        tree = canonical.canonicalize(tree)
+        ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return stripped
+        out = _strip_text(code)
     return _normalise_whitespace(out)
+
+
+def _fill_empty_bodies(tree: ast.AST) -> None:
+    """A body left empty by dropped annotations (a dataclass's fields) gets `pass`, so it parses."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and not node.body:
+            node.body = [ast.Pass()]
 
 
 _REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1, "canon_v1": canon_v1}

@@ -215,14 +215,40 @@ def test_head_states_and_regression_diagnostic():
     grow = results[1]
     assert grow.head["memory"].value < grow.predictions["memory"].value
     msgs = diagnostics.messages(grow, Settings(regression_ratio=1.05))
-    assert [code for code, _ in msgs] == ["regression", "regression"]
+    assert [code for code, _ in msgs] == ["regression"]  # one per function, naming both metrics
     text = msgs[0][1]
     ratio = grow.predictions["memory"].value / grow.head["memory"].value
     assert "Box.grow" in text and f"{ratio:.1f}×" in text and "at HEAD" in text and "now" in text
+    assert "memory" in text and "latency" in text
     assert diagnostics.messages(grow, Settings(regression_ratio=0)) == []
+    assert diagnostics.messages(grow, Settings()) == []  # 1.3x is under the gate's default 2.0
     assert "HEAD" in hover.change_vs_head(grow, "memory")
     assert hover.change_vs_head(results[0], "memory") == "new since HEAD"
     assert hover.change_vs_head(results[2], "memory") == "unchanged"
+
+
+def test_renamed_or_reformatted_function_is_the_same_as_head_and_never_predicted_twice():
+    head = SOURCE.replace("def grow(self, n):\n        return [0] * n", "def grow(self, size):\n        return [0]*size")
+    assert head != SOURCE
+    fake = FakePredictor()
+    results = Analyzer(fake).analyze("u", SOURCE, head)
+    grow = results[1]
+    assert grow.head_state == "same" and diagnostics.messages(grow, Settings(regression_ratio=1.01)) == []
+    assert all("size" not in code for batch in fake.calls for code in batch)  # HEAD's version not predicted
+
+
+def test_pragma_and_project_ratio_are_the_gates(tmp_path):
+    (tmp_path / "pyproject.toml").write_text("[tool.rlm]\nratio = 1.1\nmemory-budget = '1 kB'\n")
+    head = SOURCE.replace("return [0] * n", "return n")
+    uri = (tmp_path / "m.py").as_uri()
+    grow = Analyzer(FakePredictor()).analyze(uri, SOURCE, head)[1]
+    assert grow.project is not None and grow.project.ratio("memory") == 1.1
+    codes = [c for c, _ in diagnostics.messages(grow, Settings())]
+    assert codes == ["budget", "regression"]  # [tool.rlm]'s 1.1 and its budget apply
+    allowed = SOURCE.replace("    def grow(self, n):", "    # rlm: allow-regression it must grow\n    def grow(self, n):")
+    grow = Analyzer(FakePredictor()).analyze(uri, allowed, head)[1]
+    assert grow.allowed == "it must grow"
+    assert [c for c, _ in diagnostics.messages(grow, Settings())] == ["budget"]
 
 
 def test_budget_diagnostic_states_value_budget_and_ratio():

@@ -14,8 +14,11 @@ from __future__ import annotations
 import logging
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Mapping, Sequence
+from urllib.parse import unquote, urlparse
 
+from rlm_lsp import rules
 from rlm_lsp.snippets import Snippet, extract
 
 logger = logging.getLogger(__name__)
@@ -34,6 +37,8 @@ class FunctionResult:
     head_state: str  # "same" | "changed" | "new" (not in HEAD) | "unknown" (no git / untracked)
     header_text: str  # the header line as predicted; features show the result while it is unchanged
     name_text: str  # the line holding the name (hover, diagnostics)
+    allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
+    project: Any = None  # the document's `[tool.rlm]` (hooks.config.GateConfig), None when there is none
 
 
 def skip_reason(text: str) -> str | None:
@@ -104,7 +109,7 @@ class Analyzer:
                 continue
             codes = [s.code]
             base = head_code.get(s.qualname)
-            if base is not None and base != s.code:
+            if base is not None and rules.changed(base, s.code):
                 codes.append(base)
             for code in codes:
                 if code not in memo and code not in wanted[group]:
@@ -132,6 +137,8 @@ class Analyzer:
             return memo.get(code) or fresh.get(code) or {}
 
         lines = text.splitlines()
+        found = rules.comments(text) if "rlm:" in text else {}
+        project = project_rules(uri)
         out: list[FunctionResult] = []
         keep: dict[str, Mapping[str, Any]] = {}
         for s in snippets:
@@ -143,8 +150,8 @@ class Analyzer:
                 state, head = "unknown", None
             elif base is None:
                 state, head = "new", None
-            elif base == s.code:
-                state, head = "same", current
+            elif not rules.changed(base, s.code):
+                state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
                 state, head = "changed", preds(base, group)
                 keep[base] = head
@@ -156,10 +163,42 @@ class Analyzer:
                     head_state=state,
                     header_text=_line(lines, s.header_end_line),
                     name_text=_line(lines, s.name_line),
+                    allowed=rules.pragma(s, found, lines) or None if found else None,
+                    project=project,
                 )
             )
         self._memo[uri] = {code: p for code, p in keep.items() if p}
         return out
+
+
+def project_rules(uri: str):
+    """The `[tool.rlm]` table of the pyproject.toml above a file: URI, as the gate reads it (cached
+    by file and modification time); None for other URIs, no pyproject, or a table with an error
+    (logged once)."""
+    if not uri.startswith("file://"):
+        return None
+    from hooks import config
+
+    path = Path(unquote(urlparse(uri).path))
+    pyproject = next((found for d in path.parents if (found := config.find_pyproject(d))), None)
+    if pyproject is None:
+        return None
+    try:
+        key = (str(pyproject), pyproject.stat().st_mtime_ns)
+    except OSError:
+        return None
+    if key not in _PROJECTS:
+        try:
+            _PROJECTS[key] = config.load(pyproject)
+        except (config.ConfigError, OSError, ValueError) as exc:
+            logger.warning("ignoring [tool.rlm] of %s: %s", pyproject, exc)
+            _PROJECTS[key] = None
+        while len(_PROJECTS) > _MAX_HEADS:
+            _PROJECTS.pop(next(iter(_PROJECTS)))
+    return _PROJECTS[key]
+
+
+_PROJECTS: dict[tuple[str, int], Any] = {}
 
 
 def _inside(s: Snippet, lines: tuple[int, int] | None) -> bool:

@@ -11,6 +11,7 @@ from typing import Callable, Sequence
 
 from lsprotocol import types
 
+from rlm_lsp import rules
 from rlm_lsp.server.analysis import FunctionResult
 from rlm_lsp.server.hover import name_range
 from rlm_lsp.server.settings import Settings
@@ -20,14 +21,20 @@ SOURCE = "rlm"
 
 
 def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
-    """(code, message) for each breach of `r`; pure, for tests and the gate-like CLI."""
+    """(code, message) for each breach of `r`; pure, for tests and the gate-like CLI.
+
+    Budgets: the editor's `rlm.budgets`, else the workspace's `[tool.rlm]` ones. Regressions: the
+    gate's rule (`rlm_lsp.rules.judge`: over the ratio and confident of it) against HEAD, at the
+    editor's `rlm.regressionRatio` when set, else `[tool.rlm]`'s ratio (2.0 by default); one
+    message per function naming every metric that regressed; `# rlm: allow-regression` silences it."""
     out = []
     name = r.snippet.qualname
+    grew = []
     for metric, p in r.predictions.items():
         if not settings.metric_enabled(metric):
             continue
         now = format_value(p.unit, p.value)
-        budget = settings.budget(metric, p.unit)
+        budget = _budget(r, settings, metric, p.unit)
         if budget is not None and budget > 0 and p.value > budget:
             out.append(
                 (
@@ -36,18 +43,27 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
                     f"{format_value(p.unit, budget)} ({format_ratio(p.value / budget)} the budget)",
                 )
             )
-        limit = settings.regression_ratio
+        limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
-        if limit and base is not None and base.value > 0 and p.value / base.value > limit:
-            out.append(
-                (
-                    "regression",
-                    f"{name}: predicted {metric} grew {format_ratio(p.value / base.value)} against HEAD: "
-                    f"{now} now, {format_value(base.unit, base.value)} at HEAD "
-                    f"(limit {format_ratio(limit)})",
-                )
-            )
+        if limit and base is not None and not r.allowed and rules.judge(base, p, limit).regressed:
+            grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
+                        f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
+    if grew:
+        out.append(("regression", f"{name}: predicted " + "; ".join(grew)))
     return out
+
+
+def _ratio(r: FunctionResult, settings: Settings, metric: str) -> float:
+    if settings.regression_ratio is not None:
+        return settings.regression_ratio
+    return r.project.ratio(metric) if r.project is not None else rules.DEFAULT_RATIO
+
+
+def _budget(r: FunctionResult, settings: Settings, metric: str, unit: str) -> float | None:
+    budget = settings.budget(metric, unit)
+    if budget is None and r.project is not None and metric in r.project.budgets:
+        budget = r.project.budgets[metric].value
+    return budget
 
 
 def diagnostics(

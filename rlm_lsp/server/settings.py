@@ -9,7 +9,7 @@ falls back to the default, so a typo in a user's settings never stops the server
      "metrics": {"memory": true, "latency": true},
      "features": {"inlayHints": true, "codeLens": true, "hover": true, "diagnostics": true},
      "budgets": {"memory": "512 MB", "latency": 200},      # number = the metric's unit
-     "regressionRatio": 1.5,                                  # 0 turns the HEAD check off
+     "regressionRatio": null,                                 # null: [tool.rlm]'s (2.0); 0: off
      "gpu": ""}                                               # Triton kernels: GPU to predict for
 """
 
@@ -73,7 +73,7 @@ class Settings:
     metrics: Mapping[str, bool] = field(default_factory=dict)  # missing metric -> shown
     features: Mapping[str, bool] = field(default_factory=lambda: dict.fromkeys(FEATURES, True))
     budgets: Mapping[str, float | str] = field(default_factory=dict)  # metric -> budget (raw)
-    regression_ratio: float = 1.5
+    regression_ratio: float | None = None  # None: the workspace's [tool.rlm] ratio (the gate's; 2.0)
     gpu: str = ""  # GPU the Triton kernel model predicts for ("" -> the model's default, e.g. A100)
 
     def metric_enabled(self, metric: str) -> bool:
