@@ -28,6 +28,7 @@ same rule to each changed function. Needs the trained model; nothing here runs u
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
@@ -40,7 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from hooks.compare import growth  # noqa: E402
+from rlm_lsp import rules  # noqa: E402
+from rlm_lsp.rules import growth  # noqa: E402
 from training import dataset  # noqa: E402
 
 NEAR_EQUAL = 1.25
@@ -70,28 +72,63 @@ def pairs_by_metric(examples, metric: str, min_gap: float):
     return far, near
 
 
-def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float) -> dict:
+def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float,
+             level: float = rules.CONFIDENCE) -> dict:
+    """The gate's rule (`rlm_lsp.rules.judge`: over the ratio and at least `level` of the paired
+    draws over it; `level` 0 is the plain ratio of the point estimates) on every pair."""
     far, near = pairs_by_metric(examples, metric, min_gap)
 
-    def predicted(a, b) -> float:
-        return growth(predictions[a.key][metric].value, predictions[b.key][metric].value)
+    def flags(a, b) -> bool:
+        return rules.judge(predictions[a.key][metric], predictions[b.key][metric], gate_ratio, level).regressed
 
-    flagged_up = [predicted(cheap, costly) >= gate_ratio for cheap, costly, _ in far]
-    flagged_down = [predicted(costly, cheap) >= gate_ratio for cheap, costly, _ in far]
-    flagged_near = [predicted(a, b) >= gate_ratio or predicted(b, a) >= gate_ratio for a, b, _ in near]
+    flagged_up = [flags(cheap, costly) for cheap, costly, _ in far]
+    flagged_down = [flags(costly, cheap) for cheap, costly, _ in far]
+    flagged_near = [flags(a, b) or flags(b, a) for a, b, _ in near]
     big = [(c, d) for c, d, r in far if r >= 2 * min_gap]
     return {
         "metric": metric,
+        "level": level,
         "pairs": len(far),
         "problems": len({c.problem_id for c, _, _ in far}),
         "recall": _rate(flagged_up),
         "recall_ci95": _wilson(flagged_up),
         "false_alarm_rate": _rate(flagged_down),
         "false_alarm_ci95": _wilson(flagged_down),
-        "recall_at_double_gap": _rate([predicted(c, d) >= gate_ratio for c, d in big]),
+        "recall_at_double_gap": _rate([flags(c, d) for c, d in big]),
         "double_gap_pairs": len(big),
         "near_equal_pairs": len(near),
         "near_equal_flag_rate": _rate(flagged_near),
+    }
+
+
+LEVELS = [round(0.5 + 0.05 * i, 2) for i in range(10)]  # 0.50 ... 0.95
+
+
+def half(problem_id: str) -> str:
+    """"A" or "B": a fixed split of the validation problems, for calibrating on one half."""
+    return "AB"[hashlib.sha256(problem_id.encode()).digest()[0] % 2]
+
+
+def calibrate(val, predictions, metrics, ratio: float, min_gap: float, near_max: float,
+              false_alarm_max: dict[str, float]) -> dict:
+    """The smallest level at which, on half A, near-equal pairs are flagged at most `near_max` and
+    false alarms at most `false_alarm_max[metric]` for every metric; its figures on B and on all."""
+    a = [e for e in val if half(e.problem_id) == "A"]
+    b = [e for e in val if half(e.problem_id) == "B"]
+    table, chosen = [], None
+    for level in LEVELS:
+        on_a = [evaluate(a, predictions, m, ratio, min_gap, level) for m in metrics]
+        ok = all((r["near_equal_flag_rate"] or 0) <= near_max
+                 and (r["false_alarm_rate"] or 0) <= false_alarm_max.get(r["metric"], 1.0) for r in on_a)
+        table.append({"level": level, "ok": ok, "A": on_a})
+        if ok and chosen is None:
+            chosen = level
+    level = chosen if chosen is not None else LEVELS[-1]
+    return {
+        "chosen": chosen, "level": level, "table": table,
+        "B": [evaluate(b, predictions, m, ratio, min_gap, level) for m in metrics],
+        "all": [evaluate(val, predictions, m, ratio, min_gap, level) for m in metrics],
+        "plain_ratio_all": [evaluate(val, predictions, m, ratio, min_gap, 0.0) for m in metrics],
     }
 
 
@@ -144,6 +181,13 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
     p.add_argument("--no-noise", action="store_true", help="skip the second-seed pass")
     p.add_argument("--independent-draws", action="store_true", help="as `rlm gate --independent-draws`")
+    p.add_argument("--level", type=float, default=rules.CONFIDENCE,
+                   help="confidence level of the rule (0: the plain ratio of the point estimates)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="choose the level on half A of the validation problems, report it on half B")
+    p.add_argument("--near-max", type=float, default=0.10, help="--calibrate: near-equal pairs flagged at most")
+    p.add_argument("--false-alarm-max", default="memory=0.14,latency=0.18",
+                   help="--calibrate: false alarms at most, per metric")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
@@ -165,7 +209,12 @@ def main(argv=None) -> int:
     preds = predictor.predict(codes, language="python", metrics=metrics)
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
-    results = [evaluate(val, predictions, m, args.ratio, args.min_gap) for m in metrics]
+    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, args.level) for m in metrics]
+    calibration = None
+    if args.calibrate:
+        limits = {k: float(v) for k, v in (item.split("=") for item in args.false_alarm_max.split(",") if item)}
+        calibration = calibrate(val, predictions, metrics, args.ratio, args.min_gap, args.near_max, limits)
+        results = calibration["all"]
     if not args.no_noise and args.independent_draws:  # with shared draws, old and new never differ by seed
         other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
         for r in results:
@@ -184,7 +233,11 @@ def main(argv=None) -> int:
         "samples": predictor.samples,
         "common_draws": not args.independent_draws,
     }
+    meta["level"] = results[0]["level"] if results else args.level
     out = {"meta": meta, "results": results}
+    if calibration is not None:
+        out["calibration"] = calibration
+        print(calibration_markdown(calibration))
     text = json.dumps(out, indent=2)
     print(text)
     table = markdown(results, meta)
@@ -194,6 +247,23 @@ def main(argv=None) -> int:
     if args.markdown:
         Path(args.markdown).write_text(table)
     return 0
+
+
+def calibration_markdown(c: dict) -> str:
+    lines = [f"Confidence level chosen on half A: {c['chosen']} (rule: near-equal flagged and false alarms at "
+             "most their limits on every metric); figures at that level:", "",
+             "| split | metric | pairs | recall | false alarms | near-equal flagged |", "|---|---|---|---|---|---|"]
+    for split in ("B", "all", "plain_ratio_all"):
+        for r in c[split]:
+            lines.append(f"| {split} | {r['metric']} | {r['pairs']} | {_pct(r['recall'])} | "
+                         f"{_pct(r['false_alarm_rate'])} | {_pct(r['near_equal_flag_rate'])} ({r['near_equal_pairs']}) |")
+    lines += ["", "| level | A: " + " | A: ".join(f"{r['metric']} recall / false / near" for r in c["table"][0]["A"])
+              + " |", "|---|" + "---|" * len(c["table"][0]["A"])]
+    for row in c["table"]:
+        lines.append(f"| {row['level']}{' ✓' if row['ok'] else ''} | " + " | ".join(
+            f"{_pct(r['recall'])} / {_pct(r['false_alarm_rate'])} / {_pct(r['near_equal_flag_rate'])}"
+            for r in row["A"]) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _rate(flags: list[bool]) -> float | None:
