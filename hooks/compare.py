@@ -118,17 +118,19 @@ def parse_functions(path: str, source: str) -> list[Function]:
         snippets = extract(source, "python")
     comments = _comments(source)
     lines = source.splitlines()
+    names = rules.file_names(source)
     out = []
     for snippet in snippets:
-        norm, anon, shape = normalize(snippet.code)
+        norm, anon, shape = normalize(snippet.code, names)
         out.append(Function(path, snippet, norm, anon, shape, _pragma(snippet, comments, lines)))
     return out
 
 
-def normalize(code: str) -> tuple[str, str, tuple[str, ...]]:
+def normalize(code: str, names: frozenset[str] = frozenset()) -> tuple[str, str, tuple[str, ...]]:
     """(canonical form, the same for rename matching, and its lines for similarity). The
-    canonical form names the function itself `f0`, so a renamed function matches its old self."""
-    norm = rules.canonical(code)
+    canonical form names the function itself `f0`, and with `names` (what its file defines) the
+    helpers it calls `g0, ...`, so a renamed function and its callers match their old selves."""
+    norm = rules.canonical(code, names)
     return norm, norm, tuple(line.strip() for line in norm.splitlines() if line.strip())
 
 

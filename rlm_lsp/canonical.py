@@ -29,13 +29,28 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
 _COMPS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
-def canonicalize(tree: ast.Module) -> ast.Module:
-    """Rename `tree` in place to canonical names (see the module doc) and return it."""
+def canonicalize(tree: ast.Module, outside: frozenset[str] = frozenset()) -> ast.Module:
+    """Rename `tree` in place to canonical names (see the module doc) and return it.
+
+    `outside`: names the code's surroundings define (the other functions and globals of its
+    file). A free name or an attribute among them is renamed too, to `g0, g1, ...` by first
+    appearance, so renaming a helper does not change its callers. For comparing versions of a
+    function (`rlm_lsp.rules`); the model reads snippets canonicalised without it."""
     _drop_no_ops(tree)
     scopes = _Binder()
     scopes.visit(tree)
-    _Renamer(scopes).run(tree)
+    _Renamer(scopes, outside).run(tree)
     return tree
+
+
+def defined_names(tree: ast.AST) -> frozenset[str]:
+    """What a file defines: every function, class and module-level variable (for `outside`)."""
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for stmt in getattr(tree, "body", []):
+        for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
+            if target is not None:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(n for n in names if not _is_dunder(n))
 
 
 # -- no-op statements ---------------------------------------------------------------------------
@@ -250,8 +265,9 @@ class _Binder(ast.NodeVisitor):
 
 
 class _Renamer:
-    def __init__(self, binder: _Binder):
+    def __init__(self, binder: _Binder, outside: frozenset[str] = frozenset()):
         self.b = binder
+        self.outside = outside
         self.names: dict[tuple, str] = {}  # (binding scope id or "attr", name) -> canonical
         self.counts: dict[str, int] = {}
         self.taken: set[str] = set()  # names that stay, so no canonical name may equal one
@@ -298,15 +314,18 @@ class _Renamer:
             if name in s.bound and name not in s.globals:
                 return (id(s), name), s.bound[name]
             if s.kind == "module":
-                return None
+                break
             s = s.parent
-        return None
+        return self._outside(name)
+
+    def _outside(self, name: str):
+        return (("outside", name), "g") if name in self.outside else None
 
     def _global(self, scope: Scope, name: str):
         module = scope.module()
         if name in module.bound and name not in module.imported:
             return (id(module), name), module.bound[name]
-        return None
+        return self._outside(name)
 
     def _class_binds(self, scope: Scope, name: str) -> bool:
         node = scope.node
@@ -323,7 +342,9 @@ class _Renamer:
 
     def _attr(self, name: str):
         kind = self.b.attr_defined.get(name)
-        return (("attr", name), kind) if kind is not None else None
+        if kind is None:
+            return (("outside", name), "g") if name in self.outside else None
+        return ("attr", name), kind
 
     def _keys(self, node):
         """(binding key or None, name) for each name `node` carries."""

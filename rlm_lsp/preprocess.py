@@ -66,14 +66,14 @@ def strip_v1(code: str) -> str:
     return _normalise_whitespace(out)
 
 
-def canon_v1(code: str) -> str:
+def canon_v1(code: str, outside: frozenset[str] = frozenset()) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
         tree = _Strip().visit(tree)
         _unwrap_classes(tree)
         _fill_empty_bodies(tree)
-        tree = canonical.canonicalize(tree)
+        tree = canonical.canonicalize(tree, outside)
         ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -19,6 +19,7 @@ docs/model-card.md).
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import math
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from rlm_lsp import preprocess
+from rlm_lsp.canonical import defined_names
 
 DEFAULT_RATIO = 2.0
 CONFIDENCE = 0.75  # share of paired draws over the ratio; calibrated on validation pairs
@@ -39,15 +41,30 @@ PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
 
 
 @functools.lru_cache(maxsize=8192)
-def canonical(code: str) -> str:
-    """The form two versions of a function are compared by (and the model reads)."""
+def canonical(code: str, outside: frozenset[str] = frozenset()) -> str:
+    """The form two versions of a function are compared by: what the model reads, with the names
+    its file defines (`outside`, from `file_names`) made canonical too, so renaming a helper is
+    no change to its callers."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is the user's business
-        return preprocess.canon_v1(code)
+        return preprocess.canon_v1(code, outside)
 
 
-def changed(old_code: str, new_code: str) -> bool:
-    return old_code != new_code and canonical(old_code) != canonical(new_code)
+def file_names(source: str) -> frozenset[str]:
+    """The names a file defines (functions, classes, module variables); empty if it does not parse."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return defined_names(ast.parse(source))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()
+
+
+def changed(old_code: str, new_code: str, old_names: frozenset[str] = frozenset(),
+            new_names: frozenset[str] = frozenset()) -> bool:
+    """Whether two versions of a function differ by more than canonical names; `*_names`: what
+    each version's file defines (`file_names`)."""
+    return old_code != new_code and canonical(old_code, old_names) != canonical(new_code, new_names)
 
 
 # -- confidence -------------------------------------------------------------------------------

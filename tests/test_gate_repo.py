@@ -360,3 +360,77 @@ def test_kernel_metric_note_only_when_a_kernel_changed(repo, capsys):
     stage(repo, "src/k.py", "import triton\n\n\n@triton.jit\ndef k(x_ptr):\n    pass\n")
     code, out = run_gate(capsys)
     assert "(settings): metric 'kernel_latency' is not predicted by this model; ignored" in out
+
+
+RENAME_PROGRAMS = [
+    """
+    import heapq
+
+
+    def smallest(values, k):
+        heap = []
+        for value in values:
+            heapq.heappush(heap, -value)
+            if len(heap) > k:
+                heapq.heappop(heap)
+        return sorted(-x for x in heap)
+
+
+    def top(values):
+        return smallest(values, {k})[0]
+    """,
+    """
+    class Graph:
+        def __init__(self, n):
+            self.adj = [[] for _ in range(n)]
+
+        def connect(self, a, b):
+            self.adj[a].append(b)
+            self.adj[b].append(a)
+
+        def reach(self, start):
+            seen, todo = {{start}}, [start]
+            while todo:
+                node = todo.pop()
+                for nxt in self.adj[node]:
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            return len(seen) + {k}
+    """,
+    """
+    def count_pairs(nums, target):
+        seen = {{}}
+        pairs = 0
+        for i, x in enumerate(nums):
+            pairs += seen.get(target - x, 0)
+            seen[x] = seen.get(x, 0) + {k}
+        return pairs
+    """,
+]
+
+
+def test_rename_only_commit_of_30_files_passes_without_the_model(repo, capsys):
+    """Locals, parameters, functions and methods renamed consistently in 30 files (bench/rewrites.py,
+    which finds the names with the compiler's symtable): no function changed, nothing predicted."""
+    import random
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import rewrites
+
+    rng = random.Random(0)
+    originals = {f"pkg/m{i:02d}.py": textwrap.dedent(RENAME_PROGRAMS[i % 3].format(k=i)).lstrip("\n")
+                 for i in range(30)}
+    for path, text in originals.items():
+        write(repo, path, text)
+    sh(repo, "add", "-A")
+    sh(repo, "commit", "-qm", "thirty files")
+    for path, text in originals.items():
+        renamed = rewrites.rename_functions(rewrites.rename_locals(text, rng), rng)
+        assert renamed != text
+        stage(repo, path, renamed)
+    assert len(sh(repo, "diff", "--cached", "--name-only").split()) == 30
+    code, out = run_gate(capsys, loader=no_model)
+    assert code == 0, out
+    assert "FAILED" not in out

@@ -237,6 +237,26 @@ def test_renamed_or_reformatted_function_is_the_same_as_head_and_never_predicted
     assert all("size" not in code for batch in fake.calls for code in batch)  # HEAD's version not predicted
 
 
+def test_a_file_with_every_local_and_function_renamed_shows_no_regression():
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+    import rewrites
+
+    head = SOURCE.replace("return n + 1", "return grow_by(n, 1)") + "\n\ndef grow_by(n, k):\n    return n + k\n"
+    rng = random.Random(1)
+    text = rewrites.rename_functions(rewrites.rename_locals(head, rng), rng)
+    assert "grow_by" not in text and "small" not in text
+    fake = FakePredictor()
+    results = Analyzer(fake).analyze("u", text, head)
+    assert [r.head_state for r in results] == ["same"] * 4  # matched by canonical code, as the gate does
+    assert fake.calls == [[r.snippet.code for r in results if r.snippet.kind != "triton_kernel"]]  # not HEAD's
+    for r in results:
+        assert diagnostics.messages(r, Settings(regression_ratio=1.01)) == []
+
+
 def test_pragma_and_project_ratio_are_the_gates(tmp_path):
     (tmp_path / "pyproject.toml").write_text("[tool.rlm]\nratio = 1.1\nmemory-budget = '1 kB'\n")
     head = SOURCE.replace("return [0] * n", "return n")

@@ -65,6 +65,8 @@ class Analyzer:
         self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
         self.pending = 0  # codes the last analyze() left out because of its limit
         self._heads: OrderedDict[str, dict[str, str]] = OrderedDict()  # HEAD text -> qualname -> code
+        self._head_names: dict[str, frozenset[str]] = {}  # HEAD text -> the names it defines
+        self._head_canon: dict[str, dict[str, str]] = {}  # HEAD text -> canonical form -> code (renames)
 
     def _head_functions(self, head_text: str) -> dict[str, str]:
         """qualname -> code of the HEAD text; parsed once per HEAD text, not once per keystroke."""
@@ -74,8 +76,12 @@ class Analyzer:
             for s in _safe_extract(head_text):
                 found.setdefault(s.qualname, s.code)
             self._heads[head_text] = found
+            names = self._head_names[head_text] = rules.file_names(head_text)
+            self._head_canon[head_text] = {rules.canonical(code, names): code for code in found.values()}
             while len(self._heads) > _MAX_HEADS:
-                self._heads.popitem(last=False)
+                gone = self._heads.popitem(last=False)[0]
+                self._head_names.pop(gone, None)
+                self._head_canon.pop(gone, None)
         else:
             self._heads.move_to_end(head_text)
         return found
@@ -100,6 +106,16 @@ class Analyzer:
         """
         snippets = extract(text) if snippets is None else snippets
         head_code = self._head_functions(head_text) if head_text is not None else {}
+        names = (self._head_names.get(head_text, frozenset()), rules.file_names(text)) if head_code else ()
+        renamed = self._head_canon.get(head_text, {}) if head_code else {}
+
+        def head_of(s: Snippet) -> str | None:
+            """HEAD's version: same qualified name, else the same canonical code (a renamed function)."""
+            base = head_code.get(s.qualname)
+            if base is None and renamed:
+                base = renamed.get(rules.canonical(s.code, names[1]))
+            return base
+
         memo = self._memo.get(uri, {})
         wanted: dict[str, list[str]] = {"function": [], "kernel": []}
         order = sorted(snippets, key=lambda s: not _inside(s, visible)) if visible else snippets
@@ -108,8 +124,8 @@ class Analyzer:
             if group == "kernel" and not self.kernel_metrics:
                 continue
             codes = [s.code]
-            base = head_code.get(s.qualname)
-            if base is not None and rules.changed(base, s.code):
+            base = head_of(s)
+            if base is not None and rules.changed(base, s.code, *names):
                 codes.append(base)
             for code in codes:
                 if code not in memo and code not in wanted[group]:
@@ -145,12 +161,12 @@ class Analyzer:
             group = _group(s)
             current = preds(s.code, group)
             keep[s.code] = current
-            base = head_code.get(s.qualname)
+            base = head_of(s)
             if head_text is None:
                 state, head = "unknown", None
             elif base is None:
                 state, head = "new", None
-            elif not rules.changed(base, s.code):
+            elif not rules.changed(base, s.code, *names):
                 state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
                 state, head = "changed", preds(base, group)
