@@ -108,7 +108,8 @@ def import_time() -> float:
 
 def stages(repo: Path, model: str | None, samples: int | None, runs: int) -> dict[str, float | str]:
     """Per-stage medians over `runs` in-process passes, each with a fresh Predictor (no cache)."""
-    from hooks import compare, config, gate
+    from hooks import compare, gate
+    from rlm_lsp import project_config as config
 
     parse, load, predict = [], [], []
     for _ in range(runs):

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from hooks import compare, git, networks, report
-from hooks import config as config_mod
+from rlm_lsp import project_config as config_mod
 from hooks.compare import Function
-from hooks.config import ConfigError, GateConfig
+from rlm_lsp.project_config import ConfigError, GateConfig
 from hooks.report import GateResult, Note
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note

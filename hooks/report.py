@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hooks.compare import Finding, Matching
-from hooks.config import GateConfig
+from rlm_lsp.project_config import GateConfig
 from rlm_lsp.units import format_value
 
 REPORT_VERSION = 1

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from hooks import compare, config, git, report
+from hooks import compare, git, report
+from rlm_lsp import project_config as config
 from hooks.compare import FunctionChange, normalize, parse_functions
-from hooks.config import Budget, ConfigError, GateConfig
+from rlm_lsp.project_config import Budget, ConfigError, GateConfig
 
 
 def src(text: str) -> str:

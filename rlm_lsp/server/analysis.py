@@ -38,7 +38,7 @@ class FunctionResult:
     header_text: str  # the header line as predicted; features show the result while it is unchanged
     name_text: str  # the line holding the name (hover, diagnostics)
     allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
-    project: Any = None  # the document's `[tool.rlm]` (hooks.config.GateConfig), None when there is none
+    project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.project_config.GateConfig), None when there is none
 
 
 def skip_reason(text: str) -> str | None:
@@ -193,7 +193,7 @@ def project_rules(uri: str):
     (logged once)."""
     if not uri.startswith("file://"):
         return None
-    from hooks import config
+    from rlm_lsp import project_config as config
 
     path = Path(unquote(urlparse(uri).path))
     pyproject = next((found for d in path.parents if (found := config.find_pyproject(d))), None)

@@ -1,4 +1,6 @@
-"""Gate settings: defaults, then `[tool.rlm]` in pyproject.toml, then the command line.
+"""Project settings: defaults, then `[tool.rlm]` in pyproject.toml, then the command line.
+
+One reading for the gate and the language server (the editor layers its `rlm.*` settings on top).
 
 ```toml
 [tool.rlm]
