@@ -434,3 +434,16 @@ def test_rename_only_commit_of_30_files_passes_without_the_model(repo, capsys):
     code, out = run_gate(capsys, loader=no_model)
     assert code == 0, out
     assert "FAILED" not in out
+
+
+def test_rename_with_rewrite_reported_as_delete_and_add_is_judged_as_a_modification(repo, capsys):
+    """git pairs a moved file only above 50% similarity; below that it lists a delete and an add.
+    The function keeps its name, so it is still compared with its old self (issue 23)."""
+    filler = "".join(f"\n\ndef extra_{i}(x):\n    return x + {i}\n" for i in range(12))
+    sh(repo, "rm", "-q", "src/app.py")
+    stage(repo, "src/core/app_v2.py", textwrap.dedent(MATERIALIZED).lstrip("\n") + filler)
+    raw = sh(repo, "diff", "--cached", "--name-status", "-M")
+    assert "D\tsrc/app.py" in raw and "A\tsrc/core/app_v2.py" in raw  # not paired as a rename
+    code, out = run_gate(capsys)
+    assert code == 1, out
+    assert "stream(): predicted peak memory 1 MB → 8 MB (8.0×) exceeds 2.0×" in out
