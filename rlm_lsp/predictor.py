@@ -148,12 +148,13 @@ class Predictor:
         """
         for code in codes:
             self.check(code, language)
-        keys = [self._key(code, language, context) for code in codes]
+        texts = [self.render(code, language, context) for code in codes]
+        keys = [self._key(text) for text in texts]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
-        todo = {k: c for k, c in zip(keys, codes) if k not in known}
+        todo = {k: t for k, t in zip(keys, texts) if k not in known}
         if todo:
-            known.update(self._run(list(todo.items()), language, context))
+            known.update(self._run(list(todo.items())))
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -165,14 +166,15 @@ class Predictor:
     def cached(self, code: str, language: str = "python",
                context: dict[str, str] | None = None) -> dict[str, Prediction] | None:
         with self._lock:
-            return self._cache.get(self._key(code, language, context))
+            return self._cache.get(self._key(self.render(code, language, context)))
 
-    def _key(self, code: str, language: str, context: dict[str, str] | None = None) -> str:
-        extra = "\0".join(f"{k}={v}" for k, v in sorted((context or {}).items()))
+    def _key(self, text: str) -> str:
+        """Cache key of a rendered input: two codes the model reads alike (a rename under canonical
+        names, a reformat) share one entry and are predicted once."""
         draws = "shared" if self.shared_draws else "own"
-        text = (f"{self.config.model_version}\0{self.config.temperature}\0{language}\0{self.samples}\0{self.seed}"
-                f"\0{draws}\0{extra}\0{code}")
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        key = (f"{self.config.model_version}\0{self.config.temperature}\0{self.config.point_estimate}\0{self.samples}"
+               f"\0{self.seed}\0{draws}\0{text}")
+        return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     def sample_values(self, codes: Sequence[str], language: str = "python",
                       context: dict[str, str] | None = None) -> np.ndarray:
@@ -180,21 +182,20 @@ class Predictor:
         order and uncached: for pooling several models' samples (ensembles, diagnostics)."""
         for code in codes:
             self.check(code, language)
-        keys = [self._key(code, language, context) for code in codes]
-        drawn = self._sample(list(zip(keys, codes)), language, context)
+        texts = [self.render(code, language, context) for code in codes]
+        keys = [self._key(text) for text in texts]
+        drawn = self._sample(list(zip(keys, texts)))
         return np.stack([drawn[k] for k in keys])
 
-    def _run(self, items: list[tuple[str, str]], language: str,
-             context: dict[str, str] | None) -> dict[str, dict[str, Prediction]]:
-        return {key: self._aggregate(values) for key, values in self._sample(items, language, context).items()}
+    def _run(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Prediction]]:
+        return {key: self._aggregate(values) for key, values in self._sample(items).items()}
 
-    def _sample(self, items: list[tuple[str, str]], language: str,
-                context: dict[str, str] | None) -> dict[str, np.ndarray]:
-        """(key, code) pairs -> {key: (N, M) sampled values}."""
+    def _sample(self, items: list[tuple[str, str]]) -> dict[str, np.ndarray]:
+        """(key, rendered input) pairs -> {key: (N, M) sampled values}."""
         limit = self.config.max_input_tokens
         encoded = []
-        for key, code in items:
-            ids = self.token_ids(code, language, context)
+        for key, text in items:
+            ids = self.tokenizer.encode(text).ids
             if len(ids) > limit:
                 ids = ids[: limit - 1] + [self._eos]
             encoded.append((key, ids))

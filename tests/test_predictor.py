@@ -171,3 +171,17 @@ def test_read_limit_says_when_only_the_start_of_the_code_is_read(predictor):
     assert predictor.read_limit(short) is None
     read, total = predictor.read_limit(long)
     assert read == limit and total == len(predictor.token_ids(long)) > limit
+
+
+def test_codes_the_model_reads_alike_share_one_cache_entry(predictor):
+    """A rename or a reformat renders to the same input under canonical names: one entry, one run."""
+    from dataclasses import replace
+
+    canon = replace(predictor.config, preprocess="canon_v1")
+    p = Predictor(canon, samples=4)
+    a = "def f(xs):\n    total = 0\n    for x in xs:\n        total += x * x\n    return total\n"
+    b = "def g(values):\n    acc = 0\n    for v in values:  # square them\n        acc += v*v\n    return acc\n"
+    [pa] = p.predict([a])
+    assert len(p._cache) == 1
+    [pb] = p.predict([b])
+    assert len(p._cache) == 1 and pa == pb
