@@ -23,7 +23,7 @@ from typing import Sequence
 
 from export.config import head_token_ids, write_model_config
 from export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
-from rlm_lsp.model_dir import TEMPERATURE_RANGE, sha256_file
+from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
 
 SAMPLE_CODES = [
     "def f(n):\n    return sum(range(n))\n",
@@ -50,13 +50,15 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     parser.add_argument("--eval-jsonl", type=Path, help="rows {code, language, <metric>: value} (.gz ok)")
     parser.add_argument("--eval-limit", type=int, default=400)
     parser.add_argument("--model-version", help="defaults to <checkpoint name>-<weights sha256[:8]>")
+    parser.add_argument("--point-estimate", choices=POINT_ESTIMATES, default="log_mean",
+                        help="the number the runtime shows: the samples' geometric mean (default) or median")
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="sampling temperature the runtime uses (calibrates the p10-p90 interval)")
     args = parser.parse_args(argv)
     try:
         report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out,
                         eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
-                        temperature=args.temperature, samples=samples)
+                        temperature=args.temperature, samples=samples, point_estimate=args.point_estimate)
     except ExportError as exc:
         print(f"rlm-export: error: {exc}", file=sys.stderr)
         return 2
@@ -70,7 +72,7 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
 
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
            eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
-           temperature: float = 1.0, samples=None) -> dict:
+           temperature: float = 1.0, samples=None, point_estimate: str = "log_mean") -> dict:
     from export.parity import check_parity, onnx_agreement
 
     low, high = TEMPERATURE_RANGE
@@ -82,7 +84,8 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
         export_fp32(checkpoint, fp32)
-        runtime = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature}
+        runtime = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature,
+                   "point_estimate": point_estimate}
         narrow_head(fp32, runtime["logits_token_ids"])
         write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **runtime})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}
