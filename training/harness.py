@@ -13,7 +13,30 @@
    namespace, builds the arguments (untimed), then times all test calls
    together.  ``latency_ms`` = median wall time of the timed runs,
    ``cpu_ms`` = median CPU (process_time) of the timed runs, ``rss_kb`` =
-   peak RSS (VmHWM) of this process.
+   peak RSS (VmHWM) of this process, read by the parent from the host's /proc.
+
+Sandbox (``training/sandbox.py``; the data card's "Sandbox" section has the
+details and what the hostile-program tests in ``tests/test_sandbox_hostile.py``
+show).  Every program runs inside bubblewrap: new user, PID, mount, network,
+IPC and UTS namespaces, uid 65534 when the harness is root, a read-only view
+of /usr, the interpreter and the helper modules, its own /proc, a minimal
+/dev, a 64 MB tmpfs work folder, no network but its own ``lo``, rlimits on
+address space, CPU, files, file size and processes (32), a wall clock and a
+16 MB cap on stdout + stderr.  The interpreter is pid 1 of its namespace, so
+every process it starts is dead when ``measure`` returns.  It sees only
+``PYTHONHASHSEED=0``, ``PATH``, ``LANG``, ``LC_ALL``.  The runner's audit hook
+is a second layer.  The result travels on its own pipe, nonce-tagged; the
+parent measures wall time, CPU time and peak RSS itself and rejects results
+that contradict them (row status ``error``, ``error`` starting "rejected:").
+Not contained: reads of what the sandbox shows (the interpreter, /usr); the
+CPU time and memory a program uses within its limits; and numbers measured
+inside the program's own process (tracemalloc, per-run times) are only as
+trustworthy as the audit hook, which is not a security boundary.  Every row
+records ``sandbox`` (``bwrap``; ``bwrap-root`` where only root can start it,
+without the process limit; ``none`` with ``--unsafe-no-sandbox``).  Where
+bubblewrap cannot start, ``measure`` raises ``SandboxUnavailable`` and the CLI
+says so in one line and exits 2, unless ``unsafe_no_sandbox=True`` /
+``--unsafe-no-sandbox``.
 
 Program shapes:
   * ``leetcode``: ``class Solution`` whose method ``entry`` (or its only public
@@ -29,7 +52,7 @@ Test format (JSON-able): ``{"args": [ARG, ...], "expected": ARG | None}`` with
 
 CLI (measure your own code)::
 
-    python -m training.harness prog.py --tests tests.json [--entry twoSum] [--shape stdin]
+    python -m training.harness prog.py --tests tests.json [--entry twoSum] [--shape stdin] [--unsafe-no-sandbox]
 """
 from __future__ import annotations
 
@@ -40,7 +63,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from training.sandbox import Limits, run_child, unshare_prefix
+from training.sandbox import Limits, SandboxUnavailable, run_child, sandbox_kind, unshare_prefix
 
 PROTOCOL = {
     "interpreter": "python -s -S -B -P (== -I without -E), env scrubbed to PYTHONHASHSEED=0",
@@ -61,26 +84,33 @@ def machine_info() -> dict:
     import os
     return {"cpu_model": cpu, "cpu_count": os.cpu_count(), "python": platform.python_version(),
             "python_impl": platform.python_implementation(), "platform": platform.platform(),
-            "network_namespace": bool(unshare_prefix())}
+            "sandbox": sandbox_kind()[0] or "none",
+            "network_namespace": bool(sandbox_kind()[0] or unshare_prefix())}
 
 
 def measure(code: str, tests: list[dict], *, entry: str | None = None, shape: str = "leetcode",
             prelude: bool = True, expected_digests: list | None = None, repeats: int = 5,
             warmup: int = 1, mem_limits: Limits | None = None, time_limits: Limits | None = None,
-            python: str | None = None, sys_path: list | None = None) -> dict:
+            python: str | None = None, sys_path: list | None = None, unsafe_no_sandbox: bool = False,
+            guard: bool = True) -> dict:
     """Measure a program. Returns a row fragment; never raises for program failures.
 
     ``expected_digests``: optional per-test output digests (from a reference
     solution) used for correctness when tests carry no ``expected``.
+    Raises ``SandboxUnavailable`` if bubblewrap cannot start, unless
+    ``unsafe_no_sandbox``.  ``guard=False`` drops the audit hook (tests of the
+    kernel sandbox alone).
     """
+    box = dict(python=python, unsafe_no_sandbox=unsafe_no_sandbox, guard=guard)
     mem_limits = mem_limits or Limits(cpu_s=6, wall_s=6.0)
     time_limits = time_limits or Limits(cpu_s=30, wall_s=30.0)
     base = {"mode": "memory", "shape": shape, "code": code, "entry": entry, "prelude": prelude,
             "tests": tests, "sys_path": sys_path or []}
     row = {"status": "error", "memory_bytes": None, "latency_ms": None, "latency_runs": 0,
            "cpu_ms": None, "rss_kb": None, "correct": None, "n_tests": len(tests), "error": None}
-    m = run_child(base, mem_limits, python=python)
-    row["mem_rss_kb"] = m.result.get("vmhwm_kb") or m.maxrss_kb
+    m = run_child(base, mem_limits, **box)
+    row["sandbox"] = m.sandbox
+    row["mem_rss_kb"] = m.maxrss_kb
     if m.status != "ok":
         row["status"] = m.status
         row["error"] = (m.result.get("error") or m.stderr_tail[-300:] or "")[:300]
@@ -95,10 +125,10 @@ def measure(code: str, tests: list[dict], *, entry: str | None = None, shape: st
     correct = all(known) if known else None
     row["correct"] = correct
     row["digests"] = digests
-    t = run_child(dict(base, mode="time", repeats=repeats, warmup=warmup), time_limits, python=python)
-    # VmHWM of the timing process (ru_maxrss from wait4 counts the forked
-    # parent's pages before exec); wait4's value only as a fallback
-    row["rss_kb"] = t.result.get("vmhwm_kb") or t.maxrss_kb
+    t = run_child(dict(base, mode="time", repeats=repeats, warmup=warmup), time_limits, **box)
+    # VmHWM of the timing process, read by the parent (wait4's ru_maxrss also
+    # counts the forked parent's pages before exec: only a fallback)
+    row["rss_kb"] = t.maxrss_kb
     if t.status != "ok":
         row["status"] = t.status
         row["error"] = (t.result.get("error") or t.stderr_tail[-300:] or "")[:300]
@@ -123,10 +153,17 @@ def main(argv=None) -> int:
     ap.add_argument("--no-prelude", action="store_true")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--warmup", type=int, default=1)
+    ap.add_argument("--unsafe-no-sandbox", action="store_true",
+                    help="run the program even where bubblewrap cannot start (only rlimits and the audit hook)")
     a = ap.parse_args(argv)
     tests = json.loads(a.tests.read_text())
-    row = measure(a.program.read_text(), tests, entry=a.entry, shape=a.shape,
-                  prelude=not a.no_prelude, repeats=a.repeats, warmup=a.warmup)
+    try:
+        row = measure(a.program.read_text(), tests, entry=a.entry, shape=a.shape,
+                      prelude=not a.no_prelude, repeats=a.repeats, warmup=a.warmup,
+                      unsafe_no_sandbox=a.unsafe_no_sandbox)
+    except SandboxUnavailable as e:
+        print("harness: %s" % e, file=sys.stderr)
+        return 2
     row.pop("digests", None)
     row["machine"] = machine_info()
     print(json.dumps(row, indent=1))

@@ -1,13 +1,27 @@
 """Child-side runner for the measurement harness (stdlib only).
 
-Executed by ``training.sandbox`` as a *script* in a fresh interpreter::
+Executed by ``training.sandbox`` as a *script* in a fresh interpreter, inside
+bubblewrap (see ``training/sandbox.py``)::
 
-    python -s -S -B -P training/runner.py        (env: PYTHONHASHSEED=0 only)
+    python -s -S -B -P runner.py        (env: PYTHONHASHSEED=0, PATH, LANG, LC_ALL)
 
-It reads one JSON spec from stdin, installs an audit hook (which Python code
-cannot remove) that blocks sockets, subprocesses, ctypes and file writes
-outside the working directory, runs the program and writes one JSON result
-line, prefixed with the spec's nonce, to the original stdout file descriptor.
+It reads one JSON spec from stdin (then points stdin at /dev/null, so the
+program cannot read the spec again), installs an audit hook (which Python
+code cannot remove; the second layer behind the kernel sandbox), runs the
+program, writes one result line (the spec's nonce + the
+``repr`` of a dict of plain values) to the result pipe ``spec["result_fd"]``,
+and waits on ``spec["hold_fd"]`` until the parent has read its peak RSS.
+
+The hook refuses: sockets, subprocesses, fork/exec/spawn, kill, ctypes;
+writes, removes, renames, mkdir, chmod... and ``chdir`` outside the work
+folder (relative paths resolve against the real current directory); opening a
+directory outside it; ``/proc/<pid>/{mem,fd,maps,environ,...}``; and the
+routes to this runner's own state: ``sys._getframe`` (ValueError, which
+typing, namedtuple and enum take as "no frames here"), ``tb_frame``,
+``gi_frame``..., ``gc.get_objects/get_referrers/get_referents``,
+``sys.settrace/setprofile``, importing ``tracemalloc``, ``_posixsubprocess``,
+``_testcapi``..., and setting attributes of the runner's classes.  The
+figures are computed with functions captured before any program code runs.
 
 Modes:
   memory  one untimed run under tracemalloc; per test the peak of traced bytes
@@ -21,66 +35,110 @@ Modes:
 """
 import sys
 
-_real_stdout_fd = None
-
-
-def _install_guard(root):
+def _install_guard(root, trusted=(), protected=()):
+    """Install the audit hook. ``trusted``: code objects allowed to read ``tb_frame``;
+    ``protected``: classes whose attributes the program may not set."""
     import os
 
     root = os.path.realpath(root)
     prefix = root + os.sep
+    realpath, isdir, fsdecode, getframe = os.path.realpath, os.path.isdir, os.fsdecode, sys._getframe
     WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
     BLOCK_ALWAYS = {
         "socket.__new__", "socket.bind", "socket.connect", "socket.connect_ex",
         "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
         "socket.sendto", "socket.sendmsg", "socket.socketpair",
         "subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn",
-        "os.fork", "os.forkpty", "os.kill", "os.killpg", "pty.spawn",
+        "os.fork", "os.forkpty", "os.kill", "os.killpg", "pty.spawn", "signal.pthread_kill",
         "ctypes.dlopen", "ctypes.dlsym", "ctypes.cdata", "ctypes.call_function",
         "os.startfile", "webbrowser.open", "urllib.Request", "ftplib.connect",
-        "http.client.connect", "smtplib.connect", "os.chroot", "sys.setprofile",
+        "http.client.connect", "smtplib.connect", "os.chroot", "sys.setprofile", "sys.settrace",
         "os.setuid", "os.setgid",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents", "resource.setrlimit",
     }
+    BLOCK_IMPORTS = {
+        "ctypes", "_ctypes", "_posixsubprocess", "tracemalloc", "_tracemalloc", "_testcapi",
+        "_testinternalcapi", "_testbuffer", "_testmultiphase", "_testimportmultiple",
+        "_xxsubinterpreters", "_xxinterpchannels", "_xxtestfuzz",
+    }
+    FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+    # /proc/<pid>/...: this process's memory, descriptors and environment
+    PROC_PRIVATE = {"mem", "fd", "fdinfo", "map_files", "maps", "smaps", "smaps_rollup", "pagemap",
+                    "environ", "auxv", "cwd", "root", "exe", "syscall", "stack"}
     PATH_EVENTS = {
         "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
-        "os.link": (0, 1), "os.symlink": (1,),
+        "os.link": (0, 1), "os.symlink": (1,), "os.chdir": (0,),
         "os.chmod": (0,), "os.chown": (0,), "os.truncate": (0,), "os.utime": (0,),
         "shutil.rmtree": (0,), "shutil.copyfile": (1,), "shutil.move": (1,),
         "os.chflags": (0,), "os.lchown": (0,), "os.setxattr": (0,), "os.removexattr": (0,),
         "os.mkfifo": (0,), "os.mknod": (0,),
     }
+    busy = [False]
 
     def inside(path):
         if isinstance(path, int):
             return True  # an already open fd
         try:
-            p = os.fsdecode(path)
+            full = realpath(fsdecode(path))  # relative to the real current directory
         except Exception:
             return False
-        full = os.path.realpath(os.path.join(root, p))
         return full == root or full.startswith(prefix)
 
+    def caller_trusted():
+        busy[0] = True  # sys._getframe raises an audit event itself
+        try:
+            return getframe(2).f_code in trusted  # 0: here, 1: hook, 2: the frame that raised the event
+        except ValueError:
+            return False
+        finally:
+            busy[0] = False
+
     def hook(event, args):
+        if busy[0]:
+            return
         if event in BLOCK_ALWAYS:
             raise PermissionError("sandbox: %s is blocked" % event)
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
+            if path is None or isinstance(path, int):
+                return
+            try:
+                full = realpath(fsdecode(path))
+            except Exception:
+                raise PermissionError("sandbox: unreadable path %r" % (path,))
+            if full.startswith("/proc/") and PROC_PRIVATE.intersection(full.split("/")[3:]):
+                raise PermissionError("sandbox: %r is blocked" % (path,))
+            if full == root or full.startswith(prefix):
+                return
             # a directory fd from outside could serve as dir_fd= for a relative write
-            if path is not None and not isinstance(path, int) and not inside(path):
-                try:
-                    is_dir = os.path.isdir(path)
-                except (OSError, ValueError):
-                    is_dir = False
-                if is_dir:
-                    raise PermissionError("sandbox: opening a directory outside the work folder: %r" % (path,))
+            try:
+                is_dir = isdir(path)
+            except (OSError, ValueError):
+                is_dir = False
+            if is_dir:
+                raise PermissionError("sandbox: opening a directory outside the work folder: %r" % (path,))
             writing = False
             if isinstance(mode, str) and any(c in mode for c in "wax+"):
                 writing = True
             if isinstance(flags, int) and flags & WRITE_FLAGS:
                 writing = True
-            if writing and path is not None and not inside(path):
+            if writing:
                 raise PermissionError("sandbox: write outside the work folder: %r" % (path,))
             return
+        if event == "import":
+            name = str(args[0])
+            if name in BLOCK_IMPORTS or name.split(".")[0] in BLOCK_IMPORTS:
+                raise PermissionError("sandbox: import of %s is blocked" % name)
+            return
+        if event in ("sys._getframe", "sys._getframemodulename", "sys._current_frames"):
+            # ValueError: what the stdlib expects where frames are unavailable (typing, namedtuple, enum)
+            raise ValueError("sandbox: frame access is blocked (%s)" % event)
+        if event == "object.__getattr__" and len(args) > 1 and args[1] in FRAME_ATTRS:
+            if not caller_trusted():
+                raise AttributeError("sandbox: frame access is blocked (%s)" % args[1])
+            return
+        if event in ("object.__setattr__", "object.__delattr__") and args and any(args[0] is c for c in protected):
+            raise PermissionError("sandbox: the runner's classes are read-only")
         idx = PATH_EVENTS.get(event)
         if idx is not None:
             for i in idx:
@@ -349,31 +407,37 @@ def _out_digest(out, shape):
 def run(spec):
     import gc
     import time
+    # the figures below use only these locals, taken before any program code runs
+    mx, perf, ptime = max, time.perf_counter, time.process_time
     prog = _Program(spec)
     mode = spec["mode"]
     shape = prog.shape
     res = {"status": "ok"}
     if mode == "memory":
         import tracemalloc
+        tm_get, tm_reset, tm_start, tm_stop = (tracemalloc.get_traced_memory, tracemalloc.reset_peak,
+                                               tracemalloc.start, tracemalloc.stop)
+        sys.modules.pop("tracemalloc", None)  # the program cannot import it again (audit hook)
+        sys.modules.pop("_tracemalloc", None)
         ns = prog.namespace()
         tests = prog.build(ns)
         exp = [_expected_digest(t, ns, shape) for t in spec["tests"]]
         peaks, digests, match = [], [], []
         gc.collect()
-        tracemalloc.start()
+        tm_start()
         for args, (ed, enone) in zip(tests, exp):
-            cur0 = tracemalloc.get_traced_memory()[0]
-            tracemalloc.reset_peak()
+            cur0 = tm_get()[0]
+            tm_reset()
             out = prog.call(ns, args)
-            peak = tracemalloc.get_traced_memory()[1]
-            peaks.append(max(0, peak - cur0))
+            peak = tm_get()[1]
+            peaks.append(mx(0, peak - cur0))
             out = _call_output(out, args, enone) if shape != "stdin" else out
             d = _out_digest(out, shape)
             digests.append(d)
             match.append(None if ed is None else (d[0] == ed[0] or d[1] == ed[1]))
             del out
-        tracemalloc.stop()
-        res.update(memory_bytes=max(peaks) if peaks else 0, peaks=peaks,
+        tm_stop()
+        res.update(memory_bytes=mx(peaks) if peaks else 0, peaks=peaks,
                    digests=digests, match=match)
     elif mode == "time":
         wall, cpu = [], []
@@ -382,12 +446,12 @@ def run(spec):
             ns = prog.namespace()
             tests = prog.build(ns)
             gc.collect()
-            c0 = time.process_time()
-            t0 = time.perf_counter()
+            c0 = ptime()
+            t0 = perf()
             for args in tests:
                 prog.call(ns, args)
-            t1 = time.perf_counter()
-            c1 = time.process_time()
+            t1 = perf()
+            c1 = ptime()
             wall.append((t1 - t0) * 1000.0)
             cpu.append((c1 - c0) * 1000.0)
             del ns, tests
@@ -410,9 +474,9 @@ def run(spec):
                 try:
                     args = [_build_arg(a, ns) for a in t["args"]] if shape != "stdin" else t.get("stdin", "")
                     gc.collect()
-                    t0 = time.perf_counter()
+                    t0 = perf()
                     out = prog.call(ns, args)
-                    r["ms"] = (time.perf_counter() - t0) * 1000.0
+                    r["ms"] = (perf() - t0) * 1000.0
                     out = _call_output(out, args, False) if shape != "stdin" else out
                     r["digest"] = _out_digest(out, shape)
                     total += r["ms"]
@@ -434,26 +498,48 @@ def run(spec):
     return res
 
 
+def _where(tb):
+    """`` (line N)`` of the innermost program frame of a traceback (the hook lets only this read tb_frame)."""
+    where = ""
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<program>":
+            where = " (line %d)" % tb.tb_lineno
+        tb = tb.tb_next
+    return where
+
+
 def main():
-    global _real_stdout_fd, _empty_in
+    global _empty_in
     import io
     import json
     import os
+    # taken before any program code runs: what writes the result line
+    write, read, exit_, rep, tp = os.write, os.read, os._exit, repr, type
+    PLAIN, SEQ = (type(None), bool, int, float, str), (list, tuple)
     data = sys.stdin.buffer.read()
     spec = json.loads(data)
-    nonce = spec.get("nonce", "")
-    _real_stdout_fd = os.dup(1)
-    # user prints go nowhere; tracebacks still reach stderr (a file in the work folder)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
+    del data
+    nonce = spec.pop("nonce", "")
+    rfd = spec.pop("result_fd", 1)
+    hfd = spec.pop("hold_fd", None)
+    guard = spec.pop("guard", True)
+    os.environ.pop("PWD", None)  # bwrap sets it; the program sees only what sandbox.child_env() gives
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)  # the spec cannot be read again
     os.close(devnull)
+    if spec.get("nproc"):  # where prlimit is missing (costs ~250 KB of RSS)
+        import resource
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(spec["nproc"]), int(spec["nproc"])))
     _empty_in = io.StringIO("")
     sys.stdin = _empty_in
     sys.stdout = _quiet
     sys.setrecursionlimit(int(spec.get("recursion_limit", 100000)))
     for p in spec.get("sys_path") or []:
         sys.path.append(p)
-    _install_guard(os.getcwd())
+    if spec.get("mode") == "memory":
+        import tracemalloc  # noqa: F401 - imported before the hook, which blocks importing it
+    if guard:
+        _install_guard(os.getcwd(), trusted=(_where.__code__,), protected=(_Program, _Sink))
     try:
         res = run(spec)
     except MemoryError:
@@ -461,28 +547,29 @@ def main():
     except RecursionError as e:
         res = {"status": "error", "error": "RecursionError: %s" % str(e)[:200]}
     except BaseException as e:  # noqa: BLE001 - a failing program is data
-        import traceback
-        tb = traceback.extract_tb(e.__traceback__)
-        where = ""
-        for fr in reversed(tb):
-            if fr.filename == "<program>":
-                where = " (line %d)" % fr.lineno
-                break
-        res = {"status": "error", "error": "%s: %s%s" % (type(e).__name__, str(e)[:300], where)}
-    # peak RSS of this process image: VmHWM (ru_maxrss would include the
-    # forked parent's pages from before exec)
-    try:
-        with open("/proc/self/status") as f:
-            for ln in f:
-                if ln.startswith("VmHWM:"):
-                    res["vmhwm_kb"] = int(ln.split()[1])
-    except OSError:
-        pass
-    line = (nonce + json.dumps(res) + "\n").encode()
+        res = {"status": "error", "error": "%s: %s%s" % (tp(e).__name__, str(e)[:300], _where(e.__traceback__))}
+
+    def clean(x, depth=0):
+        # plain values only: repr() of anything else could run program code
+        t = tp(x)
+        if t in PLAIN:
+            return x
+        if depth < 6 and t in SEQ:
+            return [clean(v, depth + 1) for v in x]
+        if depth < 6 and t is dict:
+            return {clean(k, 9): clean(v, depth + 1) for k, v in x.items()}
+        return "<%s>" % t.__name__
+
+    line = (nonce + rep(clean(res)) + "\n").encode()
     while line:
-        n = os.write(_real_stdout_fd, line)
+        n = write(rfd, line)
         line = line[n:]
-    os._exit(0)
+    if hfd is not None:
+        try:
+            read(hfd, 1)  # the parent reads this process's peak RSS, then closes the pipe
+        except OSError:
+            pass
+    exit_(0)
 
 
 if __name__ == "__main__":
