@@ -55,6 +55,10 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="sampling temperature the runtime uses (calibrates the p10-p90 interval)")
     args = parser.parse_args(argv)
+    missing = _missing_training_extra()
+    if missing:
+        print(f"rlm-export: needs {missing}, from the training extra: pip install 'rlm-lsp[train]'", file=sys.stderr)
+        return 2
     try:
         report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out,
                         eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
@@ -68,6 +72,16 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
         print(f"rlm-export: parity FAILED on {parity['inputs'] - parity['token_exact']} inputs", file=sys.stderr)
         return 1
     return 0
+
+
+def _missing_training_extra() -> str | None:
+    """The first package of the `train` extra that export needs and cannot import, or None."""
+    import importlib.util
+
+    for name in ("torch", "transformers", "optimum", "onnx"):
+        if importlib.util.find_spec(name) is None:
+            return name
+    return None
 
 
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import IO, Iterable, Iterator, Sequence
 
+from rlm_lsp import __version__
 from rlm_lsp import kernels, snippets
 from rlm_lsp.model_dir import ModelError
 from rlm_lsp.predictor import InputError, Prediction, Predictor
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rlm", description="Predict peak memory and latency of code from its text.")
+    parser.add_argument("--version", action="version", version=f"rlm-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("serve", help="start the language server (see `rlm serve --help`)", add_help=False)
     sub.add_parser("gate", help="run the pre-commit regression gate (see `rlm gate --help`)", add_help=False)

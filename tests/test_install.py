@@ -28,3 +28,28 @@ def test_runtime_modules_never_import_training_libraries():
             words = line.strip().split()
             if words[:1] in (["import"], ["from"]) and len(words) > 1:
                 assert words[1].split(".")[0] not in heavy, f"{path}: {line}"
+
+
+def test_version_is_single_sourced_and_printed():
+    import subprocess
+    import sys
+
+    import rlm_lsp
+
+    out = subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == f"rlm-lsp {rlm_lsp.__version__}"
+    from importlib.metadata import version
+
+    assert version("rlm-lsp") == rlm_lsp.__version__
+
+
+def test_rlm_export_without_the_training_extra_says_what_to_install(monkeypatch, capsys, tmp_path):
+    import importlib.util
+
+    from export import cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    assert cli.main([str(tmp_path), str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "torch" in err and "pip install 'rlm-lsp[train]'" in err
