@@ -101,7 +101,7 @@ def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: flo
     }
 
 
-LEVELS = [round(0.5 + 0.05 * i, 2) for i in range(10)]  # 0.50 ... 0.95
+LEVELS = [0.0] + [round(0.5 + 0.05 * i, 2) for i in range(10)]  # the plain ratio, then 0.50 ... 0.95
 
 
 def half(problem_id: str) -> str:
