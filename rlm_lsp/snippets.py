@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import io
+import logging
 import re
 import textwrap
 import tokenize
@@ -16,6 +17,10 @@ from dataclasses import dataclass
 
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
 _CLASS_LINE = re.compile(r"^(?P<indent>[ \t]*)class[ \t]+(?P<name>\w+)")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_TOO_DEEP = (RecursionError, MemoryError)  # ast.parse on deep nesting or a very long expression
+logger = logging.getLogger(__name__)
+_told: set[str] = set()
 
 
 @dataclass(frozen=True)
@@ -36,10 +41,14 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     """All top-level functions and methods (nested classes included) of a Python source."""
     if language != "python":
         return []
+    # A lone surrogate (possible in an editor buffer) cannot be encoded, so ast.parse refuses
+    # the file; U+FFFD keeps every position (one code point, one UTF-16 unit).
+    if not source.isascii():
+        source = _SURROGATE.sub("\ufffd", source)
     lines = source.splitlines()
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, *_TOO_DEEP):
         return _extract_fallback(lines)
     out: list[Snippet] = []
     _walk(tree, lines, prefix="", in_class=False, out=out)
@@ -134,6 +143,10 @@ def _extract_fallback(lines: list[str]) -> list[Snippet]:
             tree = ast.parse(block)
         except (SyntaxError, ValueError):
             continue
+        except _TOO_DEEP as exc:
+            _tell_once(f"rlm: no prediction for {match['name']} (line {i + 1}): too deeply nested or too long "
+                       f"for Python's parser ({type(exc).__name__})", match["name"])
+            continue
         fn = tree.body[0]
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -144,6 +157,18 @@ def _extract_fallback(lines: list[str]) -> list[Snippet]:
         if snippet is not None:
             out.append(snippet)
     return out
+
+
+def _tell_once(message: str, key: str) -> None:
+    """One warning per function name and process (extract runs again on every edit).
+
+    extra={"client": True}: the language server also sends it to the editor (window/logMessage)."""
+    if key in _told:
+        return
+    if len(_told) > 1000:
+        _told.clear()
+    _told.add(key)
+    logger.warning("%s", message, extra={"client": True})
 
 
 def _snippet_from_block(fn, lines, start, end, prefix, in_class) -> Snippet | None:

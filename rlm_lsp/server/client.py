@@ -120,17 +120,22 @@ class LspClient:
     def request(self, method: str, params: Any, timeout: float = 30) -> Any:
         msg_id = next(self._ids)
         self._send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        response = self.response(msg_id, timeout, method)
+        if "error" in response:
+            raise LspError(response["error"])
+        return response.get("result")
+
+    def response(self, msg_id: Any, timeout: float = 30, what: str = "") -> dict:
+        """The server's response message to `msg_id` (an id that is not an int or a string: its JSON text)."""
         deadline = time.monotonic() + timeout
         with self._cond:
             while msg_id not in self._responses:
                 left = deadline - time.monotonic()
                 if left <= 0 or self.proc.poll() is not None:
-                    raise TimeoutError(f"no answer to {method} within {timeout}s (server rc={self.proc.poll()})")
+                    rc = self.proc.poll()
+                    raise TimeoutError(f"no answer to {what or msg_id} within {timeout}s (server rc={rc})")
                 self._cond.wait(min(left, 0.2))
-            response = self._responses.pop(msg_id)
-        if "error" in response:
-            raise LspError(response["error"])
-        return response.get("result")
+            return self._responses.pop(msg_id)
 
     def wait_for(self, predicate: Callable[[dict], bool], timeout: float = 30, since: float = 0.0) -> dict:
         """The first notification or server request after `since` (monotonic) matching `predicate`."""
@@ -222,10 +227,9 @@ class LspClient:
             body = out.read(length)
             try:
                 message = json.loads(body)
-            except ValueError:
+                self._dispatch(message)
+            except (ValueError, TypeError, KeyError, AttributeError):
                 self.garbage.append(body)
-                continue
-            self._dispatch(message)
 
     def _dispatch(self, message: dict) -> None:
         now = time.monotonic()
@@ -233,15 +237,27 @@ class LspClient:
             with self._cond:
                 self.server_requests.append((now, message))
                 self._cond.notify_all()
-            self._send({"jsonrpc": "2.0", "id": message["id"], "result": self._answer(message)})
+            # Answered from another thread: this one must keep reading, or a server blocked
+            # writing to us never reads the message the main thread is blocked writing to it.
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": self._answer(message)}
+            threading.Thread(target=self._send_quietly, args=(answer,), daemon=True).start()
         elif "method" in message:
             with self._cond:
                 self.notifications.append((now, message))
                 self._cond.notify_all()
         else:
+            msg_id = message.get("id")
+            if not isinstance(msg_id, (int, str, type(None))):
+                msg_id = json.dumps(msg_id, sort_keys=True)  # an object or list id: keyed by its JSON text
             with self._cond:
-                self._responses[message.get("id")] = message
+                self._responses[msg_id] = message
                 self._cond.notify_all()
+
+    def _send_quietly(self, message: dict) -> None:
+        try:
+            self._send(message)
+        except (OSError, ValueError):  # the server is gone
+            pass
 
     def _answer(self, message: dict) -> Any:
         if message["method"] == "workspace/configuration":

@@ -1,7 +1,7 @@
 """The rlm language server: state, wiring and the entry point.
 
 Thread model:
-- the protocol thread (pygls' asyncio loop) handles every message and only reads
+- the protocol thread (the asyncio loop of transport.py, feeding pygls' protocol) handles every message and only reads
   caches and enqueues work, so no request ever waits for the model;
 - one worker thread (worker.py) loads the model and runs inference after a
   per-document debounce, then hands results back to the loop thread, which
@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
@@ -37,6 +38,7 @@ from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
 from rlm_lsp.server import lens as lens_feature
+from rlm_lsp.server import transport
 from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.settings import Settings
@@ -61,7 +63,25 @@ class DocResults:
 class _Protocol(LanguageServerProtocol):
     """pygls 2.1 keeps the Future of every notification handled by a generator handler
     (didOpen, didChange, didClose, ...) in `_request_futures` for good: one per keystroke.
-    Drop each such Future once it is done, so memory does not grow with the number of edits."""
+    Drop each such Future once it is done, so memory does not grow with the number of edits.
+
+    Lifecycle, as the spec asks: a request before `initialize` gets ServerNotInitialized
+    (-32002), one after `shutdown` gets InvalidRequest; notifications then are dropped,
+    except `exit` (pygls exits 0 after `shutdown`, 1 without)."""
+
+    def handle_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method is not None and method != types.EXIT:
+            error = None
+            if self._workspace is None and method != types.INITIALIZE:
+                error = JsonRpcServerNotInitialized("server not initialized")
+            elif self._shutdown:
+                error = JsonRpcInvalidRequest("server is shutting down")
+            if error is not None:
+                if hasattr(message, "id"):  # a request; a notification is dropped
+                    self._send_response(message.id, error=error.to_response_error())
+                return
+        super().handle_message(message)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
@@ -461,6 +481,13 @@ def create_server() -> RlmServer:
     def shutdown(ls: RlmServer, *args: Any) -> None:
         if ls.worker is not None:
             ls.worker.stop()
+        # pygls cancels every pending request next while iterating `_request_futures`, and a
+        # cancel runs _Protocol's done-callback, which pops from it ("dictionary changed size
+        # during iteration"). Cancel them here, over a copy, so pygls finds them all done.
+        current = ls.protocol.msg_id
+        for key, future in list(ls.protocol._request_futures.items()):
+            if key != current:
+                future.cancel()
 
     return server
 
@@ -480,20 +507,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
     )
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(transport.LogLimit())  # a flood of bad messages must not flood the log
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(args.log_level.upper())
     logging.getLogger("pygls").setLevel(max(root.level, logging.WARNING))
 
+    # Our own framing (transport.py), not pygls' start_io/start_tcp: those go deaf after one bad frame.
+    server = create_server()
+    root.addHandler(_ClientLog(server))
     if args.tcp:
         host, _, port = args.tcp.rpartition(":")
-        create_server().start_tcp(host or "127.0.0.1", int(port))
-        return 0
+        rc = transport.run_tcp(server, host or "127.0.0.1", int(port))
+    else:
+        rc = transport.run_stdio(server, sys.stdin.fileno(), _claim_stdout())
+    _exit(server, rc)
+    return rc  # not reached
 
-    channel = _claim_stdout()
-    server = create_server()
-    server.start_io(sys.stdin.buffer, channel)
-    return 0
+
+def _exit(server: RlmServer, rc: int) -> None:
+    """End the process now: stop the worker, flush, and os._exit.
+
+    A normal interpreter exit while the worker thread is inside onnxruntime tears down
+    onnxruntime's threads under it and aborts ("terminate called without an active
+    exception", SIGABRT). os._exit skips that teardown; the worker gets a second to
+    finish its current call first.
+    """
+    if server.worker is not None:
+        server.worker.stop()
+        server.worker.join(1.0)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(rc)
+
+
+class _ClientLog(logging.Handler):
+    """Log records made with extra={"client": True} also go to the client, as window/logMessage."""
+
+    def __init__(self, server: RlmServer) -> None:
+        super().__init__(logging.INFO)
+        self.server = server
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not getattr(record, "client", False) or self.server.loop is None:
+            return
+        kind = types.MessageType.Warning if record.levelno >= logging.WARNING else types.MessageType.Info
+        params = types.LogMessageParams(type=kind, message=record.getMessage())
+        self.server.on_loop(lambda: self.server.window_log_message(params))
 
 
 def _claim_stdout():

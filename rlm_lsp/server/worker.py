@@ -56,6 +56,11 @@ class Worker:
             self._calls.clear()
             self._cond.notify()
 
+    def join(self, timeout: float) -> bool:
+        """Wait up to `timeout` s for the thread to end (after stop()); True if it did."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
     def _loop(self) -> None:
         while True:
             with self._cond:
