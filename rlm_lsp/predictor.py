@@ -47,7 +47,8 @@ def point_estimate(samples: np.ndarray, kind: str) -> float:
     between modes moves it by 1/N of the gap in log space, where the median can jump the whole
     gap. "median": the middle sample (models exported before the choice was recorded)."""
     if kind == "log_mean" and np.all(samples > 0):
-        return float(np.exp(np.mean(np.log(samples))))
+        low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
+        return float(np.clip(np.exp(np.mean(np.log(samples))), low, high))
     return float(np.median(samples))  # also a log_mean with a zero or negative sample
 
 

@@ -185,3 +185,20 @@ def test_codes_the_model_reads_alike_share_one_cache_entry(predictor):
     assert len(p._cache) == 1
     [pb] = p.predict([b])
     assert len(p._cache) == 1 and pa == pb
+
+
+def test_point_estimates():
+    from rlm_lsp.predictor import point_estimate
+
+    s = np.array([1.0, 10.0, 100.0, 1000.0])
+    assert point_estimate(s, "median") == pytest.approx(55.0)
+    assert point_estimate(s, "log_mean") == pytest.approx(10 ** 1.5)  # the geometric mean
+    # one sample jumping between modes moves the median by the whole gap, the log-mean by 1/N of it
+    a = np.array([1.0] * 8 + [100.0] * 8)
+    b = a.copy()
+    b[7] = 100.0
+    assert point_estimate(b, "median") / point_estimate(a, "median") > 1.9
+    assert point_estimate(b, "log_mean") / point_estimate(a, "log_mean") == pytest.approx(100 ** (1 / 16))
+    outlier = np.array([1e6] * 15 + [1e-9])  # kept inside p10..p90
+    assert np.percentile(outlier, 10) <= point_estimate(outlier, "log_mean") <= np.percentile(outlier, 90)
+    assert point_estimate(np.array([0.0, 2.0, 4.0]), "log_mean") == 2.0  # a zero sample: the median

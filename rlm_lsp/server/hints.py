@@ -50,7 +50,7 @@ def inlay_hints(
                 ),
                 label=text,
                 padding_left=True,
-                tooltip=f"rlm: predicted median for {s.qualname} (hover the name for the p10–p90 interval)",
+                tooltip=f"rlm: predicted for {s.qualname} (hover the name for the p10–p90 interval)",
             )
         )
     return out

@@ -1,4 +1,4 @@
-"""textDocument/hover on a function name: every metric's median and p10–p90, what the
+"""textDocument/hover on a function name: every metric's estimate and p10–p90, what the
 metric means, the model version, and the change against the committed (HEAD) version
 of the same function. Answered from the cache, like hints.
 """
@@ -87,7 +87,7 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
             [
                 f"**`{r.snippet.qualname}`** — predicted by rlm (model `{model_version}`)",
                 "",
-                "| metric | median | p10 – p90 | vs HEAD |",
+                "| metric | predicted | p10 – p90 | vs HEAD |",
                 "|---|---|---|---|",
                 *rows,
                 "",
