@@ -83,7 +83,7 @@ def make_repo(where: Path) -> Path:
 
 
 def end_to_end(repo: Path, model: str | None, samples: int | None) -> tuple[float, str]:
-    cmd = [sys.executable, "-m", "hooks.gate", "--threads", "1"]
+    cmd = [sys.executable, "-m", "rlm_lsp.gate.gate", "--threads", "1"]
     if model:
         cmd += ["--model", model]
     if samples:
@@ -108,7 +108,7 @@ def import_time() -> float:
 
 def stages(repo: Path, model: str | None, samples: int | None, runs: int) -> dict[str, float | str]:
     """Per-stage medians over `runs` in-process passes, each with a fresh Predictor (no cache)."""
-    from hooks import compare, gate
+    from rlm_lsp.gate import compare, gate
     from rlm_lsp import project_config as config
 
     parse, load, predict = [], [], []

@@ -228,7 +228,7 @@ def resolve_model(arg: str | None, work: Path) -> tuple[Path, str]:
     sys.path.insert(0, str(ROOT / "tests"))
     from conftest import build_tiny_checkpoint  # noqa: PLC0415
 
-    from export.cli import export  # noqa: PLC0415
+    from rlm_lsp.export.cli import export  # noqa: PLC0415
 
     out = work / "tiny-model"
     export(build_tiny_checkpoint(work / "tiny-checkpoint"), out, int8=True)

@@ -112,7 +112,7 @@ def main(argv=None) -> int:
     import torch
     from transformers import T5ForConditionalGeneration
 
-    from export.cli import export
+    from rlm_lsp.export.cli import export
     from rlm_lsp import Predictor
 
     torch.set_num_threads(1)

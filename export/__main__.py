@@ -1,3 +1,3 @@
-from export.cli import main
+from rlm_lsp.export.cli import main
 
 raise SystemExit(main())

@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Sequence
 
-from export.config import head_token_ids, write_model_config
-from export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
+from rlm_lsp.export.config import head_token_ids, write_model_config
+from rlm_lsp.export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
 from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
 
 SAMPLE_CODES = [
@@ -41,7 +41,7 @@ SAMPLE_CODES = [
 
 def main(argv: Sequence[str] | None = None, samples=None) -> int:
     """`samples`: the parity inputs (default SAMPLE_CODES); wrappers for models whose template has
-    extra fields pass (code, context) pairs (see export.parity.sample_inputs)."""
+    extra fields pass (code, context) pairs (see rlm_lsp.export.parity.sample_inputs)."""
     parser = argparse.ArgumentParser(prog="rlm-export", description=__doc__.splitlines()[0])
     parser.add_argument("checkpoint", type=Path, help="checkpoint directory written by training.train")
     parser.add_argument("out", type=Path, help="model directory to write")
@@ -87,7 +87,7 @@ def _missing_training_extra() -> str | None:
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
            eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
            temperature: float = 1.0, samples=None, point_estimate: str = "log_mean") -> dict:
-    from export.parity import check_parity, onnx_agreement
+    from rlm_lsp.export.parity import check_parity, onnx_agreement
 
     low, high = TEMPERATURE_RANGE
     if not low <= temperature <= high:

@@ -3,7 +3,7 @@
 pre-commit runs it (`.pre-commit-hooks.yaml`, id `rlm-gate`) with the staged Python files;
 `rlm gate` and `rlm-gate` run it by hand or in CI. For every changed file it reads the
 version in HEAD and the staged version (or `--base REF` against `--head REF` or the working
-tree), finds the functions whose normalized code changed (`hooks.compare`), predicts both
+tree), finds the functions whose normalized code changed (`rlm_lsp.gate.compare`), predicts both
 versions in one batch, and fails a function when a metric grows by the configured ratio or
 more, or its new prediction exceeds a budget. New functions meet the budgets only.
 
@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hooks import compare, git, networks, report
+from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp import project_config as config_mod
-from hooks.compare import Function
+from rlm_lsp.gate.compare import Function
 from rlm_lsp.project_config import ConfigError, GateConfig
-from hooks.report import GateResult, Note
+from rlm_lsp.gate.report import GateResult, Note
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
 PYTHON_SUFFIXES = (".py", ".pyw")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from hooks.compare import Finding
-from hooks.report import GateResult, Note
+from rlm_lsp.gate.compare import Finding
+from rlm_lsp.gate.report import GateResult, Note
 
 ONNX_SUFFIX = ".onnx"
 DEFAULT_DEVICES = ("pixel3", "1080ti_1", "gold_6226")  # a phone, a GPU and a server CPU

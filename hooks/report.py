@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from hooks.compare import Finding, Matching
+from rlm_lsp.gate.compare import Finding, Matching
 from rlm_lsp.project_config import GateConfig
 from rlm_lsp.units import format_value
 

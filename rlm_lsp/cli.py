@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return serve(argv[1:])
     if argv[:1] == ["gate"]:
-        from hooks.gate import main as gate
+        from rlm_lsp.gate.gate import main as gate
 
         return gate(argv[1:])
     args = _parser().parse_args(argv)

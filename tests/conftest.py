@@ -44,7 +44,7 @@ def tiny_checkpoint(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def tiny_model_dir(tiny_checkpoint, tmp_path_factory) -> Path:
     """int8 model directory, as shipped."""
-    from export.cli import export
+    from rlm_lsp.export.cli import export
 
     out = tmp_path_factory.mktemp("tiny") / "model"
     export(tiny_checkpoint, out, int8=True)
@@ -53,7 +53,7 @@ def tiny_model_dir(tiny_checkpoint, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_model_dir_fp32(tiny_checkpoint, tmp_path_factory) -> Path:
-    from export.cli import export
+    from rlm_lsp.export.cli import export
 
     out = tmp_path_factory.mktemp("tiny") / "model-fp32"
     export(tiny_checkpoint, out, int8=False)

@@ -49,7 +49,7 @@ def git(repo: Path, *args: str) -> None:
 
 def gate(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "hooks.gate", *args], cwd=repo, capture_output=True, text=True, env=env(), timeout=120
+        [sys.executable, "-m", "rlm_lsp.gate.gate", *args], cwd=repo, capture_output=True, text=True, env=env(), timeout=120
     )
 
 
@@ -155,7 +155,7 @@ def test_triton_kernels_go_to_the_kernel_model(tmp_path, tiny_model_dir):
 def test_common_draws_share_the_sampling_numbers(tiny_model_dir):
     import numpy as np
 
-    from hooks.gate import load_predictor
+    from rlm_lsp.gate.gate import load_predictor
 
     shared = load_predictor(str(tiny_model_dir), 1, 4, "cpu")  # the gate's default
     assert np.array_equal(shared._uniforms("a" * 16, 4), shared._uniforms("b" * 16, 4))

@@ -19,7 +19,7 @@ def git(cwd, *args):
 
 
 def gate(cwd, *args):
-    return subprocess.run([sys.executable, "-m", "hooks.gate", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "rlm_lsp.gate.gate", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
 
 

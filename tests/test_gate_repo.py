@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from hooks import gate
+from rlm_lsp.gate import gate
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",

@@ -46,10 +46,51 @@ def test_version_is_single_sourced_and_printed():
 def test_rlm_export_without_the_training_extra_says_what_to_install(monkeypatch, capsys, tmp_path):
     import importlib.util
 
-    from export import cli
+    from rlm_lsp.export import cli
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
     assert cli.main([str(tmp_path), str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert "torch" in err and "pip install 'rlm-lsp[train]'" in err
+
+
+def test_the_wheel_installs_only_this_projects_names(tmp_path):
+    import zipfile
+
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [wheel] = tmp_path.glob("rlm_lsp-*.whl")
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"rlm_lsp"}
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "rlm_lsp/gate/gate.py" in names and "rlm_lsp/export/cli.py" in names
+
+
+def _imports(path: Path) -> set[str]:
+    import ast
+
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            out.add(node.module)
+    return out
+
+
+def test_imports_run_one_way():
+    """Runtime at the bottom; server, gate and exporter above it and not into each other; the CLI on top."""
+    above = ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.cli", "hooks", "export")
+    for path in (ROOT / "rlm_lsp").glob("*.py"):
+        if path.name in ("cli.py", "__main__.py"):
+            continue
+        bad = {m for m in _imports(path) if m.startswith(above)}
+        assert not bad, f"runtime module {path.name} imports {bad}"
+    for folder, others in ((ROOT / "rlm_lsp" / "server", ("rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.cli")),
+                           (ROOT / "hooks", ("rlm_lsp.server", "rlm_lsp.export", "rlm_lsp.cli", "pygls")),
+                           (ROOT / "export", ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.cli"))):
+        for path in folder.glob("*.py"):
+            bad = {m for m in _imports(path) if m.startswith(others)}
+            assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-from export.cli import export
-from export.onnx_export import ExportError
+from rlm_lsp.export.cli import export
+from rlm_lsp.export.onnx_export import ExportError
 from rlm_lsp import Predictor
 from training import train
 

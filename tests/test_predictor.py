@@ -94,7 +94,7 @@ def test_cuda_request_falls_back_to_cpu_quietly(tiny_model_dir, capfd):
 
 
 def test_onnx_greedy_equals_pytorch_greedy_token_for_token(tiny_checkpoint, tiny_model_dir_fp32):
-    from export.parity import check_parity
+    from rlm_lsp.export.parity import check_parity
 
     codes = CODES + [f"def f{i}(a, b):\n    return a * {i} + b\n" for i in range(10)]
     report = check_parity(tiny_checkpoint, tiny_model_dir_fp32, codes)

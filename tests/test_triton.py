@@ -268,9 +268,9 @@ def test_work_line_projection_keeps_size_order():
 
 
 def test_export_parity_samples_carry_the_kernel_context():
-    """export.parity renders (code, context) samples through the model's template, so the Triton
+    """rlm_lsp.export.parity renders (code, context) samples through the model's template, so the Triton
     exporter's parity inputs hold real work tokens; a plain string gets the stand-in word."""
-    from export.parity import sample_inputs
+    from rlm_lsp.export.parity import sample_inputs
     from rlm_lsp.predictor import Predictor
 
     pred = Predictor.from_dir(kernels.MODEL_DIR, device="cpu", samples=1)

@@ -192,7 +192,7 @@ def main(argv=None) -> int:
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
 
-    from hooks.gate import load_predictor
+    from rlm_lsp.gate.gate import load_predictor
 
     examples = dataset.load_examples(args.data, args.corpus, tiers=(args.tier,))
     val = [e for e in examples if dataset.is_validation(e.problem_id, args.val_fraction)]

@@ -2,7 +2,7 @@
 
     python -m training.nas.export training/runs/nas/v1/best rlm_lsp/models/nas
 
-This runs `python -m export` with NAS-Bench-201 graph texts as its parity samples, each with a
+This runs `python -m rlm_lsp.export` with NAS-Bench-201 graph texts as its parity samples, each with a
 training device's description in the template's `{device}` field, then writes devices.json.
 """
 
@@ -27,7 +27,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
 
-    import export.cli as export_cli
+    import rlm_lsp.export.cli as export_cli
     from training.nas.train import UNKNOWN_NAME
     from rlm_lsp.graph_text import nb201_text
 

@@ -2,7 +2,7 @@
 
     python -m training.triton.export_model training/work/triton_ckpt rlm_lsp/models/triton [export options]
 
-This is `python -m export` (optimum fp32 export, decoder head cut to the number tokens, parity,
+This is `python -m rlm_lsp.export` (optimum fp32 export, decoder head cut to the number tokens, parity,
 int8, rlm_config.json) with kernel inputs as the parity samples: each one rendered with a GPU and
 a shape through the checkpoint's own template (`rlm_lsp.kernels.model_context`), so `{work}` and
 `{mode}` are real tokens rather than a stand-in word.
@@ -35,8 +35,8 @@ def main(argv=None) -> int:
     if len(argv) < 2:
         print("usage: python -m training.triton.export_model CHECKPOINT OUT [export options]", file=sys.stderr)
         return 2
-    import export.cli as export_cli
-    from export.onnx_export import ExportError, check_checkpoint
+    import rlm_lsp.export.cli as export_cli
+    from rlm_lsp.export.onnx_export import ExportError, check_checkpoint
     from rlm_lsp.kernels import kernel_text, model_context, parse_shape_hint
 
     try:
