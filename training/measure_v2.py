@@ -1,0 +1,253 @@
+"""Measure data v2, script shapes: Kattis packages (stdin), Project Euler and Rosetta Code (script).
+
+    nice -n 5 python -m training.measure_v2 run --source kattis|euler|rosetta|all [--limit N]
+        [--workers N --memory-only] [--time-limit S] [--memory-limit MB] [--inputs-per-problem K] [--repeats R]
+    python -m training.measure_v2 pack [--source ...]     # work rows -> training/data/<source>_v2.jsonl.gz
+                                                          #   + <source>_v2.growth.jsonl.gz
+
+``run`` appends one row per (program, input) to ``training/work/v2/<source>.jsonl`` (git-ignored) as
+soon as it is measured, and skips every (key, input_id) already there or in the committed file, so it
+can be killed and restarted at any time (``--limit`` counts the rows of this run, per source).
+Latency wants one measuring process per core and nothing else running: ``--workers`` > 1 is refused
+unless ``--memory-only`` (tracemalloc peaks do not depend on load); a full run later re-measures rows
+that only have memory.  ``pack`` merges the committed file and the work file (per (key, input_id) the
+first full row, else the first memory-only row), sorts, and writes the rows (ids and numbers, no code,
+no inputs) and the growth per program.  The row schema and the protocol are in
+``training/data/README.md``, "Data v2 (script shapes)"; the measuring itself is ``training/v2/execute.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from training.dataset import is_validation
+from training.v2 import execute, sources
+
+ROOT = Path(__file__).resolve().parent
+WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
+DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
+HARNESS = "measure-v2"
+FORBIDDEN = {"code", "stdin", "input", "answer", "expected", "text"}  # never in a packed row
+
+
+def is_kattis_validation(kattis_shortname: str, fraction: float = 0.1) -> bool:
+    """The second validation split: whole Kattis problems, fixed by a hash of the problem's short name.
+
+    Hashing the short name (not the package path) puts a problem that two repositories both carry on
+    the same side.  Same rule as ``training.dataset.is_validation``, its own salt."""
+    return is_validation(str(kattis_shortname), fraction, salt="rlm-split-v2-kattis")
+
+
+def work_path(source: str) -> Path:
+    return WORK / "v2" / f"{source}.jsonl"
+
+
+def data_path(source: str) -> Path:
+    return DATA / f"{source}_v2.jsonl.gz"
+
+
+def growth_path(source: str) -> Path:
+    return DATA / f"{source}_v2.growth.jsonl.gz"
+
+
+def read_rows(path: Path):
+    if not path.exists():
+        return
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn line of a killed run
+            if isinstance(r, dict) and "key" in r:
+                yield r
+
+
+def done_set(source: str, memory_only: bool) -> set:
+    """(key, input_id) already measured: any row for a memory-only run, else a row that is not memory-only."""
+    return {(r["key"], r["input_id"]) for p in (data_path(source), work_path(source)) for r in read_rows(p)
+            if memory_only or not r.get("memory_only")}
+
+
+def _open_append(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as f:
+            f.seek(-1, 2)
+            torn = f.read(1) != b"\n"
+        if torn:  # end a torn last line, so the next row starts on its own line
+            with open(path, "a") as f:
+                f.write("\n")
+    return open(path, "a", encoding="utf-8")
+
+
+def _measure(args):
+    task, opts = args
+    return execute.measure(task, opts)
+
+
+def run_source(source: str, a) -> dict:
+    from training.harness import machine_info
+    todo_all = sources.tasks(source, a.corpus, a.inputs_per_problem)
+    done = done_set(source, a.memory_only)
+    todo = [t for t in todo_all if (t["row"]["key"], t["row"]["input_id"]) not in done]
+    pending = len(todo)
+    if a.limit is not None:
+        todo = todo[: a.limit]
+    info = machine_info()
+    opts = {"time_limit": a.time_limit, "memory_mb": a.memory_limit, "repeats": a.repeats,
+            "memory_only": a.memory_only, "python": platform.python_version(),
+            "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")}}
+    from tqdm import tqdm
+    bar = tqdm(total=len(todo), desc=source, unit="row", file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
+               disable=not sys.stderr.isatty())
+    statuses: Counter = Counter()
+    t0, measured = time.time(), 0
+    work = [(t, opts) for t in todo]
+    if a.workers > 1:
+        import multiprocessing as mp
+        pool = mp.get_context("fork").Pool(a.workers, maxtasksperchild=500)
+        results = pool.imap(_measure, work, chunksize=1)
+    else:
+        pool, results = None, map(_measure, work)
+    try:
+        with _open_append(work_path(source)) as out:
+            for row in results:
+                out.write(json.dumps(row, sort_keys=True) + "\n")
+                out.flush()
+                statuses[row["status"]] += 1
+                measured += row["status"] != "skipped"
+                bar.update(1)
+                bar.set_postfix(ok=statuses["ok"], refresh=False)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+    secs = time.time() - t0
+    return {"source": source, "rows": sum(statuses.values()), "measured": measured, "seconds": round(secs, 1),
+            "measured_per_min": round(60 * measured / secs, 1) if secs > 0 else None,
+            "status": dict(sorted(statuses.items())), "left": pending - len(todo), "tasks": len(todo_all),
+            "workers": a.workers, "memory_only": a.memory_only}
+
+
+def cmd_run(a) -> int:
+    if a.workers > 1 and not a.memory_only:
+        print("measure_v2: --workers > 1 only with --memory-only (latency: one process per core, nothing else)",
+              file=sys.stderr)
+        return 2
+    from training.sandbox import SandboxUnavailable, sandbox_kind
+    kind, why = sandbox_kind()
+    if kind is None:
+        print("measure_v2: %s" % SandboxUnavailable(why), file=sys.stderr)
+        return 2
+    for source in sources.SOURCES if a.source == "all" else [a.source]:
+        print(json.dumps(run_source(source, a)), file=sys.stderr)
+    return 0
+
+
+# ----------------------------------------------------------------- pack and growth
+
+def slope(xs: list, ys: list) -> float | None:
+    """Least-squares slope of log(y) against log(x); None unless x takes >= 3 distinct values."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len({p[0] for p in pts}) < 3:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    return round(sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx, 4)
+
+
+def growth(rows: list) -> list:
+    """Per program with ``ok`` rows at >= 3 distinct input sizes: the slopes of memory and time.
+
+    ``growth_memory`` uses ``memory_bytes - memory_baseline_bytes`` (floored at 1 byte): the program's
+    own peak without the runner's copy of the input; ``growth_latency`` uses ``exec_ms`` (in-process),
+    because ``latency_ms`` carries a constant process start-up."""
+    by: dict = {}
+    for r in rows:
+        if r["status"] == "ok" and r.get("input_bytes"):
+            by.setdefault(r["key"], []).append(r)
+    out = []
+    for key in sorted(by):
+        rs = by[key]
+        xs = [r["input_bytes"] for r in rs]
+        if len(set(xs)) < 3:
+            continue
+        mem = [max(1, r["memory_bytes"] - (r.get("memory_baseline_bytes") or 0)) for r in rs]
+        lat = [(r["input_bytes"], max(r["exec_ms"], 1e-3)) for r in rs if r.get("exec_ms") is not None]
+        out.append({"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key,
+                    "n_sizes": len(set(xs)), "min_bytes": min(xs), "max_bytes": max(xs),
+                    "growth_memory": slope(xs, mem),
+                    "growth_latency": slope([x for x, _ in lat], [y for _, y in lat])})
+    return out
+
+
+def _write_gz(path: Path, rows: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
+            for r in rows:
+                f.write((json.dumps(r, sort_keys=True) + "\n").encode())
+    os.replace(tmp, path)
+
+
+def pack(source: str) -> dict:
+    best: dict = {}
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            k = (r["key"], r["input_id"])
+            if k not in best or (best[k].get("memory_only") and not r.get("memory_only")):
+                best[k] = r
+    rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r["input_bytes"], r["input_id"]))
+    for r in rows:
+        bad = FORBIDDEN & set(r)
+        if bad:
+            raise ValueError("row %s carries %s" % (r["key"], sorted(bad)))
+        if source == "kattis":
+            r["validation"] = is_kattis_validation(r.get("kattis_shortname") or r["problem_id"])
+    g = growth(rows)
+    _write_gz(data_path(source), rows)
+    _write_gz(growth_path(source), g)
+    return {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),
+            "growth_programs": len(g), "path": str(data_path(source))}
+
+
+def cmd_pack(a) -> int:
+    for source in sources.SOURCES if a.source == "all" else [a.source]:
+        if work_path(source).exists() or data_path(source).exists():
+            print(json.dumps(pack(source)))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.measure_v2", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="measure (resumable, append-only)")
+    r.add_argument("--source", choices=sources.SOURCES + ("all",), default="all")
+    r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
+    r.add_argument("--workers", type=int, default=1)
+    r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
+    r.add_argument("--time-limit", type=float, default=10.0, help="seconds per execution (default 10)")
+    r.add_argument("--memory-limit", type=int, default=2048, help="address-space limit in MiB (default 2048)")
+    r.add_argument("--inputs-per-problem", type=int, default=4, help="Kattis: inputs per problem (default 4)")
+    r.add_argument("--repeats", type=int, default=3, help="timed runs after one warm-up (default 3)")
+    r.add_argument("--corpus", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
+    p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
+    p.add_argument("--source", choices=sources.SOURCES + ("all",), default="all")
+    a = ap.parse_args(argv)
+    return cmd_run(a) if a.cmd == "run" else cmd_pack(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
