@@ -296,3 +296,28 @@ def test_rename_leaves_names_evaluated_outside_the_function():
     # the default `k` is the module's k, the local k is another variable: renaming both would change the default
     code = "k = 3\n\ndef f(a, d=k):\n    k = len(a)\n    return k + d\n"
     assert mutate(code, "rename") is None
+
+
+def test_add_memo_refuses_container_arguments():
+    # the memoised function would be called with a dict: not hashable
+    code = ("def f(n):\n    tree = {i: [i - 1] if i else [] for i in range(n)}\n    def depth(t, i):\n"
+            "        return 0 if not t[i] else 1 + depth(t, t[i][0])\n    return depth(tree, n - 1)\n")
+    assert mutate(code, "add_memo") is None
+    code = ('def f(a):\n    """\n    :type a: List[int]\n    """\n    def g(xs, i):\n'
+            '        return 0 if i < 0 else xs[i] + g(xs, i - 1)\n    return g(a, len(a) - 1)\n')
+    assert mutate(code, "add_memo") is None
+
+
+def test_sort_added_only_for_comparable_looking_elements():
+    # q holds objects read through attributes elsewhere in the function
+    code = ("def f(q):\n    idx = sorted(range(len(q)), key=lambda x: q[x].real)\n    t = 0\n"
+            "    for i in range(len(q)):\n        t += idx[i]\n    return t\n")
+    v = mutate(code, "sort_in_loop")  # the sort before the loop is repeated in it; no sorted(q) is added
+    assert "sorted(q)" not in v.code and "    for i in range(len(q)):\n        idx = sorted(" in v.code
+    assert same_output(code, v, LISTS)
+
+
+def test_copy_refused_for_a_generator_bound_to_a_name():
+    code = ("def f(a):\n    def g(xs):\n        t = 0\n        for x in xs:\n            t = t * 2 + x\n"
+            "        return t\n    gen = (x + 1 for x in a)\n    return g(gen)\n")
+    assert mutate(code, "copy_in_loop") is None

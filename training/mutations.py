@@ -71,6 +71,8 @@ PURE_METHODS = {"split", "strip", "lstrip", "rstrip", "lower", "upper", "get", "
                 "index", "find", "bit_length", "startswith", "endswith", "join", "copy", "replace", "isdigit",
                 "isalpha", "isupper", "islower"}
 MEMO = {"cache", "lru_cache"}
+CONTAINERS = {"list", "dict", "set", "defaultdict", "Counter", "deque", "sorted", "OrderedDict", "bytearray"}
+UNHASHABLE = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp)
 NAME_POOL = ["val", "cur", "acc", "tmp", "idx", "cnt", "res", "item", "total", "best", "pos", "buf", "elem", "num",
              "length", "mark", "step", "width", "depth", "prev", "nxt", "part", "span", "head", "tail", "unit"]
 
@@ -149,7 +151,7 @@ class _Info:
         self.idents = self.bound | {getattr(n, "id", None) or getattr(n, "attr", None) or getattr(n, "arg", None)
                                     for n in ast.walk(tree) if isinstance(n, (ast.Name, ast.Attribute, ast.keyword))}
         # names that may hold a one-shot iterator (re-reading them would see it exhausted)
-        self.iters, self.defaultdicts = set(), set()
+        self.iters, self.defaultdicts, self.containers = set(), set(), set()  # ... unhashable containers
         for n in ast.walk(tree):
             if isinstance(n, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and n.value is not None:
                 targets = n.targets if isinstance(n, ast.Assign) else [n.target]
@@ -158,14 +160,25 @@ class _Info:
                     self.iters |= names
                 if _call_name(n.value) == "defaultdict":
                     self.defaultdicts |= names
+                if isinstance(n.value, UNHASHABLE) or _call_name(n.value) in CONTAINERS:
+                    self.containers |= names
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):  # parameters typed as containers
+                doc = ast.get_docstring(n) or ""
+                for a in ast.walk(n.args):
+                    ann = ast.unparse(a.annotation) if isinstance(a, ast.arg) and a.annotation else ""
+                    if isinstance(a, ast.arg) and (re.search(r"\b(List|list|Dict|dict|Set|set)\b", ann) or re.search(
+                            r":type %s:\s*(List|list|Dict|dict|Set|set)\b" % re.escape(a.arg), doc)):
+                        self.containers.add(a.arg)
         # ... and parameters that some call in the program passes one to
         defs = {f.name: f for f in _functions(tree)}
-        for c in ast.walk(tree):
-            fn = defs.get(_call_name(c))
-            for i, a in enumerate(c.args if fn else []):
-                params = fn.args.args[isinstance(c.func, ast.Attribute):]
-                if (isinstance(a, ast.GeneratorExp) or _call_name(a) in ITERATORS) and i < len(params):
-                    self.iters.add(params[i].arg)
+        for _ in range(2):  # twice: a parameter passed on to another function
+            for c in ast.walk(tree):
+                fn = defs.get(_call_name(c))
+                for i, a in enumerate(c.args if fn else []):
+                    params = fn.args.args[isinstance(c.func, ast.Attribute):]
+                    if i < len(params) and (isinstance(a, ast.GeneratorExp) or _call_name(a) in ITERATORS
+                                            or isinstance(a, ast.Name) and a.id in self.iters):
+                        self.iters.add(params[i].arg)
 
     def fresh(self, base):
         name, k = base, 2
@@ -483,13 +496,13 @@ def _k_add_memo(info, src):
                     (isinstance(c.func, ast.Attribute) and c.func.attr not in MUTATORS
                      and _base(c.func.value) != "self")) for c in calls):
             continue
-        unhashable = (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set, ast.SetComp, ast.Slice)
-        if any(isinstance(x, unhashable) or _call_name(x) in ("list", "set", "dict", "sorted")
-               for c in rec for a in c.args + [k.value for k in c.keywords] for x in ast.walk(a)):
+        calls_fn = [c for c in ast.walk(info.tree) if isinstance(c, ast.Call) and _call_name(c) == fn.name]
+        if any(isinstance(x, UNHASHABLE + (ast.Slice,)) or _call_name(x) in CONTAINERS or
+               isinstance(x, ast.Name) and x.id in info.containers  # arguments that cannot be cache keys
+               for c in calls_fn for a in c.args + [k.value for k in c.keywords] for x in ast.walk(a)):
             continue
-        anns = " ".join(ast.unparse(a.annotation) for a in fn.args.args + fn.args.kwonlyargs if a.annotation)
-        if re.search(r"\b(List|list|Dict|dict|Set|set)\b", anns) or any(
-                isinstance(d, (ast.List, ast.Dict, ast.Set)) for d in fn.args.defaults + fn.args.kw_defaults):
+        if any(a.arg in info.containers for a in fn.args.args + fn.args.kwonlyargs) or any(
+                isinstance(d, UNHASHABLE) for d in fn.args.defaults + fn.args.kw_defaults if d is not None):
             continue
         local = set(_bindings(own))
         free = {n.id for n in own if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - local - {fn.name}
@@ -538,6 +551,16 @@ def _k_drop_memo(info, src):
     return sites
 
 
+def _objects(info, loop, a):
+    """Elements of ``a`` are used through attributes or called somewhere in the scope: maybe not comparable."""
+    scope = list(ast.walk(info.scope_of(loop)))
+    names = {a} | {t.id for f in scope if isinstance(f, (ast.For, ast.comprehension)) and a in _loads(f.iter)
+                   for t in ast.walk(f.target) if isinstance(t, ast.Name)}
+    return any(isinstance(n, ast.Attribute) and _base(n) in names and not (  # not a method of ``a`` itself
+        isinstance(n.value, ast.Name) and n.value.id == a) or
+               isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names for n in scope)
+
+
 def _loop_sites(info, src, var, func):
     """``var = func(a)`` first in the body of each loop over a sequence ``a``."""
     sites = []
@@ -545,11 +568,7 @@ def _loop_sites(info, src, var, func):
         a = _loop_seq(loop)
         if not a or a in info.iters or func in info.bound:
             continue
-        names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} | {a}
-        if func == "sorted" and (a in _mutated(ast.walk(loop)) or any(  # elements with attributes or called:
-                isinstance(n, ast.Attribute) and _base(n) in names or  # objects, maybe not comparable
-                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
-                for n in ast.walk(loop))):
+        if func == "sorted" and (a in _mutated(ast.walk(loop)) or _objects(info, loop, a)):
             continue
         sites.append(lambda loop=loop, a=a: (
             _first_in_body(src, loop, "%s = %s(%s)" % (info.fresh(var), func, a)), loop.lineno))
