@@ -282,7 +282,7 @@ def judge(
             )
             if old_pred is not None and metric in old_pred:
                 limit = config.ratio(metric)
-                verdict = rules.judge(old_pred[metric], new, limit)
+                verdict = rules.judge(old_pred[metric], new, limit, config.confidence)
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
                                             ratio=verdict.ratio, limit=limit, confidence=verdict.confidence))

@@ -113,6 +113,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
         config = config_mod.override(
             config_mod.load(pyproject),
             ratios=args.ratio,
+            confidence=args.confidence,
             budgets=args.budget,
             metrics=args.metrics,
             include=args.include,
@@ -372,6 +373,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--head", metavar="REF", help="the new side (default: the working tree); "
                    "without --base, judged against its first parent (REF~1)")
     p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
+    p.add_argument("--confidence", metavar="X", help="share of the paired samples that must grow by the ratio "
+                   "(default 0.7; 0: the point estimates alone)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
     p.add_argument(
         "--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency,kernel_latency)"

@@ -8,6 +8,7 @@ model = "models/rlm"               # model directory, relative to this file; def
 metrics = ["memory", "latency"]    # metrics the gate judges (default: also kernel_latency)
 gpu = "H100"                       # GPU that @triton.jit kernel latency is predicted for
 ratio = 2.0                        # fail when new/old >= this, for every metric...
+confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone)
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
@@ -34,6 +35,8 @@ except ModuleNotFoundError:  # Python 3.10
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+from rlm_lsp import rules
 
 DEFAULT_RATIO = 2.0
 DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
@@ -70,6 +73,7 @@ class GateConfig:
     model: str | None = None  # absolute path, or None for the shipped model
     gpu: str | None = None  # the GPU kernel latency is predicted for; None: the kernel model's default
     fail_unjudged: bool = False  # a file the gate cannot judge (syntax error, undecodable) fails the gate
+    confidence: float = rules.CONFIDENCE  # share of paired draws over the ratio (rlm_lsp.rules)
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
@@ -165,6 +169,8 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         if not isinstance(gpu, str) or not gpu:
             raise ConfigError(f"{source}: gpu: expected a GPU name like 'H100', got {gpu!r}")
         config = replace(config, gpu=gpu)
+    if "confidence" in settings:
+        config = replace(config, confidence=parse_confidence(settings["confidence"], f"{source}: confidence"))
     if "fail-unjudged" in settings:
         value = settings["fail-unjudged"]
         if not isinstance(value, bool):
@@ -189,6 +195,7 @@ def override(
     model: str | None = None,
     gpu: str | None = None,
     fail_unjudged: bool | None = None,
+    confidence: str | None = None,
 ) -> GateConfig:
     """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
     `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
@@ -219,7 +226,20 @@ def override(
         config = replace(config, gpu=gpu)
     if fail_unjudged is not None:
         config = replace(config, fail_unjudged=fail_unjudged)
+    if confidence is not None:
+        config = replace(config, confidence=parse_confidence(confidence, f"--confidence {confidence}"))
     return config
+
+
+def parse_confidence(value: Any, where: str) -> float:
+    """A share of paired draws, 0 (the point estimates alone decide) to 1."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where}: expected a number from 0 to 1, got {value!r}") from None
+    if isinstance(value, bool) or not 0 <= x <= 1:
+        raise ConfigError(f"{where}: expected a number from 0 to 1, got {value!r}")
+    return x
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:

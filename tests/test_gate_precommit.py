@@ -247,11 +247,12 @@ CANDIDATE = os.environ.get("RLM_GATE_TEST_MODEL")  # try a model before shipping
 @pytest.mark.skipif(not (SHIPPED.is_file() or CANDIDATE), reason="shipped model not present (rlm_lsp/models/default)")
 def test_pre_commit_blocks_a_materializing_rewrite_with_the_shipped_model(hook, tmp_path):
     _, _, env = hook
-    # The shipped model (python-v3) predicts 203 kB -> 306 kB (1.5x) for this rewrite. Real n x n
-    # tables on real inputs are far bigger, but the model's intervals are wide (docs/model-card.md,
-    # gate quality), so at the default 2.0x it would let this through. This test is about the
-    # real hook running the real model end to end, so it asks for 1.3x.
-    args = ["--ratio=1.3"] + (["--model", CANDIDATE] if CANDIDATE else [])  # default: the model installed with the hook
+    # The shipped model (python-v3, geometric mean) predicts 65 kB -> 141 kB (2.2x) for this rewrite,
+    # but only 6 of its 16 paired samples grow by 1.3x: the default rule (2.0x, 70% of the pairs)
+    # lets it through. Real n x n tables on real inputs are far bigger; the model's intervals are
+    # wide (docs/model-card.md, gate quality). This test is about the real hook running the real
+    # model end to end, so it asks for 1.3x on the estimates alone.
+    args = ["--ratio=1.3", "--confidence=0"] + (["--model", CANDIDATE] if CANDIDATE else [])
     repo = make_repo(tmp_path / "work", hook, args, {"solution.py": KADANE})
     first = commit(repo, env, "init")
     assert first.returncode == 0, first.stdout

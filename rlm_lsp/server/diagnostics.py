@@ -45,7 +45,8 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
             )
         limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
-        if limit and base is not None and not r.allowed and rules.judge(base, p, limit).regressed:
+        level = r.project.confidence if r.project is not None else rules.CONFIDENCE
+        if limit and base is not None and not r.allowed and rules.judge(base, p, limit, level).regressed:
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
                         f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
     if grew:
