@@ -284,3 +284,23 @@ def test_train_exponent_first_and_a_second_phase_keeps_it(tmp_path):
     # --init-from continues in the checkpoint's order, whatever the flag says
     second = train.train(common + ["--out", str(tmp_path / "e2"), "--init-from", str(first), "--number-format", "P10"])
     assert json.loads((second / "rlm_meta.json").read_text())["number_format"]["exponent_first"] is True
+
+
+def test_neutral_rewrites_keep_what_the_program_computes():
+    import random
+
+    from training import augment
+
+    code = ("def f(xs, k):\n    a = 1\n    b = 2\n    total = 0\n    for x in xs:\n        total += 1\n"
+            "        total = total + x * a + b\n    return total * k\n")
+    changed = 0
+    for seed in range(40):
+        out = augment.neutral(code, random.Random(seed))
+        ns_a, ns_b = {}, {}
+        exec(code, ns_a)
+        exec(out, ns_b)
+        assert ns_a["f"]([3, 4, 5], 2) == ns_b["f"]([3, 4, 5], 2)
+        changed += out != code
+    assert changed >= 30
+    kinds = {k for k in augment.NEUTRAL if augment.neutral(code, random.Random(0), kinds=(k,)) != code}
+    assert kinds == set(augment.NEUTRAL)

@@ -87,8 +87,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "(for a measurement run still appending)")
     p.add_argument("--reload-every-min", type=float, default=5.0)
     p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
-    p.add_argument("--preprocess", default="canon_v1", choices=preprocess.NAMES)
-    p.add_argument("--neutral", type=float, default=0.8,
+    p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES,
+                   help="canon_v1: canonical names (issue 22's c1 recipe, with --neutral 0.8)")
+    p.add_argument("--neutral", type=float, default=0.0,
                    help="share of augmented variants that also get a neutral rewrite (augment.neutral: an "
                         "unused assignment, an assert, swapped independent statements, ...), re-normalised "
                         "after; 0 = the v3 recipe's augmentation")
