@@ -119,7 +119,9 @@ def main(argv=None) -> int:
     results = {}
     for path in [args.model or str(DEFAULT_DIR), *args.compare]:
         predictor = Predictor.from_dir(path, device="cpu", threads=args.threads)
-        label = f"`{predictor.config.model_version}`"
+        label = f"`{predictor.config.model_version}` ({predictor.config.point_estimate})"
+        if label in results:
+            label += f" [{path}]"
         results[label] = moved(predictor, codes, rewritten)
         print(label, results[label], flush=True)
     text = markdown(results, len(codes), time.perf_counter() - start)
