@@ -138,6 +138,7 @@ def test_config_temperature_drives_sampling(model_copy):
     def predictor(temperature, samples=16):
         raw = json.loads((model_copy / "rlm_config.json").read_text())
         raw["sampling_temperature"] = temperature
+        raw["point_estimate"] = "median"  # the middle sample: the greedy one when nearly all agree
         (model_copy / "rlm_config.json").write_text(json.dumps(raw))
         return Predictor(ModelConfig.load(model_copy, verify_hashes=False), samples=samples)
 
