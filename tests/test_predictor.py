@@ -154,15 +154,19 @@ def test_config_temperature_drives_sampling(model_copy):
 
 def test_sample_values_are_what_predict_aggregates(predictor):
     """`Predictor.sample_values` returns the raw draws behind `predict`, in input order: their
-    median and p10/p90 are its value and interval."""
+    point estimate and p10/p90 are its value and interval, and they are its samples."""
     import numpy as np
+
+    from rlm_lsp.predictor import point_estimate
 
     drawn = predictor.sample_values(CODES)
     assert drawn.shape == (len(CODES), predictor.samples, len(predictor.config.metrics))
     for values, result in zip(drawn, predictor.predict(CODES)):
         for j, metric in enumerate(predictor.config.metric_names):
-            low, mid, high = np.percentile(values[:, j], [10, 50, 90])
+            low, high = np.percentile(values[:, j], [10, 90])
+            mid = point_estimate(values[:, j], predictor.config.point_estimate)
             assert (result[metric].low, result[metric].value, result[metric].high) == (low, mid, high)
+            assert result[metric].samples == tuple(values[:, j])
 
 
 def test_read_limit_says_when_only_the_start_of_the_code_is_read(predictor):
