@@ -116,13 +116,13 @@ def parse_functions(path: str, source: str) -> list[Function]:
         warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is the user's business
         ast.parse(source)
         snippets = extract(source, "python")
-    comments = _comments(source)
+    comments = rules.comments(source)
     lines = source.splitlines()
     names = rules.file_names(source)
     out = []
     for snippet in snippets:
         norm, anon, shape = normalize(snippet.code, names)
-        out.append(Function(path, snippet, norm, anon, shape, _pragma(snippet, comments, lines)))
+        out.append(Function(path, snippet, norm, anon, shape, rules.pragma(snippet, comments, lines)))
     return out
 
 
@@ -132,14 +132,6 @@ def normalize(code: str, names: frozenset[str] = frozenset()) -> tuple[str, str,
     helpers it calls `g0, ...`, so a renamed function and its callers match their old selves."""
     norm = rules.canonical(code, names)
     return norm, norm, tuple(line.strip() for line in norm.splitlines() if line.strip())
-
-
-def _comments(source: str) -> dict[int, str]:
-    return rules.comments(source)
-
-
-def _pragma(snippet: Snippet, comments: Mapping[int, str], lines: Sequence[str]) -> str | None:
-    return rules.pragma(snippet, comments, lines)
 
 
 # -- matching old and new ---------------------------------------------------------------------
