@@ -7,11 +7,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from rlm_lsp.errors import ExportError  # noqa: F401 - one error hierarchy (rlm_lsp.errors)
+
 GRAPHS = ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")
-
-
-class ExportError(Exception):
-    """The checkpoint cannot be exported; the message says why."""
 
 
 def check_checkpoint(checkpoint: Path) -> dict:

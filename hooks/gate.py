@@ -31,6 +31,7 @@ from typing import Any
 
 from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp import project_config as config_mod
+from rlm_lsp.errors import ModelError
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.project_config import ConfigError, GateConfig
 from rlm_lsp.gate.report import GateResult, Note
@@ -40,7 +41,7 @@ PYTHON_SUFFIXES = (".py", ".pyw")
 JUDGED_SUFFIXES = PYTHON_SUFFIXES + (networks.ONNX_SUFFIX,)
 
 
-class ModelUnavailable(Exception):
+class ModelUnavailable(ModelError):
     """The model could not be loaded or could not predict; --fail-open lets this pass."""
 
 

@@ -16,14 +16,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlm_lsp.errors import GitError  # noqa: F401 - its old home; callers import it from here
+
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # `git hash-object -t tree /dev/null`
 INDEX = ":index"  # the staged content, as a `head`
 WORKTREE = ":worktree"  # the files on disk, as a `head`
 FILE_MODES = ("100644", "100755")  # regular files; symlinks (120000) and submodules (160000) are not code
-
-
-class GitError(Exception):
-    """A git command failed; the message carries git's own words."""
 
 
 @dataclass(frozen=True)

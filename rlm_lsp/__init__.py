@@ -16,14 +16,16 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__all__ = ["ModelConfig", "ModelError", "Prediction", "Predictor"]
+__all__ = ["ConfigError", "InputError", "ModelConfig", "ModelError", "Prediction", "Predictor", "RlmError"]
 __version__ = "0.1.0"
 
-_WHERE = {"ModelConfig": "rlm_lsp.model_dir", "ModelError": "rlm_lsp.model_dir",
+_WHERE = {"ModelConfig": "rlm_lsp.model_dir", "ModelError": "rlm_lsp.errors", "RlmError": "rlm_lsp.errors",
+          "InputError": "rlm_lsp.errors", "ConfigError": "rlm_lsp.errors",
           "Prediction": "rlm_lsp.predictor", "Predictor": "rlm_lsp.predictor"}
 
 if TYPE_CHECKING:
-    from rlm_lsp.model_dir import ModelConfig, ModelError
+    from rlm_lsp.errors import ConfigError, InputError, ModelError, RlmError
+    from rlm_lsp.model_dir import ModelConfig
     from rlm_lsp.predictor import Prediction, Predictor
 
 

@@ -21,8 +21,8 @@ from typing import IO, Iterable, Iterator, Sequence
 
 from rlm_lsp import __version__
 from rlm_lsp import kernels, snippets
-from rlm_lsp.model_dir import ModelError
-from rlm_lsp.predictor import InputError, Prediction, Predictor
+from rlm_lsp.errors import FileProblem, InputError, ModelError
+from rlm_lsp.predictor import Prediction, Predictor
 from rlm_lsp.units import format_value
 
 MAX_FILE_BYTES = 1_000_000
@@ -166,10 +166,6 @@ def _check_template(predictor) -> None:
     except (KeyError, IndexError, ValueError) as exc:
         raise ModelError(f"input_template of {base.config.path} cannot be filled by rlm predict: "
                          f"{type(exc).__name__}: {exc}") from None
-
-
-class FileProblem(Exception):
-    """A file that cannot be scored: unreadable, not a regular file, binary, not UTF-8, too large."""
 
 
 NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",

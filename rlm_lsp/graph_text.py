@@ -38,6 +38,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlm_lsp.errors import GraphError  # noqa: F401 - its old home; callers import it from here
+
 MAX_ONNX_BYTES = 2 << 30  # 2 GiB, protobuf's own limit for one message; larger models keep weights outside
 MAX_NODES = 20_000
 MAX_REPEAT_PERIOD = 64
@@ -45,10 +47,6 @@ MAX_REPEAT_PERIOD = 64
 # mismatch. v2: NAS-Bench-201 cells keep every edge (v1 pruned ops whose result only reached zeros).
 # v3: a first line with the count of each op word.
 GRAPH_TEXT_VERSION = 3
-
-
-class GraphError(ValueError):
-    """The file is not a readable ONNX model, or is too large. The message says which and why."""
 
 
 # ---------------------------------------------------------------------------------------------------------

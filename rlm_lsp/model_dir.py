@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rlm_lsp import numbers
+from rlm_lsp.errors import ModelError  # noqa: F401 - its old home; callers import it from here
 
 CONFIG_NAME = "rlm_config.json"
 MODEL_FILES = (
@@ -24,10 +25,6 @@ MODEL_FILES = (
 )
 FORMAT_VERSION = 1
 DEFAULT_DIR = Path(__file__).parent / "models" / "default"
-
-
-class ModelError(Exception):
-    """The model directory cannot be used. The message names the file and what is wrong."""
 
 
 POINT_ESTIMATES = ("median", "log_mean")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
-from rlm_lsp.model_dir import ModelError
+from rlm_lsp.errors import ModelError, UnknownDevice
 
 NAS_DIR = Path(__file__).parent / "models" / "nas"
 LANGUAGE = "onnx-graph"
@@ -34,10 +34,6 @@ RUNTIME_DEVICES = ("auto", "cpu", "cuda")  # where onnxruntime runs, not a targe
 __all__ = ["GraphError", "ModelError", "UnknownDevice", "Verdict", "describe_device", "load_devices",
            "predict_onnx_file", "predict_graph_text", "latency_verdicts", "check_onnx_change",
            "split_device_args", "format_table", "NAS_DIR"]
-
-
-class UnknownDevice(ValueError):
-    """The model has no description for this device name."""
 
 
 def describe_device(name: str, ref_latencies: Sequence[float]) -> str:

@@ -24,7 +24,8 @@ import numpy as np
 from tokenizers import Tokenizer
 
 from rlm_lsp import decode, preprocess, sessions, template
-from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig, ModelError
+from rlm_lsp.errors import InputError, ModelError
+from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
 from rlm_lsp.seq2seq import Seq2Seq
 
 
@@ -50,10 +51,6 @@ def point_estimate(samples: np.ndarray, kind: str) -> float:
         low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
         return float(np.clip(np.exp(np.mean(np.log(samples))), low, high))
     return float(np.median(samples))  # also a log_mean with a zero or negative sample
-
-
-class InputError(ValueError):
-    """This input cannot be scored (empty code, unknown language, too long)."""
 
 
 class Predictor:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_lsp import rules
+from rlm_lsp.errors import ConfigError  # noqa: F401 - its old home; callers import it from here
 
 DEFAULT_RATIO = 2.0
 DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
@@ -47,10 +48,6 @@ _SIZE_UNITS = {
 }  # fmt: skip
 _TIME_UNITS = {"ns": 1e-6, "us": 1e-3, "µs": 1e-3, "μs": 1e-3, "ms": 1.0, "s": 1e3, "sec": 1e3, "min": 6e4}
 _QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµμ]*)\s*$")
-
-
-class ConfigError(Exception):
-    """A setting that cannot be used; the message names the key or flag and the value."""
 
 
 @dataclass(frozen=True)
