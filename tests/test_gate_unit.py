@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp.gate import compare, git, report
 from rlm_lsp import project_config as config
+from rlm_lsp.gate import compare, git, report
 from rlm_lsp.gate.compare import FunctionChange, normalize, parse_functions
 from rlm_lsp.project_config import Budget, ConfigError, GateConfig
 

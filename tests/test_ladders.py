@@ -10,8 +10,8 @@ import pytest
 
 from training import lc_corpus
 from training.gen_inputs import parse_constraints
+from training.ladders import growth, input_size, inputs_sha1, ladder, large_recipes
 from training.lc_corpus import Problem
-from training.ladders import growth, input_size, ladder, large_recipes, inputs_sha1
 
 HAVE_CORPUS = (lc_corpus.LEETCODE / "problems.jsonl.gz").is_file()
 needs_corpus = pytest.mark.skipif(not HAVE_CORPUS, reason="LeetCode corpus not found at %s (../shared/corpora, "

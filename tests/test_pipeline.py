@@ -6,9 +6,9 @@ import sys
 
 import pytest
 
+from rlm_lsp import Predictor
 from rlm_lsp.export.cli import export
 from rlm_lsp.export.onnx_export import ExportError
-from rlm_lsp import Predictor
 from training import train
 
 

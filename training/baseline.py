@@ -26,8 +26,8 @@ import math
 import re
 import sys
 import tokenize
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -22,9 +22,9 @@ import hashlib
 import json
 import random
 import statistics
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = str(ROOT / "training" / "data" / "*.jsonl*")

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -28,8 +28,8 @@ def main(argv=None) -> int:
         return 2
 
     import rlm_lsp.export.cli as export_cli
-    from training.nas.train import UNKNOWN_NAME
     from rlm_lsp.graph_text import nb201_text
+    from training.nas.train import UNKNOWN_NAME
 
     samples = ["|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|",
                "|avg_pool_3x3~0|+|nor_conv_1x1~0|skip_connect~1|+|nor_conv_1x1~0|skip_connect~1|skip_connect~2|",

@@ -31,11 +31,10 @@ import csv
 import gzip
 import hashlib
 import json
-import math
 import re
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rlm_lsp.kernels import gpu_text, kernel_text, shape_text
 from training.triton.liger_shapes import tensor_shapes

@@ -9,7 +9,7 @@ benchmark_scripts.jsonl.gz is a later release); where the two disagree, the CSV 
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 Dims = Mapping[str, float]
 

@@ -30,9 +30,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
 
 DEFAULT_SIZES = {"vector_add": [1 << 16, 1 << 20, 1 << 24], "softmax": [1 << 16, 1 << 20, 1 << 24],
                  "matmul": [512, 1024, 2048, 4096]}

@@ -56,8 +56,8 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from training.triton.time_kernels import Clock, append, time_launch
 
