@@ -161,8 +161,9 @@ def test_slope_on_known_numbers():
 
 def _row(key, inp, n, **kw):
     r = {"source": "kattis", "problem_id": "p/" + key[0], "key": key, "input_id": inp, "input_bytes": n,
-         "status": "ok", "memory_bytes": 500 + 2 * n ** 1.5, "memory_baseline_bytes": 500, "exec_ms": 0.01 * n,
-         "latency_ms": 40 + 0.01 * n, "memory_only": False, "kattis_shortname": key[0]}
+         "status": "ok", "memory_bytes": 2 * n ** 1.5, "exec_ms": 0.01 * n,
+         "latency_ms": 40 + 0.01 * n, "memory_only": False, "kattis_shortname": key[0],
+         "harness": measure_v2.HARNESS}
     r.update(kw)
     return r
 
@@ -174,7 +175,8 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
             _row("b", "x2", 100, memory_bytes=1),                         # a duplicate: the first row wins
             _row("a", "y1", 100, memory_only=True, exec_ms=None, latency_ms=None),
             _row("a", "y1", 100, memory_bytes=12345),                     # a full row replaces memory-only
-            _row("a", "y2", 1000, status="timeout"), _row("a", "y3", 10)]
+            _row("a", "y2", 1000, status="timeout"), _row("a", "y3", 10),
+            _row("c", "z1", 10, harness="measure-v2")]                    # an older harness: not packed
     p = measure_v2.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"key": "torn')
@@ -187,7 +189,7 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
     assert all(r["validation"] == measure_v2.is_kattis_validation(r["kattis_shortname"]) for r in got)
     g = [json.loads(line) for line in gzip.open(measure_v2.growth_path("kattis"), "rt")]
     assert [x["key"] for x in g] == ["b"]   # "a" has 2 ok sizes only
-    assert g[0]["growth_memory"] == pytest.approx(1.5, abs=1e-3)   # baseline subtracted
+    assert g[0]["growth_memory"] == pytest.approx(1.5, abs=1e-3)
     assert g[0]["growth_latency"] == pytest.approx(1.0, abs=1e-3)
     assert g[0]["n_sizes"] == 3 and g[0]["max_bytes"] == 1000
     before = measure_v2.data_path("kattis").read_bytes()
@@ -233,7 +235,7 @@ def test_kattis_rows_checks_resume_and_growth(env):
     assert max(r["input_bytes"] for r in by["good.py"]) > 100000   # the largest input is always taken
     for r in by["good.py"]:
         assert r["status"] == "ok" and r["checked"] and r["check"] == "tokens", r
-        assert r["memory_bytes"] > r["memory_baseline_bytes"] > 0
+        assert r["memory_bytes"] > 0 and "memory_baseline_bytes" not in r and r["harness"] == measure_v2.HARNESS
         assert r["latency_ms"] > r["exec_ms"] > 0 and r["exec_runs"] == 1
         assert r["sandbox"] in ("bwrap", "bwrap-root") and r["shape"] == "stdin" and r["python"]
     assert {r["status"] for r in by["wrong.py"]} == {"wrong_answer"}

@@ -34,7 +34,10 @@ from training.v2 import execute, sources
 ROOT = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
 DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
-HARNESS = "measure-v2"
+# "measure-v2": the runner built the stdin buffer inside the traced region (~4 B/char) and rows carried a
+# ``memory_baseline_bytes`` to subtract; "measure-v2.1": the buffer is made before tracing, memory is the
+# program's own.  Only rows of the current harness are resumed from and packed.
+HARNESS = "measure-v2.1"
 FORBIDDEN = {"code", "stdin", "input", "answer", "expected", "text"}  # never in a packed row
 
 
@@ -68,7 +71,7 @@ def read_rows(path: Path):
                 r = json.loads(line)
             except ValueError:
                 continue  # a torn line of a killed run
-            if isinstance(r, dict) and "key" in r:
+            if isinstance(r, dict) and "key" in r and r.get("harness") == HARNESS:
                 yield r
 
 
@@ -122,6 +125,7 @@ def run_source(source: str, a) -> dict:
     try:
         with _open_append(work_path(source)) as out:
             for row in results:
+                row["harness"] = HARNESS
                 out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
                 statuses[row["status"]] += 1
@@ -170,8 +174,8 @@ def slope(xs: list, ys: list) -> float | None:
 def growth(rows: list) -> list:
     """Per program with ``ok`` rows at >= 3 distinct input sizes: the slopes of memory and time.
 
-    ``growth_memory`` uses ``memory_bytes - memory_baseline_bytes`` (floored at 1 byte): the program's
-    own peak without the runner's copy of the input; ``growth_latency`` uses ``exec_ms`` (in-process),
+    ``growth_memory`` uses ``memory_bytes`` (floored at 1 byte; the runner's copy of the input is not in
+    it); ``growth_latency`` uses ``exec_ms`` (in-process),
     because ``latency_ms`` carries a constant process start-up."""
     by: dict = {}
     for r in rows:
@@ -183,7 +187,7 @@ def growth(rows: list) -> list:
         xs = [r["input_bytes"] for r in rs]
         if len(set(xs)) < 3:
             continue
-        mem = [max(1, r["memory_bytes"] - (r.get("memory_baseline_bytes") or 0)) for r in rs]
+        mem = [max(1, r["memory_bytes"]) for r in rs]
         lat = [(r["input_bytes"], max(r["exec_ms"], 1e-3)) for r in rs if r.get("exec_ms") is not None]
         out.append({"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key,
                     "n_sizes": len(set(xs)), "min_bytes": min(xs), "max_bytes": max(xs),

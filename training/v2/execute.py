@@ -14,10 +14,9 @@ Per task, in fresh sandboxed processes (``training.sandbox.run_child``, the same
    allocation-heavy programs down 5-20x; 6T + 5 s with ``--memory-only``): ``memory_bytes`` = the
    runner's tracemalloc peak of the program's execution (compile excluded).  Its stdout is digested
    and compared host-side, token by token and in order, with the expected output.
-3. **baseline** (once per distinct input and process): the same run of ``pass`` on the same input,
-   ``memory_baseline_bytes``.  The runner builds ``io.StringIO(input)`` inside the traced region (about
-   4 bytes per input character), so ``memory_bytes - memory_baseline_bytes`` is what the program
-   itself allocated at its peak.
+3. (no baseline: the runner makes the input's ``io.StringIO`` before tracing starts, so the
+   peak is the program's own; rows of the harness ``measure-v2`` before this subtracted a run of
+   ``pass`` and are not mixed in, see ``training.measure_v2.HARNESS``)
 4. **check run**, only where the exact token comparison failed and the source has a laxer rule (Kattis'
    default validator: case-insensitive, float tolerance from ``validator_flags``; Project Euler: the
    answer appears in stdout): the program runs inside a small wrapper that captures its stdout and
@@ -36,7 +35,6 @@ on the program's ``sys.path``.
 from __future__ import annotations
 
 import ast
-import hashlib
 import inspect
 import math
 import os
@@ -196,24 +194,12 @@ def _err(r) -> str:
     return str(r.result.get("error") or r.stderr_tail[-300:] or "")[:200]
 
 
-_BASELINE: dict = {}
-
-
-def baseline(stdin: str, limits: Limits):
-    """tracemalloc peak of ``pass`` on this input (the runner's own stdin buffer); cached per process."""
-    h = hashlib.sha1(stdin.encode("utf-8", "surrogatepass")).hexdigest()
-    if h not in _BASELINE:
-        r = run_child(_spec("memory", "pass", stdin, []), limits)
-        _BASELINE[h] = int(r.result["memory_bytes"]) if r.status == "ok" else None
-    return _BASELINE[h]
-
-
 def measure(task: dict, opts: dict) -> dict:
     """The row of one task.  ``opts``: time_limit (s per execution), memory_mb, repeats, memory_only, machine."""
     t0 = time.perf_counter()
     row = dict(task["row"])
     row.update(status="skipped", reason=task.get("skip"), error=None, memory_bytes=None,
-               memory_baseline_bytes=None, latency_ms=None, exec_ms=None, exec_runs=0, cpu_ms=None,
+               latency_ms=None, exec_ms=None, exec_runs=0, cpu_ms=None,
                rss_kb=None, memory_run_ms=None, checked=False, check=None, patches=[], sandbox=None,
                time_limit_s=opts["time_limit"], memory_limit_mb=opts["memory_mb"],
                memory_only=False, machine=opts.get("machine"), python=opts.get("python"),
@@ -254,9 +240,8 @@ def measure(task: dict, opts: dict) -> dict:
             row.update(status=STATUS.get(m.status, "error"), error=where + _err(m))
             return row
         row["memory_bytes"] = int(m.result["memory_bytes"])
-        row["memory_baseline_bytes"] = baseline(stdin, limits)
         verdict = None
-        if task.get("expected") is not None:  # 4. output check (3. baseline: just above)
+        if task.get("expected") is not None:  # 4. output check
             got = (m.result.get("digests") or [[None]])[0][0]
             verdict = got == _digests(task["expected"].split())[0]
             row["check"] = "tokens"
