@@ -1,19 +1,19 @@
 """Benchmark: rlm-gate over a staged change that touches 20 functions, one CPU thread.
 
-    python bench/gate.py [--model DIR] [--runs 5] [--samples N ...] [--out docs/benchmarks-gate.md]
+    python bench/gate.py [--model DIR] [--runs 5] [--samples N ...] [--no-write]
 
 A scratch git repository gets a module of 20 realistic functions, committed; then every
 function is edited (a real code change, so all 40 versions are predicted) and staged. Each
-run is a fresh `python -m hooks.gate --threads 1` process, exactly what pre-commit starts:
+run is a fresh `python -m rlm_lsp.gate.gate --threads 1` process, exactly what pre-commit starts:
 interpreter start, imports, git, matching, model load, prediction of 40 snippets, verdict.
 A second, in-process pass splits the time into its stages. Target: <= 5 s end to end.
+Writes the `gate` section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -23,6 +23,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.report import add_write_flag, machine, progress, publish  # noqa: E402
 
 N_FUNCTIONS = 20
 GIT_ENV = {
@@ -100,7 +102,7 @@ def end_to_end(repo: Path, model: str | None, samples: int | None) -> tuple[floa
 
 def import_time() -> float:
     """Seconds to import the gate and what it pulls in, in a fresh interpreter."""
-    code = "import time; t = time.perf_counter(); import hooks.gate, hooks.compare; print(time.perf_counter() - t)"
+    code = "import time; t = time.perf_counter(); import rlm_lsp.gate.gate, rlm_lsp.gate.compare; print(time.perf_counter() - t)"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
     return float(out.stdout)
@@ -108,8 +110,8 @@ def import_time() -> float:
 
 def stages(repo: Path, model: str | None, samples: int | None, runs: int) -> dict[str, float | str]:
     """Per-stage medians over `runs` in-process passes, each with a fresh Predictor (no cache)."""
-    from rlm_lsp.gate import compare, gate
     from rlm_lsp import project_config as config
+    from rlm_lsp.gate import compare, gate
 
     parse, load, predict = [], [], []
     for _ in range(runs):
@@ -145,7 +147,7 @@ def main() -> None:
     p.add_argument("--model", help="model directory (default: the shipped model)")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--samples", type=int, nargs="*", default=[0], help="0 = the predictor's default")
-    p.add_argument("--out", default=str(ROOT / "docs" / "benchmarks-gate.md"))
+    add_write_flag(p)
     p.add_argument("--note", default="", help="a line to add under the table (e.g. what the model is)")
     args = p.parse_args()
 
@@ -156,7 +158,7 @@ def main() -> None:
             s = samples or None
             end_to_end(repo, args.model, s)  # warm the page cache; not counted
             times = []
-            for _ in range(args.runs):
+            for _ in progress(range(args.runs), desc=f"samples={samples or 'default'}", unit="run"):
                 elapsed, summary = end_to_end(repo, args.model, s)
                 times.append(elapsed)
             split = stages(repo, args.model, s, args.runs)
@@ -164,26 +166,19 @@ def main() -> None:
             print(f"samples={split['samples']}: median {statistics.median(times):.2f} s "
                   f"(min {min(times):.2f}, max {max(times):.2f}) {summary}", flush=True)  # fmt: skip
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        cpu = next(
-            line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-            if line.startswith("model name")
-        )  # fmt: skip
-    except (OSError, StopIteration):
-        pass
+    cpu, python = machine().split(", Python ")
     model_version = rows[0][3]["model_version"]
     lines = [
-        "## rlm-gate: a staged change touching 20 functions",
+        "## rlm-gate: a staged change touching 20 functions (`bench/gate.py`)",
         "",
         f"Command: `python bench/gate.py --runs {args.runs}"
         + (f" --samples {' '.join(map(str, args.samples))}" if args.samples != [0] else "")
         + (" --model DIR" if args.model else "")
         + "`.",
-        f"Machine: {cpu}, {os.cpu_count()} cores (shared), Python {platform.python_version()}; "
+        f"Machine: {cpu}, {os.cpu_count()} cores (shared), Python {python}; "
         f"model `{model_version}`; one CPU thread (`--threads 1`).",
         "",
-        "Each run is a fresh `python -m hooks.gate` process, as pre-commit starts it: imports, git, matching, "
+        "Each run is a fresh `python -m rlm_lsp.gate.gate` process, as pre-commit starts it: imports, git, matching, "
         f"model load, and {N_FUNCTIONS} changed functions predicted before and after (40 snippets, one batch run). "
         "Target: 5 s.",
         "",
@@ -205,8 +200,7 @@ def main() -> None:
     ]
     if args.note:
         lines += [args.note, ""]
-    Path(args.out).write_text("\n".join(lines))
-    print(f"wrote {args.out}")
+    publish("gate", "\n".join(lines), write=not args.no_write)
 
 
 if __name__ == "__main__":

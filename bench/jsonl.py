@@ -1,6 +1,6 @@
 """`rlm predict --jsonl`: resident memory while scoring many rows, read from /proc while it runs.
 
-    python bench/jsonl.py [--rows 10000] [--samples 1]
+    python bench/jsonl.py [--rows 10000] [--samples 1] [--no-write]
 
 Rows are distinct generated functions (so the cache never hits), fed on stdin to a real
 `rlm predict --jsonl -` process with the shipped model. Writes the `jsonl` section of docs/benchmarks.md.
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.report import machine, write_section  # noqa: E402
+from bench.report import add_write_flag, bar, machine, publish  # noqa: E402
 
 
 def rss_mib(pid: int) -> float:
@@ -33,17 +33,20 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--samples", type=int, default=1)
-    parser.add_argument("--no-write", action="store_true")
+    add_write_flag(parser)
     args = parser.parse_args(argv)
     proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.cli", "predict", "--jsonl", "-", "--samples",
                              str(args.samples)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     done = [0]
     readings: list[tuple[int, float]] = []
+    rows_bar = bar(args.rows, desc="rows scored", unit="row")
+    every = max(1, args.rows // 10)
 
     def read():
         for _ in proc.stdout:
             done[0] += 1
-            if done[0] % (args.rows // 10) == 0:
+            rows_bar.update()
+            if done[0] % every == 0:
                 readings.append((done[0], rss_mib(proc.pid)))
 
     reader = threading.Thread(target=read)
@@ -54,6 +57,7 @@ def main(argv=None) -> int:
         proc.stdin.write(json.dumps({"id": i, "code": code, "language": "python"}) + "\n")
     proc.stdin.close()
     reader.join()
+    rows_bar.close()
     proc.wait()
     seconds = time.perf_counter() - start
     table = ", ".join(f"{n:,} rows: {mib:.0f} MiB" for n, mib in readings)
@@ -63,8 +67,7 @@ def main(argv=None) -> int:
           f"one thread, shipped model, distinct rows (no cache hits).\n\n"
           f"{args.rows:,} rows scored in {seconds:.0f} s. Resident memory of the `rlm predict --jsonl -` process "
           f"as rows came out: {table}.\n")
-    if not args.no_write:
-        write_section("jsonl", md)
+    publish("jsonl", md, write=not args.no_write)
     return proc.returncode
 
 

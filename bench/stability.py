@@ -1,12 +1,13 @@
 """How far a prediction moves under edits that do not change what a program does.
 
-    python bench/stability.py [--model DIR] [--compare DIR] [--programs 300] [--into-benchmarks]
+    python bench/stability.py [--model DIR] [--compare DIR ...] [--programs 300] [--no-write]
 
 Programs: validation problems' programs (`training.dataset.is_validation`, never trained on),
 the first N by a hash of their key. Each rewrite of `bench/rewrites.py` (renames, reformatting,
 type hints, docstrings, an unused assignment, a swap of two independent statements) is applied
 to each program it applies to; the share of programs whose memory or latency prediction moves by
-1.25× or more, and by 2× or more, is reported per model, side by side.
+1.25× or more, and by 2× or more, is reported per model, side by side, in the `stability`
+section of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import rewrites  # noqa: E402
-from report import machine, write_section  # noqa: E402
+from report import add_write_flag, machine, progress, publish  # noqa: E402
 
 from training import dataset  # noqa: E402
 
@@ -38,7 +39,7 @@ def variants(codes: list[str], seed: int = 0) -> dict[str, list[tuple[int, str]]
     """rewrite name -> (program index, rewritten code) for the programs it applies to."""
     rng = random.Random(seed)
     out: dict[str, list[tuple[int, str]]] = {name: [] for name in rewrites.REWRITES}
-    for i, code in enumerate(codes):
+    for i, code in enumerate(progress(codes, desc="rewrite", unit="program")):
         for name, fn in rewrites.REWRITES.items():
             try:
                 new = fn(code, rng)
@@ -49,11 +50,18 @@ def variants(codes: list[str], seed: int = 0) -> dict[str, list[tuple[int, str]]
     return out
 
 
-def moved(predictor, codes, rewritten) -> dict:
+def _predict(predictor, codes: list[str], desc: str, chunk: int = 32) -> list[dict]:
+    """predictor.predict in chunks, for the progress bar; a prediction does not depend on its batch."""
+    starts = range(0, len(codes), chunk)
+    return [p for start in progress(starts, desc=desc, total=len(starts), unit="batch")
+            for p in predictor.predict(codes[start : start + chunk])]
+
+
+def moved(predictor, codes, rewritten, label: str = "model") -> dict:
     """Per rewrite and metric, the share of programs whose prediction moves >= 1.25x and >= 2x."""
-    base = predictor.predict(codes)
+    base = _predict(predictor, codes, f"{label}: programs")
     flat = [code for pairs in rewritten.values() for _, code in pairs]
-    preds = iter(predictor.predict(flat))
+    preds = iter(_predict(predictor, flat, f"{label}: rewrites"))
     result = {}
     for name, pairs in rewritten.items():
         shifts = {m: [] for m in predictor.config.metric_names}
@@ -75,16 +83,16 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
-def markdown(results: dict[str, dict], n: int, seconds: float) -> str:
+def markdown(results: dict[str, dict], n: int, seconds: float, command: str = "python bench/stability.py") -> str:
     names = list(results)
     lines = [
         "## Stability under neutral edits (`bench/stability.py`)",
         "",
-        f"{n} validation programs (never trained on); for each semantics-preserving rewrite, the share of "
-        "programs whose predicted memory / latency moves by ≥ 1.25× and by ≥ 2×. Targets: 0% for renames, "
-        "reformatting, hints and docstrings (exact by construction: the model reads canonical names); ≤ 5% at "
-        "≥ 2× for the inserted statement and the swap (by training; both are also training augmentations, "
-        f"on other programs). {machine()}; {seconds:.0f} s.",
+        f"{n} validation programs (never trained on); for each semantics-preserving rewrite of `bench/rewrites.py` "
+        "(renames found with the compiler's `symtable`, independent of `rlm_lsp/canonical.py`), the share of "
+        "programs whose predicted memory / latency moves by ≥ 1.25× / ≥ 2×. Targets (issue 22): 0% for renames, "
+        "reformatting, hints and docstrings; ≤ 5% at ≥ 2× for the inserted statement and the swap. "
+        f"Command: `{command}`. {machine()}; {seconds:.0f} s.",
         "",
         "| rewrite | programs | " + " | ".join(f"{m} memory ≥1.25× / ≥2× | {m} latency ≥1.25× / ≥2×" for m in names)
         + " |",
@@ -107,7 +115,7 @@ def main(argv=None) -> int:
     p.add_argument("--compare", nargs="*", default=[], help="other model directories, side by side")
     p.add_argument("--programs", type=int, default=300)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--into-benchmarks", action="store_true", help="write the section of docs/benchmarks.md")
+    add_write_flag(p)
     args = p.parse_args(argv)
 
     from rlm_lsp.model_dir import DEFAULT_DIR
@@ -122,12 +130,12 @@ def main(argv=None) -> int:
         label = f"`{predictor.config.model_version}` ({predictor.config.point_estimate})"
         if label in results:
             label += f" [{path}]"
-        results[label] = moved(predictor, codes, rewritten)
+        results[label] = moved(predictor, codes, rewritten, label)
         print(label, results[label], flush=True)
-    text = markdown(results, len(codes), time.perf_counter() - start)
-    print(text)
-    if args.into_benchmarks:
-        write_section("stability", text)
+    given = argv if argv is not None else sys.argv[1:]
+    command = " ".join(["python bench/stability.py", *(a for a in given if a != "--no-write")])
+    text = markdown(results, len(codes), time.perf_counter() - start, command)
+    publish("stability", text, write=not args.no_write)
     return 0
 
 
