@@ -29,8 +29,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # the test client, tests/lsp_client.py
 
-from rlm_lsp.server.client import LspClient, file_uri  # noqa: E402
+from lsp_client import LspClient, file_uri  # noqa: E402
 
 DOC = ROOT / "docs" / "benchmarks-lsp.md"
 FUNCTIONS = 48
@@ -262,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
 
 `python bench/lsp.py{' --model ' + args.model if args.model else ''}` on {machine()} (shared, load average {load:.1f} on {os.cpu_count()} cores
 during the run); {model_text}; one model thread; the real server process over stdio, driven by
-`rlm_lsp.server.client`.
+`tests/lsp_client.py`.
 
 | measurement | result | target |
 |---|---|---|

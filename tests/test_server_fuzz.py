@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from rlm_lsp.server.client import LspClient, file_uri
+from lsp_client import LspClient, file_uri
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp.server.client import LspClient, LspError, file_uri
+from lsp_client import LspClient, LspError, file_uri
 from rlm_lsp.server.transport import Framer
 
 pytestmark = pytest.mark.timeout(180)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import threading
 import time
@@ -287,13 +288,15 @@ def test_feature_views_follow_settings_and_validity():
     col = lambda line, c: c  # noqa: E731
     everything = types.Range(types.Position(0, 0), types.Position(1000, 0))
     got = hints.inlay_hints(results, lines, everything, Settings(), col)
-    assert [h.label for h in got] == ["≈ 31 MB · 3.1 ms", "≈ 38 MB · 3.8 ms"]  # len(code) = 31, 38
+    assert [h.label for h in got] == ["≈ mem 31 MB · time 3.1 ms", "≈ mem 38 MB · time 3.8 ms"]  # len(code) = 31, 38
     assert [(h.position.line, h.position.character) for h in got] == [(3, 13), (8, 22)]
     only_memory = hints.inlay_hints(results, lines, everything, Settings(metrics={"latency": False}), col)
-    assert [h.label for h in only_memory] == ["≈ 31 MB", "≈ 38 MB"]
-    assert lens.title(results[0], Settings()) == "rlm p10–p90: memory 15.5 MB–62 MB · latency 1.6 ms–6.2 ms"
-    md = hover.markdown(results[0], Settings(), {"memory": "memory meaning"}, "fake-1")
-    assert "fake-1" in md and "15.5 MB – 62 MB" in md and "memory meaning" in md
+    assert [h.label for h in only_memory] == ["≈ mem 31 MB", "≈ mem 38 MB"]
+    assert lens.title(results[0], Settings()) == "rlm likely: mem 15.5 MB–62 MB · time 1.6 ms–6.2 ms (p10–p90)"
+    md = hover.markdown(results[0], Settings(), {"memory": "memory meaning"}, "the shipped model on CPU")
+    assert "per call, for a typical large input" in md and "**peak memory** ≈ 31 MB" in md
+    assert "fairly sure: likely between 15.5 MB and 62 MB (p10–p90, a 4× range)" in md
+    assert "measures: memory meaning" in md and "by the shipped model on CPU" in md and "|" not in md
     # a line inserted above moves every function: cached results stop showing until re-analysed
     moved = ["\n"] + lines
     assert hints.inlay_hints(results, moved, everything, Settings(), col) == []
@@ -385,3 +388,83 @@ def test_hover_says_when_the_model_read_only_the_start_of_a_long_function():
     assert md.rstrip().endswith(note)
     assert hover.reading_note(long_one, Limited(limit=10_000)) == ""
     assert hover.reading_note(long_one, FakePredictor()) == ""  # no tokenizer: no note, no error
+
+
+def test_words_label_each_number_flag_large_and_mark_unsure_ones():
+    from rlm_lsp.server import words
+
+    small = Prediction("memory", 1100.0, 1000.0, 1300.0, "bytes")
+    big = Prediction("memory", 250e6, 100e6, 400e6, "bytes")
+    wide = Prediction("latency", 0.0192, 0.0001, 0.5, "ms")  # p10–p90 spans 5000×
+    assert words.short("memory", small) == "mem 1.1 kB"
+    assert words.short("memory", big) == "⚠ mem 250 MB"
+    assert words.short("latency", wide) == "time ~20 µs?"
+    assert words.hint_label({"memory": small, "latency": wide}, ["memory", "latency"]) == "mem 1.1 kB · time ~20 µs?"
+    assert words.hint_label({"memory": small}, []) is None
+    assert words.sureness(small).startswith("fairly sure")
+    assert words.sureness(Prediction("memory", 5e3, 1e3, 3e5, "bytes")).startswith("unsure: likely between 1 kB and 300 kB")
+    assert words.sureness(wide).startswith("very unsure") and "5000× range" in words.sureness(wide)
+    assert words.model_words("python-v3-small-2026+triton", "", "cpu") == "the shipped model on CPU"
+    assert words.model_words("x", "/models/my-model/", "cuda") == "model in my-model on GPU"
+
+
+def test_one_line_def_gets_its_hint_at_the_end_of_the_line():
+    source = "def f(x): return [x] * 3\n\n\ndef g(x):\n    return x\n"
+    results = Analyzer(FakePredictor()).analyze("u", source, None)
+    lines = source.splitlines(True)
+    everything = types.Range(types.Position(0, 0), types.Position(100, 0))
+    got = hints.inlay_hints(results, lines, everything, Settings(), lambda line, c: c)
+    assert [(h.position.line, h.position.character) for h in got] == [(0, 24), (3, 9)]
+
+
+def test_opt_out_comment_and_exclude_globs():
+    assert skip_reason("# rlm: skip-file\ndef f():\n    pass\n") == "the file says `# rlm: skip-file`"
+    assert skip_reason("x = '# rlm: skip-file'\n") is None  # only a comment line counts
+    s = Settings.from_dict({"exclude": ["**/tests/**", "gen_*.py", "build/"]})
+    assert s.excluded("/w/tests/a.py", "/w") == "**/tests/**"
+    assert s.excluded("/w/src/gen_x.py", "/w") == "gen_*.py"
+    assert s.excluded("/w/build/a/b.py", "/w") == "build/"
+    assert s.excluded("/w/src/a.py", "/w") is None
+    assert Settings.from_dict({"exclude": "x.py"}).exclude == ("x.py",)
+    assert Settings.from_dict({"exclude": 3}).exclude == ()  # a bad value falls back to the default
+
+
+def test_new_settings_parse_and_lens_is_off_by_default():
+    assert not Settings().feature_enabled("codeLens") and Settings().feature_enabled("inlayHints")
+    assert Settings.from_dict({"features": {"codeLens": True}}).feature_enabled("codeLens")
+    s = Settings.from_dict({"logLevel": "INFO", "showNotifications": "onerror", "settleMs": 10})
+    assert (s.log_level, s.show_notifications, s.settle_ms) == ("info", "onError", 10)
+    assert Settings.from_dict({"logLevel": "loud"}).log_level == ""  # the command line's stands
+
+
+def test_plain_hover_keeps_names_and_drops_markup():
+    md = "**make_table**: rlm's estimate\n\n- **peak memory** ≈ 1 kB\n\n_Predicted by `m`._\n"
+    assert hover.plain(md) == "make_table: rlm's estimate\n\n- peak memory ≈ 1 kB\n\nPredicted by m.\n"
+
+
+def test_folder_settings_follow_the_document():
+    server = RlmServer()
+    server.folder_settings = {"file:///w/a": Settings(debounce_ms=1), "file:///w/ab": Settings(debounce_ms=2)}
+    assert server.settings_for("file:///w/a/x.py").debounce_ms == 1
+    assert server.settings_for("file:///w/ab/x.py").debounce_ms == 2
+    assert server.settings_for("file:///elsewhere/x.py") is server.settings
+
+
+def test_a_new_regression_warning_waits_until_the_edit_settles():
+    server = RlmServer()
+    server.protocol._workspace = Workspace(None)
+    published = []
+    server.text_document_publish_diagnostics = lambda params: published.append(params.diagnostics)
+    later = []
+    server.bridge.later = lambda delay, fn: later.append((delay, fn))
+    old = Analyzer(FakePredictor()).analyze("u", "def f(n):\n    return n\n", None)[0]
+    grown = FakePredictor().predict(["x" * 400])[0]
+    r = dataclasses.replace(old, head_state="changed", head=old.predictions, predictions=grown)
+    res = DocResults(1, (r,), ("def f(n):\n", "    return n\n"))
+    server.versions["u"], server.results["u"] = 1, res
+    server.settings = Settings(regression_ratio=1.5, settle_ms=700)
+    assert server._publish("u", res, settled=False) and published[-1] == []  # held back
+    server._settle("u", res)
+    [d] = published[-1]
+    assert d.code == "regression" and "memory" in d.message and "latency" in d.message  # one, naming both
+    assert not server._publish("u", res, settled=False) and len(published[-1]) == 1  # already out: stays

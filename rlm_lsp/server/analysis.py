@@ -12,6 +12,7 @@ has its own content cache on top).
 from __future__ import annotations
 
 import logging
+import re
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ logger = logging.getLogger(__name__)
 MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
 KERNEL_PREFIX = "kernel_"  # metrics for @triton.jit kernels are named kernel_*
 _SAMPLE = 8192
+OPT_OUT = re.compile(r"^[ \t]*#[ \t]*rlm:[ \t]*skip-file\b", re.MULTILINE)  # a file's own opt-out comment
 _MAX_HEADS = 64
 
 
@@ -50,6 +52,8 @@ def skip_reason(text: str) -> str | None:
         return "binary"
     if head.count("\ufffd") > max(3, len(head) // 100):
         return "not UTF-8"
+    if "skip-file" in text and OPT_OUT.search(text):
+        return "the file says `# rlm: skip-file`"
     return None
 
 

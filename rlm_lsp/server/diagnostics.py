@@ -1,8 +1,9 @@
 """Warnings where a function's prediction exceeds its budget or grew past the
 regression ratio against the committed (HEAD) version of the same function.
 
-Published by the worker with the document version the results belong to, so a
-client never places them on a newer text.
+Published with the document version the results belong to, so a client never places them on
+a newer text. The server holds a new regression warning back until the edit settles
+(`Settings.settle_ms`); `data.function` names the function it is about.
 """
 
 from __future__ import annotations
@@ -82,6 +83,7 @@ def diagnostics(
                     severity=types.DiagnosticSeverity.Warning,
                     source=SOURCE,
                     code=code,
+                    data={"function": r.snippet.qualname},
                 )
             )
     return out

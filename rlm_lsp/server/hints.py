@@ -1,4 +1,7 @@
-"""textDocument/inlayHint: `≈ 48 MB · 120 ms` at the end of each def header.
+"""textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py).
+
+On a one-line `def f(x): return ...` the hint goes to the end of the line, not between the
+colon and the body.
 
 Answers only from the results the worker has cached; it never runs the model. When
 new results land the server sends workspace/inlayHint/refresh and the client asks again.
@@ -12,16 +15,25 @@ from lsprotocol import types
 
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
-from rlm_lsp.units import format_value
+from rlm_lsp.server.words import PER_CALL, hint_label
 
 PREFIX = "≈ "
-SEPARATOR = " · "
 
 
 def label(result: FunctionResult, settings: Settings) -> str | None:
-    """`≈ 48 MB · 120 ms`, or None when no enabled metric has a prediction."""
-    parts = [format_value(p.unit, p.value) for name, p in result.predictions.items() if settings.metric_enabled(name)]
-    return PREFIX + SEPARATOR.join(parts) if parts else None
+    """`≈ mem 48 MB · time 120 ms`, or None when no enabled metric has a prediction."""
+    text = hint_label(result.predictions, [m for m in result.predictions if settings.metric_enabled(m)])
+    return PREFIX + text if text else None
+
+
+def position(result: FunctionResult, lines: Sequence[str]) -> tuple[int, int]:
+    """(line, code-point column): just after the header's `:`, or the end of a one-line def."""
+    s = result.snippet
+    line = s.header_end_line
+    text = lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
+    if s.end_line == line and text[s.header_end_col:].strip():
+        return line, len(text.rstrip())
+    return line, s.header_end_col
 
 
 def inlay_hints(
@@ -43,14 +55,13 @@ def inlay_hints(
         text = label(r, settings)
         if text is None or not still_valid(r, lines):
             continue
+        line, char = position(r, lines)
         out.append(
             types.InlayHint(
-                position=types.Position(
-                    line=s.header_end_line, character=client_col(s.header_end_line, s.header_end_col)
-                ),
+                position=types.Position(line=line, character=client_col(line, char)),
                 label=text,
                 padding_left=True,
-                tooltip=f"rlm: predicted for {s.qualname} (hover the name for the p10–p90 interval)",
+                tooltip=f"rlm: predicted for {s.qualname}, {PER_CALL}; hover the name for how sure the model is",
             )
         )
     return out

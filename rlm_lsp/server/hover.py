@@ -1,16 +1,18 @@
-"""textDocument/hover on a function name: every metric's estimate and p10–p90, what the
-metric means, the model version, and the change against the committed (HEAD) version
-of the same function. Answered from the cache, like hints.
+"""textDocument/hover on a function name: every metric's estimate, what it measures, how sure
+the model is (in words, words.py), which model, and the change against the committed (HEAD)
+version of the same function. Answered from the cache, like hints.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Callable, Mapping, Sequence
 
 from lsprotocol import types
 
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
+from rlm_lsp.server.words import PER_CALL, long_name, size_words, sureness
 from rlm_lsp.units import format_ratio, format_value
 
 
@@ -71,29 +73,36 @@ def reading_note(r: FunctionResult, predictor) -> str:
             "what comes after is not in the prediction._")
 
 
-def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model_version: str,
+def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
              note: str = "") -> str | None:
+    """The hover in words: per metric the estimate, what it measures, how sure the model is, and the
+    change against HEAD. A list, not a table, so it still reads where markdown is not rendered.
+    `model` is the model in words (`the shipped model on CPU`), never its id."""
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
-    rows = [
-        f"| {m} | {format_value(p.unit, p.value)} | "
-        f"{format_value(p.unit, p.low)} – {format_value(p.unit, p.high)} | {change_vs_head(r, m)} |"
-        for m, p in shown
-    ]
-    meanings = [f"- **{m}**: {definitions[m]}" for m, _ in shown if definitions.get(m)]
+    items = []
+    for m, p in shown:
+        items.append(f"- **{long_name(m)}** ≈ {format_value(p.unit, p.value)}{size_words(p)}")
+        if definitions.get(m):
+            items.append(f"  - measures: {definitions[m]}")
+        items.append(f"  - {sureness(p)}")
+        items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
     return (
         "\n".join(
             [
-                f"**`{r.snippet.qualname}`** — predicted by rlm (model `{model_version}`)",
+                f"**{r.snippet.qualname}**: rlm's estimate {PER_CALL}",
                 "",
-                "| metric | predicted | p10 – p90 | vs HEAD |",
-                "|---|---|---|---|",
-                *rows,
+                *items,
                 "",
-                *meanings,
+                f"_Predicted from the code's text by {model}; read it as a rough size, not a measurement._",
                 *(["", note] if note else []),
             ]
         ).rstrip()
         + "\n"
     )
+
+
+def plain(md: str) -> str:
+    """The hover for a client that cannot render markdown: the same lines without the markup."""
+    return re.sub(r"(?m)^_(.*)_$", r"\1", md.replace("**", "").replace("`", "")).strip() + "\n"

@@ -1,7 +1,9 @@
-"""textDocument/codeLens: the p10–p90 interval above each function.
+"""textDocument/codeLens: the p10–p90 interval above each function (off by default: a line
+above every function is clutter; `rlm.features.codeLens` turns it on).
 
-`rlm p10–p90: memory 31 MB–77 MB · latency 80 ms–190 ms` — the hint shows the
-median, the lens shows how sure the model is. Answered from the cache, like hints.
+`rlm likely: mem 31 MB–77 MB · time 80 ms–190 ms (p10–p90)`: the hint shows the estimate,
+the lens the range the model expects. Answered from the same cached results as the hints, so
+both change with the same analysis.
 """
 
 from __future__ import annotations
@@ -12,16 +14,17 @@ from lsprotocol import types
 
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
+from rlm_lsp.server.words import SHORT
 from rlm_lsp.units import format_value
 
 
 def title(result: FunctionResult, settings: Settings) -> str | None:
     parts = [
-        f"{name} {format_value(p.unit, p.low)}–{format_value(p.unit, p.high)}"
+        f"{SHORT.get(name, name)} {format_value(p.unit, p.low)}–{format_value(p.unit, p.high)}"
         for name, p in result.predictions.items()
         if settings.metric_enabled(name)
     ]
-    return "rlm p10–p90: " + " · ".join(parts) if parts else None
+    return "rlm likely: " + " · ".join(parts) + " (p10–p90)" if parts else None
 
 
 def code_lenses(results: Sequence[FunctionResult], lines: Sequence[str], settings: Settings) -> list[types.CodeLens]:

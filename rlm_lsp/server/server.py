@@ -1,30 +1,25 @@
-"""The rlm language server: state, wiring and the entry point.
+"""The rlm language server's state: documents, settings, model, analysis and what is published.
 
 Thread model:
-- the protocol thread (the asyncio loop of transport.py, feeding pygls' protocol) handles every message and only reads
-  caches and enqueues work, so no request ever waits for the model;
-- one worker thread (worker.py) loads the model and runs inference after a
-  per-document debounce, then hands results back to the loop thread, which
-  publishes diagnostics and asks the client to refresh hints and lenses.
+- the protocol thread (the asyncio loop of transport.py, feeding pygls' protocol) handles every
+  message (handlers.py) and only reads caches and enqueues work, so no request waits for the model;
+- one worker thread (worker.py) loads the model (model.py) and runs inference after a
+  per-document debounce, then hands results back to the loop thread (threads.py), which
+  publishes diagnostics and asks the client to refresh hints and lenses together.
 
-State: `versions[uri]` is the latest version the client sent; `results[uri]` is
-the newest finished analysis. A result for an older version than `versions[uri]`
-is dropped. Hint, lens and hover requests filter `results` (see analysis.still_valid).
+State: `versions[uri]` is the latest version the client sent; `results[uri]` is the newest
+finished analysis. A result for an older version than `versions[uri]` is dropped. Hint, lens
+and hover requests filter `results` (see analysis.still_valid).
 
-Stdout is the JSON-RPC channel: main() moves it to a private file descriptor and
-points fd 1 at stderr, so a stray print from any library cannot corrupt the stream.
+Settings: `settings` (window and machine scope: the model, logging) and `folder_settings`
+(per workspace folder, from `workspace/configuration` with its `scopeUri`); `settings_for(uri)`
+picks the one of the document's folder.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import concurrent.futures
 import logging
-import os
-import sys
-import threading
-import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -35,22 +30,20 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
 from rlm_lsp.server import diagnostics as diagnostics_feature
-from rlm_lsp.server import hints as hints_feature
-from rlm_lsp.server import hover as hover_feature
-from rlm_lsp.server import lens as lens_feature
-from rlm_lsp.server import transport
+from rlm_lsp.server import model
 from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.git_head import HeadSource
+from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
+from rlm_lsp.server.threads import LoopBridge
 from rlm_lsp.server.worker import Worker
 from rlm_lsp.snippets import extract
 
 logger = logging.getLogger("rlm_lsp.server")
 
 NAME = "rlm-lsp"
-STATUS_NOTIFICATION = "rlm/status"  # {"state": "loading"|"ready"|"working"|"error", "message": str}
-_CLIENT_WAIT_S = 5.0
 FIRST_BATCH = 8  # new functions predicted before the first results land (visible ones first)
+_LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 
 
 @dataclass(frozen=True)
@@ -103,21 +96,30 @@ class RlmServer(LanguageServer):
             protocol_cls=_Protocol,
         )
         self.settings = Settings()
+        self.folder_settings: dict[str, Settings] = {}  # workspace folder URI -> its settings
         self.versions: dict[str, int] = {}
         self.results: dict[str, DocResults] = {}
         self.visible: dict[str, tuple[int, int]] = {}  # uri -> lines of the last inlay-hint request
+        self.settled: dict[str, frozenset[str]] = {}  # uri -> functions whose regression warning is out
         self.analyzer: Analyzer | None = None
         self.model_error: str | None = None
         self.head = HeadSource()
-        self.loop: asyncio.AbstractEventLoop | None = None
+        self.bridge = LoopBridge()
         self.worker: Worker | None = None
         self._model_key: tuple | None = None
-        self._shown_errors: set[str] = set()
-        self._status: str | None = None
-        self.model_desc = ""  # "model tiny-test-0 on cpu", for the client's status
-        self._progress_n = 0
+        self.report = Reporter(self, self.bridge, self._cap)
+        self.model_desc = ""  # "the shipped model on CPU", for the client's status
 
-    # --- client capabilities -------------------------------------------------------------
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        return self.bridge.loop
+
+    @loop.setter
+    def loop(self, value: asyncio.AbstractEventLoop | None) -> None:
+        self.bridge.loop = value
+
+    def on_loop(self, fn: Callable[[], Any]) -> None:
+        self.bridge.run(fn)
 
     def _cap(self, *path: str) -> Any:
         node: Any = getattr(self.protocol, "client_capabilities", None)  # None before initialize
@@ -126,33 +128,6 @@ class RlmServer(LanguageServer):
             if node is None:
                 return None
         return node
-
-    # --- threads ---------------------------------------------------------------------------
-
-    def on_loop(self, fn: Callable[[], Any]) -> None:
-        """Run `fn` on the protocol thread: every message to the client goes out from there."""
-        if self.loop is None or threading.current_thread() is threading.main_thread():
-            fn()  # no loop yet (in-process use) or already on it
-        else:
-            try:
-                self.loop.call_soon_threadsafe(_logged(fn))
-            except RuntimeError:  # the loop closed: the server is exiting
-                pass
-
-    def _call_on_loop(self, fn: Callable[[], Any]) -> concurrent.futures.Future:
-        fut: concurrent.futures.Future = concurrent.futures.Future()
-
-        def run() -> None:
-            try:
-                fut.set_result(fn())
-            except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
-                fut.set_exception(exc)
-
-        if self.loop is None:
-            run()
-        else:
-            self.loop.call_soon_threadsafe(run)
-        return fut
 
     # --- documents (protocol thread) -----------------------------------------------------
 
@@ -166,6 +141,7 @@ class RlmServer(LanguageServer):
         self.versions.pop(uri, None)
         self.visible.pop(uri, None)
         self.results.pop(uri, None)
+        self.settled.pop(uri, None)
         if self.worker is not None:
             self.worker.cancel(uri)
             analyzer = self.analyzer
@@ -199,35 +175,58 @@ class RlmServer(LanguageServer):
 
     # --- settings (protocol thread) ------------------------------------------------------
 
-    def apply_settings(self, new: Settings) -> None:
+    def _folder_of(self, uri: str) -> str | None:
+        folders = [f for f in self.folder_settings if uri.startswith(f.rstrip("/") + "/")]
+        return max(folders, key=len) if folders else None
+
+    def settings_for(self, uri: str) -> Settings:
+        """The settings of the workspace folder holding `uri` (resource scope), else the window's."""
+        folder = self._folder_of(uri)
+        return self.folder_settings[folder] if folder else self.settings
+
+    def excluded(self, uri: str) -> str | None:
+        """Why `uri` gets nothing by the settings (an `rlm.exclude` glob), or None."""
+        if uri_scheme(uri) != "file":
+            return None
+        folder = self._folder_of(uri)
+        glob = self.settings_for(uri).excluded(to_fs_path(uri) or "", to_fs_path(folder) if folder else None)
+        return f"rlm.exclude matches {glob}" if glob else None
+
+    def apply_settings(self, new: Settings, folders: dict[str, Settings] | None = None) -> None:
         old, self.settings = self.settings, new
+        if folders is not None:
+            self.folder_settings = folders
+        if new.log_level:  # else the command line's --log-level stands
+            logging.getLogger().setLevel(_LEVELS[new.log_level])
         logger.info("settings: %s", new)
         if self.worker is None:
             return
         if self._model_key is None or new.model_key() != old.model_key() or self.model_error:
             self.worker.call(self._load_model)  # also retries a model that failed to load
             return
-        # Presentation only: redraw from the cache, no inference.
-        for uri, res in list(self.results.items()):
-            self._publish(uri, res)
-        self._refresh()
+        # Presentation and exclusions: re-run the (memoised) analysis, which redraws everything.
+        self.reanalyze_all()
 
-    async def pull_settings(self) -> Settings | None:
+    async def pull_settings(self) -> tuple[Settings, dict[str, Settings]] | None:
+        """The window's settings and each workspace folder's (`scopeUri`), or None when the
+        client has no `workspace/configuration` (then initializationOptions stand)."""
         if not self._cap("workspace", "configuration"):
             return None
+        folders = [f.uri for f in (self.workspace.folders or {}).values()]
+        items = [types.ConfigurationItem(section="rlm")]
+        items += [types.ConfigurationItem(section="rlm", scope_uri=uri) for uri in folders]
         try:
-            items = await asyncio.wait_for(
-                self.workspace_configuration_async(
-                    types.ConfigurationParams(items=[types.ConfigurationItem(section="rlm")])
-                ),
-                _CLIENT_WAIT_S,
+            got = await asyncio.wait_for(
+                self.workspace_configuration_async(types.ConfigurationParams(items=items)), CLIENT_WAIT_S
             )
         except Exception as exc:  # noqa: BLE001 - a client without settings is fine
             logger.info("workspace/configuration failed: %s", exc)
             return None
-        if not items or not isinstance(items[0], dict):
+        if not got or not isinstance(got[0], dict):
             return None
-        return Settings.from_dict(items[0], self.settings)
+        window = Settings.from_dict(got[0], self.settings)
+        per_folder = {uri: Settings.from_dict(raw, window) for uri, raw in zip(folders, got[1:]) if isinstance(raw, dict)}
+        return window, per_folder
 
     # --- model (worker thread) -----------------------------------------------------------
 
@@ -238,36 +237,21 @@ class RlmServer(LanguageServer):
             return
         self._model_key = key
         self.analyzer = None
-        self.set_status("loading", "loading the model")
-        token = self._progress_begin("Loading the rlm model")
-        started = time.perf_counter()
+        self.report.status("loading", "loading the model")
+        token = self.report.begin("Loading the rlm model")
         try:
-            from rlm_lsp import Predictor
-
-            kw = {"device": settings.device, "threads": settings.threads}
-            predictor = (
-                Predictor.from_dir(settings.model_path, **kw) if settings.model_path else Predictor.default(**kw)
-            )
-            predictor = _with_kernel_model(predictor, settings)
-            analyzer = Analyzer(predictor)
-        except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors: all mean "no model"
-            logger.error("cannot load the model: %s", exc)
-            self.model_error = (
-                f"rlm: cannot load the model ({exc}). "
-                "Predictions are off until rlm.modelPath points to a valid model directory."
-            )
-            self._progress_end(token, "model failed to load")
-            self.set_status("error", str(exc))
-            self._show_once(self.model_error)
+            loaded = model.load(settings)
+        except model.ModelLoadError as exc:
+            self.model_error = exc.message
+            self.report.end(token, "model failed to load")
+            self.report.status("error", "no model: see rlm.modelPath")
+            self.report.show(types.MessageType.Error, exc.message, always=True)  # a setup error: once, always
             self._clear_all()
             return
-        self.analyzer, self.model_error = analyzer, None
-        version = getattr(predictor.config, "model_version", "?")
-        where = f"model {version} on {getattr(predictor, 'device', settings.device)}"
-        logger.info("%s loaded in %.2fs", where, time.perf_counter() - started)
-        self.model_desc = where
-        self._progress_end(token, f"{where} loaded")
-        self.set_status("ready", where)
+        self.analyzer, self.model_error = loaded.analyzer, None
+        self.model_desc = loaded.words
+        self.report.end(token, f"{loaded.words}: loaded")
+        self.report.status("ready", loaded.words)
         self.on_loop(self.reanalyze_all)
 
     def _clear_all(self) -> None:
@@ -279,39 +263,6 @@ class RlmServer(LanguageServer):
 
         self.on_loop(clear)
 
-    def _progress_begin(self, title: str) -> str | None:
-        if not self._cap("window", "work_done_progress") or self.loop is None:
-            return None
-        self._progress_n += 1
-        token = f"rlm-model-load-{self._progress_n}"
-        try:
-            created = self._call_on_loop(lambda: self.work_done_progress.create(token))
-            created.result(_CLIENT_WAIT_S).result(_CLIENT_WAIT_S)
-        except Exception as exc:  # noqa: BLE001 - no progress bar is not an error
-            logger.info("work done progress not created: %s", exc)
-            return None
-        begin = types.WorkDoneProgressBegin(title=title, cancellable=False, message="loading")
-        self.on_loop(lambda: self.work_done_progress.begin(token, begin))
-        return token
-
-    def _progress_end(self, token: str | None, message: str) -> None:
-        if token is not None:
-            end = types.WorkDoneProgressEnd(message=message)
-            self.on_loop(lambda: self.work_done_progress.end(token, end))
-
-    def set_status(self, state: str, message: str = "") -> None:
-        if state == self._status:
-            return
-        self._status = state
-        self.on_loop(lambda: self.protocol.notify(STATUS_NOTIFICATION, {"state": state, "message": message}))
-
-    def _show_once(self, message: str) -> None:
-        if message in self._shown_errors:
-            return
-        self._shown_errors.add(message)
-        params = types.ShowMessageParams(type=types.MessageType.Error, message=message)
-        self.on_loop(lambda: self.window_show_message(params))
-
     # --- analysis (worker thread) --------------------------------------------------------
 
     def analyze_job(self, uri: str, payload: tuple[int, str]) -> None:
@@ -319,12 +270,12 @@ class RlmServer(LanguageServer):
         analyzer = self.analyzer
         if self.versions.get(uri) != version or analyzer is None:
             return  # outdated, or no model (a load re-schedules every open document)
-        reason = skip_reason(text)
+        reason = skip_reason(text) or self.excluded(uri)
         if reason is not None:
-            logger.info("%s: no hints (%s)", uri, reason)
+            logger.debug("%s: no hints (%s)", uri, reason)
             self._land(uri, DocResults(version, (), ()))
             return
-        self.set_status("working", "predicting")
+        self.report.status("working", "predicting")
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
             head_text = self.head.text(path) if path else None
@@ -344,10 +295,11 @@ class RlmServer(LanguageServer):
                 limit *= 8
         except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down
             logger.exception("prediction failed for %s", uri)
-            self._show_once(f"rlm: prediction failed ({type(exc).__name__}); see the server log.")
-            self.set_status("error", str(exc))
+            self.report.show(types.MessageType.Error, f"rlm: prediction failed ({type(exc).__name__}); see the log.",
+                             self.settings.show_notifications)
+            self.report.status("error", "prediction failed: see the log")
             return
-        self.set_status("ready", self.model_desc)
+        self.report.status("ready", self.model_desc)
         self._land(uri, DocResults(version, tuple(functions), lines))
 
     def _land(self, uri: str, res: DocResults) -> None:
@@ -355,20 +307,36 @@ class RlmServer(LanguageServer):
             if self.versions.get(uri) != res.version:
                 return  # the document moved on while we predicted; its newer job is queued
             self.results[uri] = res
-            self._publish(uri, res)
+            if self._publish(uri, res, settled=False):
+                self.bridge.later(self.settings_for(uri).settle_ms / 1000, lambda: self._settle(uri, res))
             self._refresh()
 
         self.on_loop(land)
 
+    def _settle(self, uri: str, res: DocResults) -> None:
+        if self.results.get(uri) is res and self.versions.get(uri) == res.version:
+            self._publish(uri, res, settled=True)
+
     # --- output (protocol thread) --------------------------------------------------------
 
-    def _publish(self, uri: str, res: DocResults) -> None:
-        items = diagnostics_feature.diagnostics(res.functions, self.settings, self.client_col(res.lines))
+    def _publish(self, uri: str, res: DocResults, settled: bool) -> bool:
+        """Publish the diagnostics of `res`. Until the edit settled, a regression warning is only
+        kept for a function that already had one; True when some were held back."""
+        items = diagnostics_feature.diagnostics(res.functions, self.settings_for(uri), self.client_col(res.lines))
+        shown = self.settled.get(uri, frozenset())
+        regressed = {d.data["function"] for d in items if d.code == "regression"}
+        if settled:
+            self.settled[uri] = frozenset(regressed)
+        else:
+            self.settled[uri] = shown & regressed
+            items = [d for d in items if d.code != "regression" or d.data["function"] in shown]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=res.version)
         )
+        return not settled and bool(regressed - shown)
 
     def _refresh(self) -> None:
+        # Both in the same tick, so a client redraws the hint and the lens from the same results.
         if self._cap("workspace", "inlay_hint", "refresh_support"):
             self.workspace_inlay_hint_refresh(None)
         if self._cap("workspace", "code_lens", "refresh_support"):
@@ -377,193 +345,3 @@ class RlmServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         # pygls' default pops a message up for e.g. a malformed message; a log line is enough.
         logger.error("%s: %s", getattr(source, "__name__", source), error)
-
-
-def _with_kernel_model(predictor: Any, settings: Settings) -> Any:
-    """The predictor plus the Triton kernel-latency model when one is shipped (rlm_lsp.kernels).
-
-    Without it, kernels get no hint: the base model has no `kernel_*` metric. A kernel model
-    that fails to load costs the kernel hints only, never the function hints.
-    """
-    try:
-        from rlm_lsp.kernels import with_kernels
-    except ImportError:
-        return predictor
-    try:
-        return with_kernels(predictor, gpu=settings.gpu or None)
-    except Exception as exc:  # noqa: BLE001 - degrade to functions only
-        logger.warning("kernel latency model not loaded: %s", exc)
-        return predictor
-
-
-def _logged(fn: Callable[[], Any]) -> Callable[[], None]:
-    def run() -> None:
-        try:
-            fn()
-        except Exception:  # noqa: BLE001
-            logger.exception("callback failed")
-
-    return run
-
-
-# --- handlers: thin, one per method ---------------------------------------------------------
-
-
-def create_server() -> RlmServer:
-    server = RlmServer()
-
-    @server.feature(types.INITIALIZE)
-    def initialize(ls: RlmServer, params: types.InitializeParams) -> None:
-        ls.loop = asyncio.get_running_loop()
-        ls.settings = Settings.from_dict(params.initialization_options, ls.settings)
-        ls.worker = Worker(ls.analyze_job)
-
-    @server.feature(types.INITIALIZED)
-    async def initialized(ls: RlmServer, params: types.InitializedParams) -> None:
-        pulled = await ls.pull_settings()
-        ls.apply_settings(pulled or ls.settings)
-
-    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    async def did_change_configuration(ls: RlmServer, params: types.DidChangeConfigurationParams) -> None:
-        pulled = await ls.pull_settings()
-        ls.apply_settings(pulled or Settings.from_dict(params.settings, ls.settings))
-
-    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
-    def did_open(ls: RlmServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.document_changed(params.text_document.uri, params.text_document.version, 0.0)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(ls: RlmServer, params: types.DidChangeTextDocumentParams) -> None:
-        doc = params.text_document
-        ls.document_changed(doc.uri, doc.version, ls.settings.debounce_ms / 1000)
-
-    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
-    def did_close(ls: RlmServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.document_closed(params.text_document.uri)
-
-    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
-    def inlay_hint(ls: RlmServer, params: types.InlayHintParams) -> list[types.InlayHint]:
-        if not ls.settings.feature_enabled("inlayHints"):
-            return []
-        ls.visible[params.text_document.uri] = (params.range.start.line, params.range.end.line)
-        functions, lines = ls.cached(params.text_document.uri)
-        return hints_feature.inlay_hints(functions, lines, params.range, ls.settings, ls.client_col(lines))
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(ls: RlmServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not ls.settings.feature_enabled("codeLens"):
-            return []
-        functions, lines = ls.cached(params.text_document.uri)
-        return lens_feature.code_lenses(functions, lines, ls.settings)
-
-    @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:
-        analyzer = ls.analyzer
-        if not ls.settings.feature_enabled("hover") or analyzer is None:
-            return None
-        functions, lines = ls.cached(params.text_document.uri)
-        col = ls.client_col(lines)
-        found = hover_feature.find(functions, lines, params.position, col)
-        if found is None:
-            return None
-        config = analyzer.predictor.config
-        definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
-        text = hover_feature.markdown(found, ls.settings, definitions, str(getattr(config, "model_version", "?")),
-                                      note=hover_feature.reading_note(found, analyzer.predictor))
-        if text is None:
-            return None
-        return types.Hover(
-            contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
-            range=hover_feature.name_range(found, col),
-        )
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: RlmServer, *args: Any) -> None:
-        if ls.worker is not None:
-            ls.worker.stop()
-        # pygls cancels every pending request next while iterating `_request_futures`, and a
-        # cancel runs _Protocol's done-callback, which pops from it ("dictionary changed size
-        # during iteration"). Cancel them here, over a copy, so pygls finds them all done.
-        current = ls.protocol.msg_id
-        for key, future in list(ls.protocol._request_futures.items()):
-            if key != current:
-                future.cancel()
-
-    return server
-
-
-# --- entry point ------------------------------------------------------------------------------
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rlm serve", description="rlm language server (stdio by default)")
-    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio")
-    parser.add_argument("--log-level", default=os.environ.get("RLM_LOG_LEVEL", "WARNING"))
-    parser.add_argument("--log-file", help="log here instead of stderr")
-    args = parser.parse_args(argv)
-
-    handler: logging.Handler = (
-        logging.FileHandler(args.log_file) if args.log_file else logging.StreamHandler(sys.stderr)
-    )
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(transport.LogLimit())  # a flood of bad messages must not flood the log
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(args.log_level.upper())
-    logging.getLogger("pygls").setLevel(max(root.level, logging.WARNING))
-
-    # Our own framing (transport.py), not pygls' start_io/start_tcp: those go deaf after one bad frame.
-    server = create_server()
-    root.addHandler(_ClientLog(server))
-    if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        rc = transport.run_tcp(server, host or "127.0.0.1", int(port))
-    else:
-        rc = transport.run_stdio(server, sys.stdin.fileno(), _claim_stdout())
-    _exit(server, rc)
-    return rc  # not reached
-
-
-def _exit(server: RlmServer, rc: int) -> None:
-    """End the process now: stop the worker, flush, and os._exit.
-
-    A normal interpreter exit while the worker thread is inside onnxruntime tears down
-    onnxruntime's threads under it and aborts ("terminate called without an active
-    exception", SIGABRT). os._exit skips that teardown; the worker gets a second to
-    finish its current call first.
-    """
-    if server.worker is not None:
-        server.worker.stop()
-        server.worker.join(1.0)
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(rc)
-
-
-class _ClientLog(logging.Handler):
-    """Log records made with extra={"client": True} also go to the client, as window/logMessage."""
-
-    def __init__(self, server: RlmServer) -> None:
-        super().__init__(logging.INFO)
-        self.server = server
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not getattr(record, "client", False) or self.server.loop is None:
-            return
-        kind = types.MessageType.Warning if record.levelno >= logging.WARNING else types.MessageType.Info
-        params = types.LogMessageParams(type=kind, message=record.getMessage())
-        self.server.on_loop(lambda: self.server.window_log_message(params))
-
-
-def _claim_stdout():
-    """Keep fd 1 for JSON-RPC only: dup it away, then send anything else written there to stderr."""
-    sys.stdout.flush()
-    channel = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return channel

@@ -7,16 +7,25 @@ falls back to the default, so a typo in a user's settings never stops the server
 
     {"modelPath": "", "device": "auto", "threads": 1, "debounceMs": 300,
      "metrics": {"memory": true, "latency": true},
-     "features": {"inlayHints": true, "codeLens": true, "hover": true, "diagnostics": true},
+     "features": {"inlayHints": true, "codeLens": false, "hover": true, "diagnostics": true},
      "budgets": {"memory": "512 MB", "latency": 200},      # number = the metric's unit
      "regressionRatio": null,                                 # null: [tool.rlm]'s (2.0); 0: off
-     "gpu": ""}                                               # Triton kernels: GPU to predict for
+     "gpu": "",                                               # Triton kernels: GPU to predict for
+     "exclude": ["**/tests/**"],                              # globs: files that get nothing
+     "logLevel": "warning",                                   # error | warning | info | debug
+     "showNotifications": "off",                              # off | onError | onWarning | always
+     "settleMs": 1500}                                        # regression warnings wait this long
+
+Per-folder (resource-scoped) values come from `workspace/configuration` with each workspace
+folder's `scopeUri`; a client without `workspace/configuration` (Neovim 0.7) gets what it sent
+as `initializationOptions`.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from functools import lru_cache
 from dataclasses import dataclass, field, fields
 from typing import Any, Mapping
 
@@ -24,6 +33,9 @@ logger = logging.getLogger(__name__)
 
 DEVICES = ("auto", "cpu", "cuda")
 FEATURES = ("inlayHints", "codeLens", "hover", "diagnostics")
+FEATURE_DEFAULTS = {"inlayHints": True, "codeLens": False, "hover": True, "diagnostics": True}
+LOG_LEVELS = ("error", "warning", "info", "debug")
+NOTIFICATIONS = ("off", "onError", "onWarning", "always")
 
 # Budget strings: "512 MB", "1.5GB", "200 ms", "2 s", "300us".
 _BUDGET = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)\s*$")
@@ -71,16 +83,34 @@ class Settings:
     threads: int = 1
     debounce_ms: int = 300
     metrics: Mapping[str, bool] = field(default_factory=dict)  # missing metric -> shown
-    features: Mapping[str, bool] = field(default_factory=lambda: dict.fromkeys(FEATURES, True))
+    features: Mapping[str, bool] = field(default_factory=lambda: dict(FEATURE_DEFAULTS))
     budgets: Mapping[str, float | str] = field(default_factory=dict)  # metric -> budget (raw)
     regression_ratio: float | None = None  # None: the workspace's [tool.rlm] ratio (the gate's; 2.0)
     gpu: str = ""  # GPU the Triton kernel model predicts for ("" -> the model's default, e.g. A100)
+    exclude: tuple[str, ...] = ()  # globs of files that get no hints, lenses or warnings
+    log_level: str = ""  # "": the command line's --log-level (WARNING by default)
+    show_notifications: str = "off"
+    settle_ms: int = 1500  # a regression warning waits until the document was this long unchanged
+
+    def excluded(self, path: str, folder: str | None = None) -> str | None:
+        """The first `exclude` glob matching `path` (relative to `folder` when inside it), or None."""
+        path = path.replace("\\", "/")
+        candidates = [path]
+        if folder:
+            folder = folder.replace("\\", "/").rstrip("/") + "/"
+            if path.startswith(folder):
+                candidates.insert(0, path[len(folder):])
+        for pattern in self.exclude:
+            regex = _glob(pattern)
+            if any(regex.fullmatch(c) for c in candidates):
+                return pattern
+        return None
 
     def metric_enabled(self, metric: str) -> bool:
         return bool(self.metrics.get(metric, True))
 
     def feature_enabled(self, feature: str) -> bool:
-        return bool(self.features.get(feature, True))
+        return bool(self.features.get(feature, FEATURE_DEFAULTS.get(feature, True)))
 
     def budget(self, metric: str, unit: str) -> float | None:
         """The budget of `metric` in `unit` ("bytes" or "ms"), or None when unset or unparsable."""
@@ -165,7 +195,51 @@ def _bool_map(v: Any) -> dict[str, bool]:
 
 
 def _features(v: Any) -> dict[str, bool]:
-    return {**dict.fromkeys(FEATURES, True), **_bool_map(v)}
+    return {**FEATURE_DEFAULTS, **_bool_map(v)}
+
+
+def _globs(v: Any) -> tuple[str, ...]:
+    if isinstance(v, str):
+        v = [v]
+    if not isinstance(v, (list, tuple)) or not all(isinstance(g, str) for g in v):
+        raise TypeError("expected a list of globs")
+    return tuple(g.strip() for g in v if g.strip())
+
+
+def _choice(choices: tuple[str, ...]):
+    def check(v: Any) -> str:
+        found = {c.lower(): c for c in choices}.get(_str(v).lower())
+        if found is None:
+            raise ValueError(f"expected one of {', '.join(choices)}")
+        return found
+
+    return check
+
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str) -> re.Pattern:
+    """A gitignore-like glob: `*` within a folder, `**` across folders, `?` one character;
+    a pattern without `/` matches a name in any folder, one ending in `/` everything below."""
+    pattern = pattern.replace("\\", "/").removeprefix("./")
+    if "/" not in pattern.rstrip("/"):
+        pattern = "**/" + pattern
+    if pattern.endswith("/"):
+        pattern += "**"
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] in "*?":
+            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
 
 
 def _budgets(v: Any) -> dict[str, float | str]:
@@ -193,4 +267,8 @@ _KEYS = (
     ("budgets", "budgets", _budgets),
     ("regressionRatio", "regression_ratio", _ratio),
     ("gpu", "gpu", _str),
+    ("exclude", "exclude", _globs),
+    ("logLevel", "log_level", _choice(LOG_LEVELS)),
+    ("showNotifications", "show_notifications", _choice(NOTIFICATIONS)),
+    ("settleMs", "settle_ms", _int_range(0, 60_000)),
 )

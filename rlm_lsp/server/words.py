@@ -1,0 +1,88 @@
+"""Predictions in words: which number is memory and which is time, how big, how sure.
+
+Pure functions from `Prediction`s to text, shared by the hint, the lens, the hover and the
+status line, so every place says the same thing. A prediction is per call of the function, for
+a typical large input (the measured training rows ran each function on a large input).
+
+How sure: the p10–p90 interval of the samples, as a ratio high/low. The shipped model's
+intervals span about 100–800× (median 400–600×), so a figure is never precise; above `UNSURE_SPREAD` the hint
+prints one significant digit and a `?` instead of a precise-looking number.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping
+
+from rlm_lsp.units import format_value
+
+# Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
+SHORT = {"memory": "mem", "latency": "time", "kernel_latency": "kernel time"}
+LONG = {"memory": "peak memory", "latency": "run time", "kernel_latency": "kernel run time"}
+# At or over these a value is flagged "large" (hint: a leading ⚠; hover: in words).
+LARGE = {"bytes": 100e6, "ms": 1000.0}
+LARGE_WORDS = {"bytes": "over 100 MB", "ms": "over 1 s"}
+FLAG = "⚠ "
+UNSURE_SPREAD = 1000.0  # p90/p10 above this (about a third of latency, a tenth of memory predictions): `~1 kB?`
+ROUGH_SPREAD = 100.0  # above this: "unsure" (most predictions of the shipped model)
+PER_CALL = "per call, for a typical large input"
+
+
+def spread(p: Any) -> float:
+    """p90 / p10 of a prediction (inf when p10 is not positive)."""
+    return p.high / p.low if p.low > 0 else math.inf
+
+
+def unsure(p: Any) -> bool:
+    return spread(p) > UNSURE_SPREAD
+
+
+def large(p: Any) -> bool:
+    limit = LARGE.get(p.unit)
+    return limit is not None and p.value >= limit
+
+
+def sureness(p: Any) -> str:
+    """`very unsure: the real value may be anywhere from 1 kB to 337 kB (p10–p90, 337×)`."""
+    s = spread(p)
+    span = "∞" if math.isinf(s) else f"{s:.0f}×"
+    words = "very unsure" if s > UNSURE_SPREAD else "unsure" if s > ROUGH_SPREAD else "fairly sure"
+    return (f"{words}: likely between {format_value(p.unit, p.low)} and {format_value(p.unit, p.high)} "
+            f"(p10–p90, a {span} range)")
+
+
+def rough(unit: str, value: float) -> str:
+    """One significant digit: `~300 kB?`, for a figure the model is very unsure of."""
+    if value > 0:
+        value = float(f"{value:.0e}")
+    return f"~{format_value(unit, value)}?"
+
+
+def short(metric: str, p: Any) -> str:
+    """`mem 1.1 kB`, `time ~20 µs?` (very unsure), `⚠ mem 120 MB` (large)."""
+    number = rough(p.unit, p.value) if unsure(p) else format_value(p.unit, p.value)
+    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}"
+
+
+def hint_label(predictions: Mapping[str, Any], shown: Iterable[str]) -> str | None:
+    """`mem 1.1 kB · time 19 µs`, or None when no shown metric has a prediction."""
+    wanted = set(shown)
+    parts = [short(m, p) for m, p in predictions.items() if m in wanted]
+    return " · ".join(parts) if parts else None
+
+
+def long_name(metric: str) -> str:
+    return LONG.get(metric, metric.replace("_", " "))
+
+
+def size_words(p: Any) -> str:
+    return f" — large ({LARGE_WORDS[p.unit]})" if large(p) else ""
+
+
+def model_words(version: str, model_path: str, device: str) -> str:
+    """`the shipped model on CPU`, `model in my-model on GPU`: no model ids in the editor's UI."""
+    where = {"cpu": "CPU", "cuda": "GPU"}.get(str(device).lower(), str(device))
+    if model_path:
+        name = model_path.rstrip("/\\").replace("\\", "/").rsplit("/", 1)[-1] or model_path
+        return f"model in {name} on {where}"
+    return f"the shipped model on {where}"
