@@ -1,4 +1,5 @@
-// The extension's pure glue: settings -> server launch and initializationOptions, status texts.
+// The extension's pure glue: which interpreter, the launch command, initializationOptions, the
+// one message for an interpreter that cannot run the server, status texts.
 // No `vscode` import, so node:test can run it without an editor.
 
 export interface ConfigReader {
@@ -8,10 +9,15 @@ export interface ConfigReader {
 export interface ServerLaunch {
   command: string;
   args: string[];
+  /** Where the interpreter came from, for the log and the message: "rlm.interpreter", ... */
+  source: string;
 }
 
 /** Settings that change how the server process starts; a change restarts it. */
-export const RESTART_KEYS = ["rlm.pythonPath"];
+export const RESTART_KEYS = ["rlm.interpreter", "rlm.pythonPath"];
+
+/** Settings the running server applies itself by reloading the model (no restart). */
+export const RELOAD_KEYS = ["rlm.modelPath", "rlm.device", "rlm.threads", "rlm.gpu"];
 
 const SERVER_KEYS = [
   "modelPath",
@@ -23,12 +29,50 @@ const SERVER_KEYS = [
   "budgets",
   "regressionRatio",
   "gpu",
+  "exclude",
+  "logLevel",
+  "showNotifications",
+  "settleMs",
 ];
 
-/** `<python> -m rlm_lsp`; an empty setting means `python3` from PATH. */
-export function serverLaunch(pythonPath: string | undefined): ServerLaunch {
-  const python = (pythonPath ?? "").trim() || "python3";
-  return { command: python, args: ["-m", "rlm_lsp"] };
+/** The interpreter, in the order ruff and the Python tools template use: `rlm.interpreter`, then
+ * the older `rlm.pythonPath`, then the Python extension's active interpreter, then `python3`. */
+export function serverLaunch(config: ConfigReader, pythonExtension?: string): ServerLaunch {
+  const interpreter = (config.get<string[]>("interpreter") ?? []).map((s) => String(s).trim()).filter(Boolean);
+  const pythonPath = (config.get<string>("pythonPath") ?? "").trim();
+  const args = ["-m", "rlm_lsp"];
+  if (interpreter.length) {
+    return { command: interpreter[0], args: [...interpreter.slice(1), ...args], source: "rlm.interpreter" };
+  }
+  if (pythonPath) {
+    return { command: pythonPath, args, source: "rlm.pythonPath" };
+  }
+  if (pythonExtension) {
+    return { command: pythonExtension, args, source: "the Python extension's interpreter" };
+  }
+  return { command: "python3", args, source: "python3 from PATH" };
+}
+
+/** Arguments that make the interpreter import what the server needs, and nothing else. */
+export const PROBE_ARGS = ["-c", "import rlm_lsp.server, rlm_lsp; print(rlm_lsp.__version__)"];
+
+/** The one message for an interpreter that cannot run the server (the probe failed), naming the fix.
+ * `output` is the probe's stderr, or the spawn error ("ENOENT"). */
+export function probeMessage(launch: ServerLaunch, output: string): string {
+  const lines = output.trim().split(/\r?\n/).filter(Boolean);
+  const last = lines.length ? lines[lines.length - 1] : "it did not start";
+  const missing = /No module named '([^']+)'/.exec(output);
+  const notFound = /ENOENT|not found|No such file/.test(output);
+  const python = launch.command.includes(" ") ? `"${launch.command}"` : launch.command;
+  const why = notFound
+    ? `${python} (${launch.source}) was not found`
+    : missing
+      ? `${python} (${launch.source}) has no ${missing[1]} (No module named '${missing[1]}')`
+      : `${python} (${launch.source}) cannot run the server: ${last}`;
+  return (
+    `rlm: ${why}. Install rlm-lsp into it with \`${python} -m pip install rlm-lsp\` ` +
+    "(in a checkout: `pip install -e .`), or select an interpreter that has it (rlm.interpreter)."
+  );
 }
 
 /** What the server reads as initializationOptions (and from workspace/configuration later). */
@@ -43,24 +87,26 @@ export function initializationOptions(config: ConfigReader): Record<string, unkn
   return out;
 }
 
-export type ServerState = "starting" | "loading" | "ready" | "working" | "error" | "stopped";
+export type ServerState = "starting" | "loading" | "ready" | "working" | "error" | "stopped" | "off";
 
-/** Status bar text (with a codicon) and tooltip for a server state. */
+/** Status bar text (what the server is doing, with a codicon) and tooltip for a server state. */
 export function statusItem(state: ServerState, message = ""): { text: string; tooltip: string } {
   const detail = message ? `: ${message}` : "";
   switch (state) {
     case "starting":
-      return { text: "$(loading~spin) rlm", tooltip: "rlm: starting the server" };
+      return { text: "$(loading~spin) rlm: starting", tooltip: "rlm: starting the server" };
     case "loading":
-      return { text: "$(loading~spin) rlm", tooltip: `rlm: loading the model${detail}` };
+      return { text: "$(loading~spin) rlm: loading model", tooltip: `rlm: loading the model${detail}` };
     case "ready":
-      return { text: "$(pulse) rlm", tooltip: `rlm: model loaded${detail}` };
+      return { text: "$(pulse) rlm: ready", tooltip: `rlm: ready${detail}. Click to turn the hints off or on` };
     case "working":
-      return { text: "$(sync~spin) rlm", tooltip: "rlm: predicting" };
+      return { text: "$(sync~spin) rlm: predicting", tooltip: "rlm: predicting the changed functions" };
     case "error":
-      return { text: "$(error) rlm", tooltip: `rlm: error${detail} (click for the log)` };
+      return { text: "$(error) rlm: error", tooltip: `rlm: error${detail} (click for the log)` };
     case "stopped":
-      return { text: "$(circle-slash) rlm", tooltip: "rlm: server stopped" };
+      return { text: "$(circle-slash) rlm: stopped", tooltip: `rlm: server stopped${detail}` };
+    case "off":
+      return { text: "$(eye-closed) rlm: hints off", tooltip: "rlm: hints are off. Click to turn them on" };
   }
 }
 

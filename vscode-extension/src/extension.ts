@@ -1,37 +1,65 @@
-// Wiring only: output channel, status bar, server start/restart. The logic lives in config.ts.
+// Wiring only: output channel, status bar, commands, interpreter check, server start/restart.
+// The logic lives in config.ts.
+import { execFile } from "node:child_process";
 import * as vscode from "vscode";
 import {
+  CloseAction,
+  ErrorAction,
   LanguageClient,
   LanguageClientOptions,
+  RevealOutputChannelOn,
   ServerOptions,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
 
-import { initializationOptions, parseStatus, RESTART_KEYS, serverLaunch, ServerState, statusItem } from "./config";
+import {
+  initializationOptions,
+  parseStatus,
+  PROBE_ARGS,
+  probeMessage,
+  RELOAD_KEYS,
+  RESTART_KEYS,
+  ServerLaunch,
+  serverLaunch,
+  ServerState,
+  statusItem,
+} from "./config";
 
 let client: LanguageClient | undefined;
 let log: vscode.LogOutputChannel;
 let status: vscode.StatusBarItem;
+let serverState: { state: ServerState; message: string } = { state: "starting", message: "" };
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   log = vscode.window.createOutputChannel("rlm", { log: true });
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Right, 100);
-  status.command = "rlm.showLog";
+  status.command = "rlm.toggleHints";
   context.subscriptions.push(
     log,
     status,
     vscode.commands.registerCommand("rlm.restartServer", () => restart()),
     vscode.commands.registerCommand("rlm.showLog", () => log.show()),
+    vscode.commands.registerCommand("rlm.toggleHints", () => toggleHints()),
+    vscode.commands.registerCommand("rlm.selectInterpreter", () => selectInterpreter()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(key))) {
-        log.info("interpreter setting changed: restarting the server");
+        log.info("the interpreter setting changed: restarting the server");
         void restart();
+        return;
       }
       // Every other rlm.* setting reaches the running server (workspace/didChangeConfiguration).
+      const reload = RELOAD_KEYS.filter((key) => event.affectsConfiguration(key));
+      if (reload.length) {
+        log.info(`${reload.join(", ")} changed: the server reloads the model (no restart needed)`);
+      }
+      if (event.affectsConfiguration("rlm.features.inlayHints")) {
+        showStatus();
+      }
     }),
     { dispose: () => void stop() },
   );
+  await watchPythonExtension(context);
   await start();
 }
 
@@ -39,16 +67,148 @@ export async function deactivate(): Promise<void> {
   await stop();
 }
 
+function settings(): vscode.WorkspaceConfiguration {
+  // One place, read afresh at every start and restart: the first folder's view (User, then
+  // Workspace, then Folder values); the server asks per folder itself (scopeUri).
+  return vscode.workspace.getConfiguration("rlm", vscode.workspace.workspaceFolders?.[0]?.uri);
+}
+
+function hintsOn(): boolean {
+  return settings().get<boolean>("features.inlayHints") !== false;
+}
+
 function setStatus(state: ServerState, message = ""): void {
-  const item = statusItem(state, message);
+  serverState = { state, message };
+  showStatus();
+}
+
+function showStatus(): void {
+  const { state, message } = serverState;
+  const shown = state === "ready" && !hintsOn() ? "off" : state;
+  const item = statusItem(shown, message);
   status.text = item.text;
   status.tooltip = item.tooltip;
+  status.command = state === "error" || state === "stopped" ? "rlm.showLog" : "rlm.toggleHints";
   status.show();
 }
 
+async function toggleHints(): Promise<void> {
+  const config = settings();
+  const inspected = config.inspect<boolean>("features.inlayHints");
+  // Write where the effective value comes from, so the toggle always takes effect.
+  const target =
+    inspected?.workspaceFolderValue !== undefined
+      ? vscode.ConfigurationTarget.WorkspaceFolder
+      : inspected?.workspaceValue !== undefined
+        ? vscode.ConfigurationTarget.Workspace
+        : vscode.ConfigurationTarget.Global;
+  const next = !hintsOn();
+  await config.update("features.inlayHints", next, target);
+  log.info(`inlay hints ${next ? "on" : "off"}`);
+  showStatus();
+}
+
+interface PythonApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string };
+    resolveEnvironment(env: { path: string }): Promise<{ executable: { uri?: vscode.Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath: vscode.Event<unknown>;
+  };
+}
+
+async function pythonApi(): Promise<PythonApi | undefined> {
+  const ext = vscode.extensions.getExtension<PythonApi>("ms-python.python");
+  if (!ext) {
+    return undefined;
+  }
+  try {
+    return ext.isActive ? ext.exports : await ext.activate();
+  } catch (err) {
+    log.warn(`the Python extension did not activate: ${String(err)}`);
+    return undefined;
+  }
+}
+
+async function pythonExtensionInterpreter(): Promise<string | undefined> {
+  const api = await pythonApi();
+  try {
+    const envs = api?.environments;
+    if (!envs) {
+      return undefined;
+    }
+    const env = await envs.resolveEnvironment(envs.getActiveEnvironmentPath(vscode.workspace.workspaceFolders?.[0]?.uri));
+    return env?.executable.uri?.fsPath;
+  } catch (err) {
+    log.warn(`no interpreter from the Python extension: ${String(err)}`);
+    return undefined;
+  }
+}
+
+async function watchPythonExtension(context: vscode.ExtensionContext): Promise<void> {
+  const envs = (await pythonApi())?.environments;
+  if (envs) {
+    context.subscriptions.push(
+      envs.onDidChangeActiveEnvironmentPath(() => {
+        const config = settings();
+        if (!config.get<string[]>("interpreter")?.length && !config.get<string>("pythonPath")) {
+          log.info("the Python extension's interpreter changed: restarting the server");
+          void restart();
+        }
+      }),
+    );
+  }
+}
+
+async function selectInterpreter(): Promise<void> {
+  if (vscode.extensions.getExtension("ms-python.python")) {
+    await vscode.commands.executeCommand("python.setInterpreter");
+    return;
+  }
+  const picked = await vscode.window.showOpenDialog({
+    title: "rlm: the Python interpreter that has rlm-lsp installed",
+    canSelectMany: false,
+    openLabel: "Use this interpreter",
+  });
+  if (picked?.[0]) {
+    await settings().update("interpreter", [picked[0].fsPath], vscode.ConfigurationTarget.Global);
+  }
+}
+
+/** Run the interpreter once before the server: a missing package gives one message, not a crash loop. */
+function probe(launch: ServerLaunch): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const args = [...launch.args.slice(0, -2), ...PROBE_ARGS];
+    execFile(launch.command, args, { timeout: 30000 }, (err, stdout, stderr) => {
+      if (!err) {
+        log.info(`${launch.command} has rlm-lsp ${stdout.trim()}`);
+        resolve(undefined);
+      } else {
+        resolve(stderr || String((err as NodeJS.ErrnoException).code ?? err.message));
+      }
+    });
+  });
+}
+
 async function start(): Promise<void> {
-  const config = vscode.workspace.getConfiguration("rlm");
-  const launch = serverLaunch(config.get<string>("pythonPath"));
+  const config = settings();
+  const launch = serverLaunch(config, await pythonExtensionInterpreter());
+  log.info(`interpreter: ${launch.command} (${launch.source})`);
+  setStatus("starting");
+  const failure = await probe(launch);
+  if (failure !== undefined) {
+    const message = probeMessage(launch, failure);
+    log.error(message);
+    log.error(failure.trim());
+    setStatus("error", "no usable interpreter");
+    void vscode.window.showErrorMessage(message, "Select Interpreter", "Show Log").then((choice) => {
+      if (choice === "Select Interpreter") {
+        void selectInterpreter();
+      } else if (choice === "Show Log") {
+        log.show();
+      }
+    });
+    return;
+  }
   log.info(`starting ${launch.command} ${launch.args.join(" ")}`);
   const serverOptions: ServerOptions = {
     command: launch.command,
@@ -62,15 +222,25 @@ async function start(): Promise<void> {
       { scheme: "untitled", language: "python" },
     ],
     outputChannel: log,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: initializationOptions(config),
     synchronize: { configurationSection: "rlm" },
+    initializationFailedHandler: (err) => {
+      log.error(`the server did not initialize: ${String(err)}`);
+      return false; // no retry loop
+    },
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue, handled: true }),
+      closed: () => {
+        setStatus("stopped", "it exited; see the log, then rlm: Restart Server");
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
   };
   client = new LanguageClient("rlm", "rlm", serverOptions, clientOptions);
   client.onDidChangeState((event) => {
     if (event.newState === State.Starting) {
       setStatus("starting");
-    } else if (event.newState === State.Stopped) {
-      setStatus("stopped");
     }
   });
   // Registered before start so the "loading" status of the first model load is not missed.
@@ -78,15 +248,14 @@ async function start(): Promise<void> {
     const parsed = parseStatus(params);
     if (parsed) {
       setStatus(parsed.state, parsed.message);
-      log.info(`status: ${parsed.state} ${parsed.message}`);
+      log.debug(`status: ${parsed.state} ${parsed.message}`);
     }
   });
-  setStatus("starting");
   try {
     await client.start();
   } catch (err) {
     log.error(`the server did not start: ${String(err)}`);
-    setStatus("error", "the server did not start; check rlm.pythonPath");
+    setStatus("error", "the server did not start; see the log");
   }
 }
 

@@ -58,8 +58,10 @@ before(async () => {
   }
   workspace = fs.mkdtempSync(path.join(os.tmpdir(), "rlm-vscode-it-"));
   fs.writeFileSync(path.join(workspace, "demo.py"), SOURCE);
-  const settings = { modelPath: MODEL, debounceMs: 50, metrics: { memory: true, latency: true } };
-  const launch = serverLaunch(PYTHON);
+  const settings = {
+    modelPath: MODEL, debounceMs: 50, metrics: { memory: true, latency: true }, features: { codeLens: true },
+  };
+  const launch = serverLaunch({ get: <T>(key: string) => (key === "pythonPath" ? PYTHON : undefined) as T | undefined });
   server = spawn(launch.command, launch.args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "inherit"] });
   connection = createProtocolConnection(
     new StreamMessageReader(server.stdout!),
@@ -131,7 +133,7 @@ test("inlay hints, code lenses and a hover from the real server", { skip: !MODEL
     ],
   );
   for (const hint of hints) {
-    assert.match(String(hint.label), /^≈ \S+ \S+ · \S+ \S+$/);
+    assert.match(String(hint.label), /^≈ (⚠ )?mem \S+ \S+ · (⚠ )?time \S+ \S+$/);
   }
 
   const lenses = await connection.sendRequest(CodeLensRequest.type, { textDocument: { uri } });
@@ -141,7 +143,7 @@ test("inlay hints, code lenses and a hover from the real server", { skip: !MODEL
     [0, 5],
   );
   for (const lens of lenses) {
-    assert.match(lens.command?.title ?? "", /^rlm p10–p90: memory .+ · latency .+$/);
+    assert.match(lens.command?.title ?? "", /^rlm likely: mem .+ · time .+ \(p10–p90\)$/);
   }
 
   const hover = await connection.sendRequest(HoverRequest.type, {
@@ -150,8 +152,8 @@ test("inlay hints, code lenses and a hover from the real server", { skip: !MODEL
   });
   assert.ok(hover);
   const value = (hover.contents as MarkupContent).value;
-  assert.match(value, /`Parser\.parse`/);
-  assert.match(value, /p10 – p90/);
-  assert.match(value, /\| memory \|/);
-  assert.match(value, /\| latency \|/);
+  assert.match(value, /\*\*Parser\.parse\*\*: rlm's estimate per call, for a typical large input/);
+  assert.match(value, /\*\*peak memory\*\* ≈ /);
+  assert.match(value, /\*\*run time\*\* ≈ /);
+  assert.match(value, /(fairly sure|unsure|very unsure): likely between .+ \(p10–p90/);
 });

@@ -2,17 +2,44 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { initializationOptions, parseStatus, RESTART_KEYS, serverLaunch, statusItem } from "../../src/config";
+import {
+  initializationOptions,
+  parseStatus,
+  probeMessage,
+  RELOAD_KEYS,
+  RESTART_KEYS,
+  serverLaunch,
+  statusItem,
+} from "../../src/config";
 
 function reader(values: Record<string, unknown>) {
   return { get: <T>(key: string) => values[key] as T | undefined };
 }
 
-test("server launch uses the configured interpreter, python3 by default", () => {
-  assert.deepEqual(serverLaunch("/venv/bin/python"), { command: "/venv/bin/python", args: ["-m", "rlm_lsp"] });
-  assert.deepEqual(serverLaunch(""), { command: "python3", args: ["-m", "rlm_lsp"] });
-  assert.deepEqual(serverLaunch(undefined), { command: "python3", args: ["-m", "rlm_lsp"] });
-  assert.deepEqual(serverLaunch("  /p y/python  "), { command: "/p y/python", args: ["-m", "rlm_lsp"] });
+test("interpreter: rlm.interpreter, then rlm.pythonPath, then the Python extension, then python3", () => {
+  const args = ["-m", "rlm_lsp"];
+  assert.deepEqual(serverLaunch(reader({ interpreter: ["/venv/bin/python", "-X", "utf8"], pythonPath: "/p" }), "/ext"), {
+    command: "/venv/bin/python", args: ["-X", "utf8", ...args], source: "rlm.interpreter",
+  });
+  assert.deepEqual(serverLaunch(reader({ interpreter: [], pythonPath: "  /p y/python  " }), "/ext"), {
+    command: "/p y/python", args, source: "rlm.pythonPath",
+  });
+  assert.deepEqual(serverLaunch(reader({ interpreter: [""], pythonPath: "" }), "/ext/python"), {
+    command: "/ext/python", args, source: "the Python extension's interpreter",
+  });
+  assert.deepEqual(serverLaunch(reader({})), { command: "python3", args, source: "python3 from PATH" });
+});
+
+test("one message for an interpreter without rlm-lsp names the cause and the fix", () => {
+  const launch = serverLaunch(reader({}));
+  const missing = probeMessage(launch, "Traceback (most recent call last):\n  File \"<string>\", line 1\n" +
+    "ModuleNotFoundError: No module named 'rlm_lsp'\n");
+  assert.equal(missing, "rlm: python3 (python3 from PATH) has no rlm_lsp (No module named 'rlm_lsp'). " +
+    "Install rlm-lsp into it with `python3 -m pip install rlm-lsp` (in a checkout: `pip install -e .`), " +
+    "or select an interpreter that has it (rlm.interpreter).");
+  assert.match(probeMessage(serverLaunch(reader({ pythonPath: "/nope/python" })), "ENOENT"),
+    /^rlm: \/nope\/python \(rlm.pythonPath\) was not found\. Install/);
+  assert.match(probeMessage(launch, "SyntaxError: bad\n"), /cannot run the server: SyntaxError: bad\./);
 });
 
 test("initializationOptions carries the server settings with the server's keys", () => {
@@ -28,6 +55,9 @@ test("initializationOptions carries the server settings with the server's keys",
       budgets: { memory: "512 MB", latency: "" },
       regressionRatio: 2,
       gpu: "H100",
+      exclude: ["**/tests/**"],
+      logLevel: "info",
+      showNotifications: "off",
       trace: { server: "off" },
     }),
   );
@@ -41,18 +71,24 @@ test("initializationOptions carries the server settings with the server's keys",
     budgets: { memory: "512 MB", latency: "" },
     regressionRatio: 2,
     gpu: "H100",
+    exclude: ["**/tests/**"],
+    logLevel: "info",
+    showNotifications: "off",
   });
   assert.deepEqual(initializationOptions(reader({})), {});
 });
 
-test("only the interpreter setting restarts the server", () => {
-  assert.deepEqual(RESTART_KEYS, ["rlm.pythonPath"]);
+test("only the interpreter settings restart the server; model settings reload it in place", () => {
+  assert.deepEqual(RESTART_KEYS, ["rlm.interpreter", "rlm.pythonPath"]);
+  assert.deepEqual(RELOAD_KEYS, ["rlm.modelPath", "rlm.device", "rlm.threads", "rlm.gpu"]);
 });
 
 test("status bar texts", () => {
-  assert.equal(statusItem("ready", "model tiny").text, "$(pulse) rlm");
-  assert.match(statusItem("ready", "model tiny").tooltip, /model loaded: model tiny/);
-  assert.match(statusItem("loading").text, /spin/);
+  assert.equal(statusItem("ready", "the shipped model on CPU").text, "$(pulse) rlm: ready");
+  assert.match(statusItem("ready", "the shipped model on CPU").tooltip, /ready: the shipped model on CPU/);
+  assert.equal(statusItem("loading").text, "$(loading~spin) rlm: loading model");
+  assert.equal(statusItem("working").text, "$(sync~spin) rlm: predicting");
+  assert.equal(statusItem("off").text, "$(eye-closed) rlm: hints off");
   assert.match(statusItem("error", "no model").tooltip, /error: no model/);
   assert.match(statusItem("working").tooltip, /predicting/);
 });
@@ -76,10 +112,17 @@ test("package.json settings are namespaced, described, scoped and defaulted", ()
     assert.ok("default" in spec, `${key} has a default`);
   }
   for (const key of ["rlm.pythonPath", "rlm.modelPath", "rlm.device", "rlm.threads", "rlm.debounceMs",
-    "rlm.regressionRatio", "rlm.budgets.memory", "rlm.metrics.latency", "rlm.features.inlayHints", "rlm.gpu"]) {
+    "rlm.regressionRatio", "rlm.budgets.memory", "rlm.metrics.latency", "rlm.features.inlayHints", "rlm.gpu",
+    "rlm.interpreter", "rlm.exclude", "rlm.logLevel", "rlm.showNotifications"]) {
     assert.ok(props[key], `${key} is contributed`);
   }
   assert.deepEqual(props["rlm.device"].enum, ["auto", "cpu", "cuda"]);
   const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
-  assert.ok(commands.includes("rlm.restartServer"));
+  for (const command of ["rlm.restartServer", "rlm.toggleHints", "rlm.selectInterpreter", "rlm.showLog"]) {
+    assert.ok(commands.includes(command), `${command} is contributed`);
+  }
+  assert.equal(props["rlm.features.codeLens"].default, false);
+  assert.equal(props["rlm.showNotifications"].default, "off");
+  assert.equal(pkg.license, "Apache-2.0");
+  assert.ok(pkg.repository && pkg.icon);
 });
