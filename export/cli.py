@@ -4,8 +4,12 @@ Steps, each reported:
 1. optimum exports encoder, decoder and decoder-with-past to ONNX (fp32, checked at atol 1e-4);
 2. the decoders' output projection is cut to the number tokens (all decoding can pick);
    parity: constrained greedy decode in ONNX fp32 equals PyTorch's, token for token, on sample inputs;
-3. weight-only int8 of every MatMul (default; --no-int8 ships fp32), and on how many sample
-   inputs its greedy decode equals fp32's;
+3. the shipped graphs (default --layout fast, issue 28): int8 MatMulInteger with per-row activation
+   scales (VNNI), int8 encoder embedding, decoder embeddings cut to the tokens they are fed, and
+   cross-attention K/V kept once per input instead of once per sample (rlm_lsp.export.fast_graphs).
+   --layout optimum keeps the older graphs (weight-only MatMulNBits, K/V per sample).
+   --no-int8 ships fp32 (same layout). Reported: on how many sample inputs the greedy decode
+   equals fp32's, and the KL / value-shift budget of sampled outputs against fp32 (`fidelity`);
 4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change.
 The report is printed and saved as OUT_DIR/export_report.json.
 """
@@ -22,9 +26,12 @@ from pathlib import Path
 from typing import Sequence
 
 from rlm_lsp.export.config import head_token_ids, write_model_config
-from rlm_lsp.export.onnx_export import ExportError, check_checkpoint, export_fp32, narrow_head, quantize_int8
+from rlm_lsp.export.onnx_export import (ExportError, build_fast, check_checkpoint, export_fp32, narrow_head,
+                                        quantize_int8)
 from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
+from rlm_lsp.seq2seq import SHARED_CROSS_KV
 
+LAYOUTS = ("fast", "optimum")
 SAMPLE_CODES = [
     "def f(n):\n    return sum(range(n))\n",
     "def build(n):\n    return [[0] * n for _ in range(n)]\n",
@@ -46,7 +53,10 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     parser.add_argument("checkpoint", type=Path, help="checkpoint directory written by training.train")
     parser.add_argument("out", type=Path, help="model directory to write")
     parser.add_argument("--no-int8", dest="int8", action="store_false", help="ship fp32 instead of int8")
-    parser.add_argument("--fp32-out", type=Path, help="also keep the fp32 model directory here")
+    parser.add_argument("--fp32-out", type=Path, help="also keep the fp32 model directory here (optimum's layout)")
+    parser.add_argument("--layout", choices=LAYOUTS, default="fast",
+                        help="fast (default): int8 MatMulInteger, shared cross-attention K/V, trimmed "
+                             "embeddings; optimum: the older MatMulNBits graphs")
     parser.add_argument("--eval-jsonl", type=Path, help="rows {code, language, <metric>: value} (.gz ok)")
     parser.add_argument("--eval-limit", type=int, default=400)
     parser.add_argument("--model-version", help="defaults to <checkpoint name>-<weights sha256[:8]>")
@@ -60,7 +70,7 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
         print(f"rlm-export: needs {missing}, from the training extra: pip install 'rlm-lsp[train]'", file=sys.stderr)
         return 2
     try:
-        report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out,
+        report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out, layout=args.layout,
                         eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
                         temperature=args.temperature, samples=samples, point_estimate=args.point_estimate)
     except ExportError as exc:
@@ -72,6 +82,11 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
         print(f"rlm-export: parity FAILED on {parity['inputs'] - parity['token_exact']} inputs", file=sys.stderr)
         return 1
     return 0
+
+
+def meta_start_id(checkpoint: Path) -> int:
+    """The decoder start token id of a checkpoint (the one id besides the number tokens a decoder is fed)."""
+    return int(json.loads((checkpoint / "config.json").read_text())["decoder_start_token_id"])
 
 
 def _missing_training_extra() -> str | None:
@@ -86,9 +101,11 @@ def _missing_training_extra() -> str | None:
 
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
            eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
-           temperature: float = 1.0, samples=None, point_estimate: str = "log_mean") -> dict:
-    from rlm_lsp.export.parity import check_parity, onnx_agreement
+           temperature: float = 1.0, samples=None, point_estimate: str = "log_mean", layout: str = "fast") -> dict:
+    from rlm_lsp.export.parity import check_parity, fidelity, onnx_agreement
 
+    if layout not in LAYOUTS:
+        raise ExportError(f"--layout {layout!r}, expected one of {', '.join(LAYOUTS)}")
     low, high = TEMPERATURE_RANGE
     if not low <= temperature <= high:
         raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
@@ -106,14 +123,20 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
         samples = samples or SAMPLE_CODES
         report["parity"] = check_parity(checkpoint, fp32, samples)
         staging = Path(tmp) / "final"
-        if int8:
+        precision = "int8" if int8 else "fp32"
+        if layout == "fast":
+            decoder_ids = sorted({*runtime["logits_token_ids"], int(meta_start_id(checkpoint))})
+            build_fast(fp32, staging, int8, decoder_ids)
+            runtime["graph_layout"] = SHARED_CROSS_KV
+        elif int8:
             quantize_int8(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "int8", **runtime})
         else:
             shutil.copytree(fp32, staging)
-            write_model_config(staging, checkpoint, meta, version, {"precision": "fp32", **runtime})
-        if int8:
-            report["int8_greedy_equals_fp32"] = onnx_agreement(fp32, staging, samples)
+        write_model_config(staging, checkpoint, meta, version, {"precision": precision, **runtime})
+        report["layout"] = layout
+        if int8 or layout == "fast":
+            report["int8_greedy_equals_fp32" if int8 else "greedy_equals_fp32"] = onnx_agreement(fp32, staging, samples)
+            report["fidelity"] = fidelity(fp32, staging, samples)
         if eval_jsonl:
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())

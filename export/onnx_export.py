@@ -1,4 +1,4 @@
-"""optimum's ONNX exporter and onnxruntime's dynamic int8 quantization."""
+"""optimum's ONNX exporter, then either the fast layout (`build_fast`) or the legacy int8 (`quantize_int8`)."""
 
 from __future__ import annotations
 
@@ -112,3 +112,32 @@ def _with_hf_tokenizer(checkpoint: Path, dest: Path) -> Path:
                                   pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
     tok.save_pretrained(dest)
     return dest
+
+
+def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: list[int]) -> None:
+    """The fast layout (issue 28) from optimum's fp32 graphs in `fp32_dir` (head already narrowed).
+
+    All three graphs: int8 MatMulInteger with per-row activation scales (`int8`), the decoders'
+    embeddings cut to `decoder_token_ids`, the encoder's embedding in int8 rows (`int8`), and
+    decoder_with_past reading the cross-attention K/V once per input (`share_cross_kv`).
+    With int8=False the rewrites are exact (fp32 everywhere, same layout).
+    """
+    import onnx
+
+    from rlm_lsp.export import fast_graphs
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in GRAPHS:
+        model = onnx.load(str(fp32_dir / name))
+        if name == "encoder_model.onnx":
+            if int8:
+                fast_graphs.quantize_embedding(model)
+        else:
+            fast_graphs.trim_embeddings(model, decoder_token_ids)
+        if name == "decoder_with_past_model.onnx":
+            fast_graphs.share_cross_kv(model)
+        if int8:
+            fast_graphs.int8_matmuls(model)
+        fast_graphs.set_layout(model, fast_graphs.SHARED_CROSS_KV)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(out_dir / name))

@@ -85,3 +85,49 @@ def onnx_agreement(reference_dir: Path, model_dir: Path, samples: Sequence[Sampl
     a, b = (Predictor.from_dir(d, device="cpu", samples=1) for d in (reference_dir, model_dir))
     same = sum(onnx_greedy_tokens(a, ids) == onnx_greedy_tokens(b, ids) for ids in sample_inputs(a, samples))
     return {"inputs": len(samples), "token_exact": int(same)}
+
+
+KL_BUDGET = 0.01  # mean KL(reference || model) per decoding position, nats
+SHIFT_BUDGET = 0.05  # median |log10(model / reference)| of the point estimate at N=16
+
+
+def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n: int = 16) -> dict:
+    """How far `model_dir` (int8) strays from `reference_dir` (fp32) on the parity samples.
+
+    KL: at each position of the reference's greedy decode (both models fed the same tokens), the
+    KL divergence of the model's distribution over the allowed tokens from the reference's.
+    Value shift: |log10| of the ratio of the point estimates at `n` samples, per metric.
+    """
+    ref, new = (Predictor.from_dir(d, device="cpu", samples=n, cache_size=0) for d in (reference_dir, model_dir))
+    kls = []
+    for ids in sample_inputs(ref, samples):
+        path = onnx_greedy_tokens(ref, ids)
+        a, b = (_forced_log_probs(p, ids, path) for p in (ref, new))
+        kls += [float(np.sum(np.exp(x) * (x - y))) for x, y in zip(a, b)]
+    codes = [s if isinstance(s, str) else s[0] for s in samples]
+    context = next((dict(s[1]) for s in samples if not isinstance(s, str) and s[1]), None)
+    from rlm_lsp.template import extra_fields
+
+    context = context or {name: "parity" for name in extra_fields(ref.config.input_template)} or None
+    before, after = ref.predict(codes, context=context), new.predict(codes, context=context)
+    shift = {}
+    for metric in ref.config.metric_names:
+        logs = [abs(np.log10(max(y[metric].value, 1e-30) / max(x[metric].value, 1e-30))) for x, y in zip(before, after)]
+        shift[metric] = {"median": float(np.median(logs)), "max": float(np.max(logs))}
+    kl_mean = float(np.mean(kls))
+    within = kl_mean <= KL_BUDGET and all(s["median"] <= SHIFT_BUDGET for s in shift.values())
+    return {"inputs": len(codes), "kl_mean": kl_mean, "kl_max": float(np.max(kls)), "kl_budget": KL_BUDGET,
+            "log10_shift": shift, "shift_budget": SHIFT_BUDGET, "samples": n, "within_budget": bool(within)}
+
+
+def _forced_log_probs(predictor: Predictor, token_ids: list[int], path: list[int]) -> list[np.ndarray]:
+    """Log-probabilities over the allowed tokens at each position, feeding `path`."""
+    ids = np.array([token_ids], dtype=np.int64)
+    mask = np.ones_like(ids)
+    step = predictor.model.stepper(predictor.model.encode(ids, mask), mask)
+    token, out = predictor.config.decoder_start_token_id, []
+    for allowed, chosen in zip(predictor.allowed_ids, path):
+        logits = step(np.array([[token]], dtype=np.int64))[0, allowed].astype(np.float64)
+        out.append(logits - np.logaddexp.reduce(logits))
+        token = chosen
+    return out

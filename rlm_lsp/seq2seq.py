@@ -7,6 +7,14 @@
 The cross-attention keys and values come out of the first step and are reused
 for every later step; only the self-attention cache grows.
 
+Two graph layouts, told apart by the `rlm_graph_layout` metadata of decoder_with_past
+(written by the exporter; old directories have none):
+
+    optimum           every cache input has one row per sample (B*N): the first step's
+                      cross-attention K/V are copied N times
+    shared_cross_kv   the cross-attention K/V and encoder_attention_mask keep one row per
+                      input (B); the graph treats an input's N sample queries as N query rows
+
 Exported RLM decoders may have a number-only head (`logits_token_ids`): their logits
 cover the 33 number tokens instead of the whole vocabulary, which is all constrained
 decoding can pick. The step function puts them back at their token ids.
@@ -23,6 +31,11 @@ from rlm_lsp.model_dir import ModelError
 from rlm_lsp.sessions import open_session
 
 
+LAYOUT_KEY = "rlm_graph_layout"  # the exporter's rlm_lsp.export.fast_graphs.LAYOUT_KEY
+OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"
+LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
+
+
 class Seq2Seq:
     def __init__(self, model_dir: Path, providers: list[str], threads: int = 1,
                  logits_token_ids: Sequence[int] | None = None):
@@ -33,6 +46,10 @@ class Seq2Seq:
         self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]
         self._past_outputs = [o.name for o in self.decoder_past.get_outputs()]
+        self.layout = self.decoder_past.get_modelmeta().custom_metadata_map.get(LAYOUT_KEY, OPTIMUM)
+        if self.layout not in LAYOUTS:
+            raise ModelError(f"{model_dir / 'decoder_with_past_model.onnx'} has graph layout {self.layout!r}; "
+                             f"this runtime knows {', '.join(LAYOUTS)}")
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
         self._vocab_width = 0 if self._logits_ids is None else int(self._logits_ids.max()) + 1
         if self._logits_ids is not None:
@@ -52,11 +69,13 @@ class Seq2Seq:
 
         `hidden` (B, S, D) and `attention_mask` (B, S) are per input; the step function works on
         B * repeat rows (the samples of each input, adjacent). The first step is the same for every
-        sample, so it runs on B rows and its logits and caches are repeated, instead of computing
-        the cross-attention keys and values `repeat` times.
+        sample, so it runs on B rows and its logits and self-attention cache are repeated; the
+        cross-attention keys and values are computed once per input, and in the shared_cross_kv
+        layout also stored and read once per input.
         """
         cache: dict[str, np.ndarray] = {}
-        mask_rows = np.repeat(attention_mask, repeat, axis=0)  # (B*N, S)
+        shared = self.layout == SHARED_CROSS_KV
+        mask_rows = attention_mask if shared else np.repeat(attention_mask, repeat, axis=0)  # (B, S) or (B*N, S)
 
         def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, 1) -> (B*N, V)
             if not cache:
@@ -65,8 +84,9 @@ class Seq2Seq:
                     "encoder_hidden_states": hidden,
                     "encoder_attention_mask": attention_mask,
                 })
-                outputs = [np.repeat(value, repeat, axis=0) for value in outputs]
                 names = self._first_outputs
+                outputs = [value if shared and ".encoder." in name else np.repeat(value, repeat, axis=0)
+                           for name, value in zip(names, outputs)]
             else:
                 feeds = {"input_ids": input_ids, "encoder_attention_mask": mask_rows}
                 feeds.update({name: cache[name.replace("past_key_values.", "present.")] for name in self._past_inputs})

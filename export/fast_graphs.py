@@ -1,0 +1,259 @@
+"""Graph rewrites of optimum's T5 export that make it run near the CPU's int8 peak (issue 28).
+
+Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local:
+
+- `int8_matmuls`: every MatMul with a 2-D fp32 weight becomes MatMulInteger (uint8 activations,
+  int8 weights per output channel), which runs on VNNI (`vpdpbusd`), about 3x MatMulNBits here.
+  Activations are quantized per row (one scale per token or per sample, symmetric, zero point
+  128), so a row's result never depends on its batch neighbours. A (B, S, K) input is quantized
+  once however many MatMuls read it (q/k/v, the two gated-FFN inputs).
+- `share_cross_kv`: decoder_with_past reads the cross-attention keys and values with one row per
+  input instead of one per sample. Its N sample queries of an input become N query rows of one
+  attention, so the encoder K/V are neither copied N times nor re-read N times. The scores are
+  the same dot products as before.
+- `trim_embeddings`: a decoder only ever sees the start token and the number tokens, so its
+  embedding table keeps those rows; the input ids are remapped in the graph (a small lookup).
+- `quantize_embedding`: the encoder's token embedding as int8 rows with one scale per row.
+
+`LAYOUT_KEY` in a graph's metadata names the layout, so the runtime tells old directories
+(`None`: optimum's layout, cross K/V per sample) from new ones (`SHARED_CROSS_KV`).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from rlm_lsp.seq2seq import LAYOUT_KEY, SHARED_CROSS_KV
+
+
+def int8_matmuls(model, skip: Sequence[str] = ()):
+    """MatMul(X, W) with W a 2-D fp32 initializer -> MatMulInteger on per-row quantized X.
+
+    y = (round(x / s_row) . w_q) * s_row * s_col, with s_row = max|x_row| / 127 and
+    s_col = max|w_col| / 127. `skip`: names of MatMul nodes to leave in fp32.
+    """
+    from onnx import helper, numpy_helper, TensorProto
+
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    new_inits = []
+    quantized: dict[str, tuple[str, str]] = {}  # activation name -> (uint8 name, row scale name)
+    nodes = []
+    consts_added = False
+
+    def const(name, value):
+        new_inits.append(numpy_helper.from_array(np.asarray(value), name))
+
+    for node in graph.node:
+        weight = inits.get(node.input[1]) if node.op_type == "MatMul" and len(node.input) == 2 else None
+        if weight is None or node.name in skip or len(weight.dims) != 2 or weight.data_type != TensorProto.FLOAT:
+            nodes.append(node)
+            continue
+        if not consts_added:
+            const("rlm_q/axis_last", np.array([-1], dtype=np.int64))
+            const("rlm_q/inv127", np.array(1.0 / 127.0, dtype=np.float32))
+            const("rlm_q/tiny", np.array(1e-30, dtype=np.float32))
+            const("rlm_q/zero_point", np.array(128, dtype=np.uint8))
+            const("rlm_q/rows_1", np.array([-1, 1], dtype=np.int64))
+            const("rlm_q/flat", np.array([-1], dtype=np.int64))
+            consts_added = True
+        x = node.input[0]
+        w = numpy_helper.to_array(weight).astype(np.float32)  # (K, N)
+        if x not in quantized:
+            p = f"rlm_q/{len(quantized)}"
+            const(f"{p}/rows_k", np.array([-1, w.shape[0]], dtype=np.int64))
+            nodes += [
+                helper.make_node("Abs", [x], [f"{p}/abs"]),
+                helper.make_node("ReduceMax", [f"{p}/abs", "rlm_q/axis_last"], [f"{p}/amax"], keepdims=1),
+                helper.make_node("Max", [f"{p}/amax", "rlm_q/tiny"], [f"{p}/amax_safe"]),
+                helper.make_node("Mul", [f"{p}/amax_safe", "rlm_q/inv127"], [f"{p}/scale"]),  # (..., 1)
+                helper.make_node("Reshape", [f"{p}/scale", "rlm_q/flat"], [f"{p}/scale_m"]),  # (M,)
+                helper.make_node("Reshape", [f"{p}/scale", "rlm_q/rows_1"], [f"{p}/scale_m1"]),  # (M, 1)
+                helper.make_node("Reshape", [x, f"{p}/rows_k"], [f"{p}/x_mk"]),  # (M, K)
+                helper.make_node("Shape", [f"{p}/scale_m"], [f"{p}/m"]),
+                helper.make_node("ConstantOfShape", [f"{p}/m"], [f"{p}/zp_m"],
+                                 value=numpy_helper.from_array(np.array([128], dtype=np.uint8))),
+                # one scale per row; round half to even, + 128, saturated to uint8 [1, 255]
+                helper.make_node("QuantizeLinear", [f"{p}/x_mk", f"{p}/scale_m", f"{p}/zp_m"], [f"{p}/u8"], axis=0),
+                helper.make_node("Shape", [x], [f"{p}/lead"], start=0, end=-1),
+            ]
+            quantized[x] = (f"{p}/u8", f"{p}/scale_m1", f"{p}/lead")
+        xq, row_scale, lead = quantized[x]
+        col_scale = np.maximum(np.abs(w).max(axis=0), 1e-30) / 127.0  # (N,)
+        wq = np.clip(np.round(w / col_scale), -127, 127).astype(np.int8)
+        base = f"rlm_q/{node.name or node.output[0]}"
+        const(f"{base}/w", wq)
+        const(f"{base}/w_scale", col_scale.astype(np.float32))
+        const(f"{base}/n", np.array([w.shape[1]], dtype=np.int64))
+        nodes += [
+            helper.make_node("MatMulInteger", [xq, f"{base}/w", "rlm_q/zero_point"], [f"{base}/i32"]),  # (M, N)
+            helper.make_node("Cast", [f"{base}/i32"], [f"{base}/f32"], to=TensorProto.FLOAT),
+            helper.make_node("Mul", [f"{base}/f32", row_scale], [f"{base}/row"]),
+            helper.make_node("Mul", [f"{base}/row", f"{base}/w_scale"], [f"{base}/y_mn"]),
+            helper.make_node("Concat", [lead, f"{base}/n"], [f"{base}/shape"], axis=0),
+            helper.make_node("Reshape", [f"{base}/y_mn", f"{base}/shape"], list(node.output)),
+        ]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    graph.initializer.extend(new_inits)
+    _drop_unused_initializers(graph)
+    return model
+
+
+def share_cross_kv(model):
+    """decoder_with_past: cross-attention K/V and encoder_attention_mask with B rows, queries B*N.
+
+    In each EncDecAttention block of optimum's graph, Q (B*N, H, 1, d) meets K^T (B, H, d, S).
+    Q is reshaped to (B, N, H, d) and transposed to (B, H, N, d); scores (B, H, N, S) take the
+    mask bias (B, H, 1, S) by broadcast; softmax . V gives (B, H, N, d), transposed to (B, N, H, d),
+    which is the (B*N, 1, H, d) tensor the block's output projection reshapes.
+    """
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    consumers: dict[str, list] = {}
+    for node in graph.node:
+        for name in node.input:
+            consumers.setdefault(name, []).append(node)
+    keys = [i.name for i in graph.input if i.name.startswith("past_key_values.") and i.name.endswith(".encoder.key")]
+    if not keys:
+        raise ValueError("decoder_with_past has no past_key_values.*.encoder.key inputs")
+    new_inits = []
+    for key in keys:
+        value = key[: -len("key")] + "value"
+        heads, head_dim = (_input_dim(graph, key, 1), _input_dim(graph, key, 3))
+        transpose_k = next(n for n in consumers[key] if n.op_type == "Transpose")
+        scores = _only(n for n in consumers[transpose_k.output[0]] if n.op_type == "MatMul")
+        if scores.input[1] != transpose_k.output[0]:
+            raise ValueError(f"the cross-attention scores of {key} are not Q . K^T")
+        context = _only(n for n in consumers[value] if n.op_type == "MatMul")
+        after = _only(consumers[context.output[0]])
+        if after.op_type != "Transpose" or list(after.attribute[0].ints) != [0, 2, 1, 3]:
+            raise ValueError(f"unexpected node after the cross-attention context of {key}: {after.op_type}")
+        p = f"rlm_kv/{key}"
+        q = scores.input[0]
+        new_inits.append(numpy_helper.from_array(np.array([-1, heads, 1, head_dim], dtype=np.int64), f"{p}/rows"))
+        nodes = [
+            helper.make_node("Shape", [key], [f"{p}/kshape"], start=0, end=1),  # (B,)
+            helper.make_node("Concat", [f"{p}/kshape", f"{p}/split_tail"], [f"{p}/split"], axis=0),
+            helper.make_node("Reshape", [q, f"{p}/split"], [f"{p}/q_bn"]),  # (B, N, H, d)
+            helper.make_node("Transpose", [f"{p}/q_bn"], [f"{p}/q_bhn"], perm=[0, 2, 1, 3]),  # (B, H, N, d)
+        ]
+        new_inits.append(numpy_helper.from_array(np.array([-1, heads, head_dim], dtype=np.int64), f"{p}/split_tail"))
+        scores.input[0] = f"{p}/q_bhn"
+        context_out = context.output[0]
+        context.output[0] = f"{p}/ctx_bhn"  # (B, H, N, d)
+        nodes += [
+            helper.make_node("Transpose", [f"{p}/ctx_bhn"], [f"{p}/ctx_bnh"], perm=[0, 2, 1, 3]),  # (B, N, H, d)
+            helper.make_node("Reshape", [f"{p}/ctx_bnh", f"{p}/rows"], [f"{p}/ctx_rows"]),  # (B*N, H, 1, d)
+            helper.make_node("Identity", [f"{p}/ctx_rows"], [context_out]),
+        ]
+        _insert_before(graph, scores, nodes[:4])
+        _insert_after(graph, context, nodes[4:])
+    graph.initializer.extend(new_inits)
+    for inp in graph.input:  # B rows, not B*N: name the dimension apart from input_ids' batch
+        if inp.name == "encoder_attention_mask" or inp.name.endswith((".encoder.key", ".encoder.value")):
+            dim = inp.type.tensor_type.shape.dim[0]
+            dim.Clear()
+            dim.dim_param = "encoder_batch_size"
+    set_layout(model, SHARED_CROSS_KV)
+    return model
+
+
+def trim_embeddings(model, keep_ids: Sequence[int]):
+    """A decoder's token embedding keeps only the rows of `keep_ids`; ids are remapped in-graph.
+
+    An id outside `keep_ids` maps to row 0 (never fed: constrained decoding only feeds allowed ids
+    and the start token)."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    gather = _token_embedding(graph, inits)
+    table = numpy_helper.to_array(inits[gather.input[0]])  # (V, D)
+    keep = np.asarray(sorted(set(int(i) for i in keep_ids)), dtype=np.int64)
+    lookup = np.zeros(table.shape[0], dtype=np.int64)
+    lookup[keep] = np.arange(len(keep))
+    inits[gather.input[0]].CopyFrom(numpy_helper.from_array(np.ascontiguousarray(table[keep]), gather.input[0]))
+    graph.initializer.append(numpy_helper.from_array(lookup, "rlm_trim/lookup"))
+    remap = helper.make_node("Gather", ["rlm_trim/lookup", gather.input[1]], ["rlm_trim/rows"], axis=0)
+    gather.input[1] = "rlm_trim/rows"
+    _insert_before(graph, gather, [remap])
+    return model
+
+
+def quantize_embedding(model):
+    """The (V, D) token-embedding Gather of an encoder as int8 rows times a per-row scale."""
+    from onnx import helper, numpy_helper, TensorProto
+
+    graph = model.graph
+    inits = {i.name: i for i in graph.initializer}
+    gather = _token_embedding(graph, inits)
+    table = numpy_helper.to_array(inits[gather.input[0]]).astype(np.float32)
+    scale = np.maximum(np.abs(table).max(axis=1, keepdims=True), 1e-30) / 127.0  # (V, 1)
+    q = np.clip(np.round(table / scale), -127, 127).astype(np.int8)
+    out = gather.output[0]
+    graph.initializer.extend([numpy_helper.from_array(q, "rlm_emb/q"), numpy_helper.from_array(scale, "rlm_emb/scale")])
+    nodes = [
+        helper.make_node("Gather", ["rlm_emb/q", gather.input[1]], ["rlm_emb/rows_q"], axis=0),
+        helper.make_node("Gather", ["rlm_emb/scale", gather.input[1]], ["rlm_emb/rows_scale"], axis=0),
+        helper.make_node("Cast", ["rlm_emb/rows_q"], ["rlm_emb/rows_f"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["rlm_emb/rows_f", "rlm_emb/rows_scale"], [out]),
+    ]
+    _insert_before(graph, gather, nodes)
+    graph.node.remove(gather)
+    _drop_unused_initializers(graph)
+    return model
+
+
+def set_layout(model, layout: str) -> None:
+    for prop in model.metadata_props:
+        if prop.key == LAYOUT_KEY:
+            prop.value = layout
+            return
+    entry = model.metadata_props.add()
+    entry.key, entry.value = LAYOUT_KEY, layout
+
+
+def _token_embedding(graph, inits):
+    """The Gather from the largest 2-D table: the token embedding (the others are T5's small
+    relative-position bias tables)."""
+    gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] in inits and len(inits[n.input[0]].dims) == 2]
+    if not gathers:
+        raise ValueError("no Gather from a 2-D weight: cannot find the token embedding")
+    return max(gathers, key=lambda n: inits[n.input[0]].dims[0])
+
+
+def _input_dim(graph, name: str, axis: int) -> int:
+    dim = next(i for i in graph.input if i.name == name).type.tensor_type.shape.dim[axis]
+    if not dim.dim_value:
+        raise ValueError(f"{name} axis {axis} has no fixed size")
+    return int(dim.dim_value)
+
+
+def _only(items):
+    items = list(items)
+    if len(items) != 1:
+        raise ValueError(f"expected one node, found {len(items)}")
+    return items[0]
+
+
+def _insert_before(graph, anchor, new_nodes) -> None:
+    index = list(graph.node).index(anchor)
+    for offset, node in enumerate(new_nodes):
+        graph.node.insert(index + offset, node)
+
+
+def _insert_after(graph, anchor, new_nodes) -> None:
+    index = list(graph.node).index(anchor) + 1
+    for offset, node in enumerate(new_nodes):
+        graph.node.insert(index + offset, node)
+
+
+def _drop_unused_initializers(graph) -> None:
+    used = {name for node in graph.node for name in node.input} | {o.name for o in graph.output}
+    keep = [i for i in graph.initializer if i.name in used]
+    del graph.initializer[:]
+    graph.initializer.extend(keep)
