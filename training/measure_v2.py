@@ -28,8 +28,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from training.dataset import is_validation
 from training.v2 import execute, sources
+from training.v2.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
+
+SOURCES = sources.SOURCES + ("leetcode", "variants")
 
 ROOT = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
@@ -39,14 +41,6 @@ DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
 # program's own.  Only rows of the current harness are resumed from and packed.
 HARNESS = "measure-v2.1"
 FORBIDDEN = {"code", "stdin", "input", "answer", "expected", "text"}  # never in a packed row
-
-
-def is_kattis_validation(kattis_shortname: str, fraction: float = 0.1) -> bool:
-    """The second validation split: whole Kattis problems, fixed by a hash of the problem's short name.
-
-    Hashing the short name (not the package path) puts a problem that two repositories both carry on
-    the same side.  Same rule as ``training.dataset.is_validation``, its own salt."""
-    return is_validation(str(kattis_shortname), fraction, salt="rlm-split-v2-kattis")
 
 
 def work_path(source: str) -> Path:
@@ -93,14 +87,39 @@ def _open_append(path: Path):
     return open(path, "a", encoding="utf-8")
 
 
+def _unpaired(task: dict, ran: dict) -> dict | None:
+    """A variant task whose parent did not run on its input becomes a skip (no pair to make)."""
+    r = task["row"]
+    if r.get("role") != "variant":
+        return None
+    st = ran.get((r["parent"], r["input_id"]))
+    if st is None or st in ("ok", "wrong_answer"):
+        return None
+    return dict(task, skip="parent did not run on this input: %s" % st)
+
+
 def _measure(args):
     task, opts = args
+    if task.get("shape") == "function":
+        from training.v2 import leetcode
+        return leetcode.measure(task, opts)
     return execute.measure(task, opts)
+
+
+def source_tasks(source: str, a) -> list:
+    """The tasks of a source in their fixed order: the corpus sources, ``leetcode`` ladders, ``variants``."""
+    if source == "leetcode":
+        from training.v2 import leetcode
+        return leetcode.ladder_tasks()
+    if source == "variants":
+        from training.v2 import variants
+        return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3))
+    return sources.tasks(source, a.corpus, a.inputs_per_problem)
 
 
 def run_source(source: str, a) -> dict:
     from training.harness import machine_info
-    todo_all = sources.tasks(source, a.corpus, a.inputs_per_problem)
+    todo_all = source_tasks(source, a)
     done = done_set(source, a.memory_only)
     todo = [t for t in todo_all if (t["row"]["key"], t["row"]["input_id"]) not in done]
     pending = len(todo)
@@ -115,7 +134,10 @@ def run_source(source: str, a) -> dict:
                disable=not sys.stderr.isatty())
     statuses: Counter = Counter()
     t0, measured = time.time(), 0
-    work = [(t, opts) for t in todo]
+    # a variant is measured only where its parent ran on that input (else no pair): the parents'
+    # statuses so far, updated as rows come in (exact with one worker; a pool reads ahead)
+    ran = {(r["key"], r["input_id"]): r["status"] for r in read_rows(work_path(source))} if source == "variants" else {}
+    work = ((_unpaired(t, ran) or t, opts) for t in todo)
     if a.workers > 1:
         import multiprocessing as mp
         pool = mp.get_context("fork").Pool(a.workers, maxtasksperchild=500)
@@ -126,6 +148,8 @@ def run_source(source: str, a) -> dict:
         with _open_append(work_path(source)) as out:
             for row in results:
                 row["harness"] = HARNESS
+                if row.get("role") == "parent":
+                    ran[(row["key"], row["input_id"])] = row["status"]
                 out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
                 statuses[row["status"]] += 1
@@ -153,7 +177,7 @@ def cmd_run(a) -> int:
     if kind is None:
         print("measure_v2: %s" % SandboxUnavailable(why), file=sys.stderr)
         return 2
-    for source in sources.SOURCES if a.source == "all" else [a.source]:
+    for source in SOURCES if a.source == "all" else [a.source]:
         print(json.dumps(run_source(source, a)), file=sys.stderr)
     return 0
 
@@ -171,29 +195,68 @@ def slope(xs: list, ys: list) -> float | None:
     return round(sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx, 4)
 
 
+def size_of(r: dict):
+    """The size growth is read against: the generator's extent for LeetCode ladders (``input_size``),
+    else the input's bytes."""
+    return r.get("input_size") if r.get("shape") == "function" else r.get("input_bytes")
+
+
 def growth(rows: list) -> list:
-    """Per program with ``ok`` rows at >= 3 distinct input sizes: the slopes of memory and time.
+    """Per program with ``ok`` rows at >= 3 distinct input sizes (``size_of``): the slopes of memory and time.
 
     ``growth_memory`` uses ``memory_bytes`` (floored at 1 byte; the runner's copy of the input is not in
-    it); ``growth_latency`` uses ``exec_ms`` (in-process),
-    because ``latency_ms`` carries a constant process start-up."""
+    it); ``growth_latency`` uses ``exec_ms`` (in-process), because ``latency_ms`` carries a constant
+    process start-up; LeetCode rows time the calls only, so they use ``latency_ms``."""
     by: dict = {}
     for r in rows:
-        if r["status"] == "ok" and r.get("input_bytes"):
+        if r["status"] == "ok" and size_of(r):
             by.setdefault(r["key"], []).append(r)
     out = []
     for key in sorted(by):
         rs = by[key]
-        xs = [r["input_bytes"] for r in rs]
+        xs = [size_of(r) for r in rs]
         if len(set(xs)) < 3:
             continue
         mem = [max(1, r["memory_bytes"]) for r in rs]
-        lat = [(r["input_bytes"], max(r["exec_ms"], 1e-3)) for r in rs if r.get("exec_ms") is not None]
-        out.append({"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key,
-                    "n_sizes": len(set(xs)), "min_bytes": min(xs), "max_bytes": max(xs),
-                    "growth_memory": slope(xs, mem),
-                    "growth_latency": slope([x for x, _ in lat], [y for _, y in lat])})
+        tkey = "latency_ms" if rs[0].get("shape") == "function" else "exec_ms"
+        lat = [(size_of(r), max(r[tkey], 1e-3)) for r in rs if r.get(tkey) is not None]
+        g = {"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key, "shape": rs[0].get("shape"),
+             "size": "input_size" if rs[0].get("shape") == "function" else "input_bytes",
+             "n_sizes": len(set(xs)), "min_bytes": min(xs), "max_bytes": max(xs),
+             "growth_memory": slope(xs, mem), "growth_latency": slope([x for x, _ in lat], [y for _, y in lat])}
+        if rs[0].get("parent"):
+            g.update(parent=rs[0]["parent"], mutation=rs[0].get("mutation"))
+        out.append(g)
     return out
+
+
+def pairs(rows: list) -> list:
+    """Variant rows joined with their parent's row on the same input: one row per (variant, input)."""
+    parents = {(r["key"], r["input_id"]): r for r in rows if r.get("role") == "parent"}
+    out = []
+    for v in rows:
+        if v.get("role") != "variant":
+            continue
+        p = parents.get((v["parent"], v["input_id"]))
+        if p is None:
+            continue
+        both_ran = p["status"] in ("ok", "wrong_answer") and v["status"] in ("ok", "wrong_answer")
+        same = (both_ran and p.get("output_digest") is not None and p.get("output_digest") == v.get("output_digest"))
+        out.append({"source": v["source"], "shape": v.get("shape"), "problem_id": v["problem_id"],
+                    "parent": v["parent"], "key": v["key"], "mutation": v["mutation"], "expected_direction": v["expected_direction"],
+                    "expected_metrics": v["expected_metrics"], "input_id": v["input_id"],
+                    "input_bytes": v.get("input_bytes"), "input_size": v.get("input_size"),
+                    "status_parent": p["status"], "status_variant": v["status"], "same_output": same,
+                    "memory_parent": p.get("memory_bytes"), "memory_variant": v.get("memory_bytes"),
+                    "latency_parent": p.get("latency_ms"), "latency_variant": v.get("latency_ms"),
+                    "exec_ms_parent": p.get("exec_ms"), "exec_ms_variant": v.get("exec_ms"),
+                    "memory_only": bool(p.get("memory_only") or v.get("memory_only")),
+                    "validation": v.get("validation")})
+    return out
+
+
+def pairs_path() -> Path:
+    return DATA / "variants_v2.pairs.jsonl.gz"
 
 
 def _write_gz(path: Path, rows: list) -> None:
@@ -213,22 +276,30 @@ def pack(source: str) -> dict:
             k = (r["key"], r["input_id"])
             if k not in best or (best[k].get("memory_only") and not r.get("memory_only")):
                 best[k] = r
-    rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r["input_bytes"], r["input_id"]))
+    rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r.get("input_bytes") or 0,
+                                                r["input_id"]))
     for r in rows:
         bad = FORBIDDEN & set(r)
         if bad:
             raise ValueError("row %s carries %s" % (r["key"], sorted(bad)))
-        if source == "kattis":
-            r["validation"] = is_kattis_validation(r.get("kattis_shortname") or r["problem_id"])
+        r["validation"] = validation(r)  # whole problems, by hash (training.v2.splits)
     g = growth(rows)
     _write_gz(data_path(source), rows)
     _write_gz(growth_path(source), g)
-    return {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),
+    info = {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),
             "growth_programs": len(g), "path": str(data_path(source))}
+    if source == "variants":
+        pr = pairs(rows)
+        _write_gz(pairs_path(), pr)
+        info["pairs"] = len(pr)
+        info["pairs_ok_same_output"] = dict(sorted(Counter(
+            p["mutation"] for p in pr if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"
+        ).items()))
+    return info
 
 
 def cmd_pack(a) -> int:
-    for source in sources.SOURCES if a.source == "all" else [a.source]:
+    for source in SOURCES if a.source == "all" else [a.source]:
         if work_path(source).exists() or data_path(source).exists():
             print(json.dumps(pack(source)))
     return 0
@@ -238,7 +309,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.measure_v2", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="measure (resumable, append-only)")
-    r.add_argument("--source", choices=sources.SOURCES + ("all",), default="all")
+    r.add_argument("--source", choices=SOURCES + ("all",), default="all")
     r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
@@ -246,9 +317,11 @@ def main(argv=None) -> int:
     r.add_argument("--memory-limit", type=int, default=2048, help="address-space limit in MiB (default 2048)")
     r.add_argument("--inputs-per-problem", type=int, default=4, help="Kattis: inputs per problem (default 4)")
     r.add_argument("--repeats", type=int, default=3, help="timed runs after one warm-up (default 3)")
+    r.add_argument("--per-kind", type=int, default=600, help="variants: candidates per mutation kind (default 600)")
+    r.add_argument("--variant-inputs", type=int, default=3, help="variants: Kattis inputs per program (default 3)")
     r.add_argument("--corpus", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
     p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
-    p.add_argument("--source", choices=sources.SOURCES + ("all",), default="all")
+    p.add_argument("--source", choices=SOURCES + ("all",), default="all")
     a = ap.parse_args(argv)
     return cmd_run(a) if a.cmd == "run" else cmd_pack(a)
 

@@ -200,7 +200,7 @@ def measure(task: dict, opts: dict) -> dict:
     row = dict(task["row"])
     row.update(status="skipped", reason=task.get("skip"), error=None, memory_bytes=None,
                latency_ms=None, exec_ms=None, exec_runs=0, cpu_ms=None,
-               rss_kb=None, memory_run_ms=None, checked=False, check=None, patches=[], sandbox=None,
+               rss_kb=None, memory_run_ms=None, output_digest=None, checked=False, check=None, patches=[], sandbox=None,
                time_limit_s=opts["time_limit"], memory_limit_mb=opts["memory_mb"],
                memory_only=False, machine=opts.get("machine"), python=opts.get("python"),
                measured_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -240,6 +240,7 @@ def measure(task: dict, opts: dict) -> dict:
             row.update(status=STATUS.get(m.status, "error"), error=where + _err(m))
             return row
         row["memory_bytes"] = int(m.result["memory_bytes"])
+        row["output_digest"] = (m.result.get("digests") or [[None]])[0][0]  # stdout tokens, in order
         verdict = None
         if task.get("expected") is not None:  # 4. output check
             got = (m.result.get("digests") or [[None]])[0][0]

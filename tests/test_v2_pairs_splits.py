@@ -1,0 +1,250 @@
+"""Data v2 beyond the script sources: the second validation split, variant/parent pairs, LeetCode ladders.
+
+The sandbox tests run real programs (skipped where bubblewrap cannot start, failing in CI as in
+``test_measure_v2``); the LeetCode ones use a fake problem, not the corpus.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from test_measure_v2 import _gz, fake_corpus, needs_bwrap
+from training import ladders, measure_v2
+from training.dataset import is_validation
+from training.v2 import leetcode, splits, variants
+
+PROG = '''import sys
+
+
+def total(values):
+    out = 0
+    for v in values:
+        out += v
+    return out
+
+
+def main():
+    data = sys.stdin.read().split()
+    n = int(data[0])
+    xs = [int(t) for t in data[1:1 + n]]
+    seen = set()
+    for x in xs:
+        seen.add(x)
+    big = max(x for x in xs)
+    hits = 0
+    for x in xs:
+        if x in seen:
+            hits += 1
+    a = n
+    b = hits
+    print(a + total(xs) + 0 * big + 0 * b)
+
+
+main()
+'''
+
+
+# ----------------------------------------------------------------- the second validation split
+
+def test_kattis_split_is_fixed_by_hash_of_whole_problems():
+    names = ["problem%d" % i for i in range(3000)]
+    val = {n for n in names if splits.is_kattis_validation(n)}
+    assert 200 < len(val) < 400                                   # about 10%
+    assert val == {n for n in names if splits.is_kattis_validation(n)}
+    # the rule: training.dataset's hash with its own salt, so it is not the LeetCode split again
+    assert val == {n for n in names if is_validation(n, 0.1, salt=splits.KATTIS_SALT)}
+    assert val != {n for n in names if is_validation(n)}
+    # one problem carried by two repositories (or re-exported) is on one side: the short name decides
+    a = {"source": "kattis", "problem_id": "nwerc2020/problems/arcade2", "kattis_shortname": "arcade2"}
+    b = {"source": "kattis", "problem_id": "kattis-export/gcpc2021/arcade2", "kattis_shortname": "Arcade2"}
+    c = {"source": "kattis", "problem_id": "other/arcade2"}                      # no short name: the folder
+    assert splits.validation(a) == splits.validation(b) == splits.validation(c) == \
+        splits.is_kattis_validation("arcade2")
+    assert measure_v2.is_kattis_validation is splits.is_kattis_validation       # one rule, one place
+
+
+def test_split_keeps_problems_whole_and_leetcode_keeps_the_first_split():
+    rows = [{"source": "kattis", "problem_id": "p/%s" % n, "kattis_shortname": n, "key": "%s:%d" % (n, i)}
+            for n in ("alpha", "beta", "gamma", "delta", "eps", "zeta", "eta", "theta") for i in range(3)]
+    rows += [{"source": "leetcode", "problem_id": pid, "key": "k%d" % pid} for pid in range(1, 200)]
+    rows += [{"source": "euler", "problem_id": "7", "key": "e"}]
+    train, val = splits.split(rows)
+    assert len(train) + len(val) == len(rows)
+    side = {}
+    for r in train + val:
+        side.setdefault((r["source"], r["problem_id"]), set()).add(r in val)
+    assert all(len(s) == 1 for s in side.values())                  # never split by row
+    assert {r["problem_id"] for r in val if r["source"] == "leetcode"} == {
+        p for p in range(1, 200) if is_validation(str(p))}
+    assert splits.validation({"source": "euler", "problem_id": "7"}) is None
+    assert any(r["source"] == "leetcode" for r in val) and any(r["source"] == "leetcode" for r in train)
+
+
+# ----------------------------------------------------------------- pairs, growth, skips
+
+def _v(key, inp, status="ok", mem=100, digest="d", role="parent", kind=None, **kw):
+    r = {"source": "kattis", "shape": "stdin", "problem_id": "p/x", "kattis_shortname": "x", "key": key,
+         "input_id": inp, "input_bytes": 10, "status": status, "memory_bytes": mem, "output_digest": digest,
+         "role": role, "parent": None, "mutation": None, "memory_only": True, "harness": measure_v2.HARNESS}
+    if role == "variant":
+        r.update(parent=key.split("#")[0], mutation=kind, expected_direction="regression",
+                 expected_metrics=["memory"], mutation_line=3)
+    r.update(kw)
+    return r
+
+
+def test_pairs_join_on_the_same_input_and_check_the_output(tmp_path, monkeypatch):
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    rows = [_v("a", "1"), _v("a", "2", mem=200),
+            _v("a#materialize", "1", mem=150, role="variant", kind="materialize"),
+            _v("a#materialize", "2", mem=260, digest="other", role="variant", kind="materialize"),
+            _v("a#rename", "3", role="variant", kind="rename"),                   # no parent row on input 3
+            _v("b", "1", status="timeout", mem=None, digest=None),
+            _v("b#swap", "1", status="timeout", mem=None, digest=None, role="variant", kind="swap")]
+    p = measure_v2.work_path("variants")
+    p.parent.mkdir(parents=True)
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    info = measure_v2.pack("variants")
+    assert info["pairs"] == 3 and info["pairs_ok_same_output"] == {"materialize": 1}
+    got = {(x["key"], x["input_id"]): x for x in
+           (json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt"))}
+    one = got[("a#materialize", "1")]
+    assert one["same_output"] and (one["memory_parent"], one["memory_variant"]) == (100, 150)
+    assert one["expected_direction"] == "regression" and one["validation"] == splits.is_kattis_validation("x")
+    assert not got[("a#materialize", "2")]["same_output"]            # the outputs differ: not a valid pair
+    assert not got[("b#swap", "1")]["same_output"]                   # neither ran: nothing to compare
+    packed = [json.loads(line) for line in gzip.open(measure_v2.data_path("variants"), "rt")]
+    assert not any(measure_v2.FORBIDDEN & set(r) for r in packed)
+
+
+def test_variant_of_a_failed_parent_is_skipped():
+    t = {"row": {"key": "a#swap", "parent": "a", "input_id": "1", "role": "variant"}, "code": "x"}
+    assert measure_v2._unpaired(t, {}) is None                       # parent not measured yet: measure it
+    assert measure_v2._unpaired(t, {("a", "1"): "ok"}) is None
+    assert measure_v2._unpaired(t, {("a", "1"): "wrong_answer"}) is None
+    assert "timeout" in measure_v2._unpaired(t, {("a", "1"): "timeout"})["skip"]
+    parent = {"row": {"key": "a", "input_id": "1", "role": "parent"}}
+    assert measure_v2._unpaired(parent, {("a", "1"): "timeout"}) is None
+
+
+def test_growth_of_function_rows_reads_the_generator_size():
+    rows = [{"source": "leetcode", "shape": "function", "problem_id": 1, "key": "k", "input_id": "ladder:%d" % n,
+             "input_size": n, "input_bytes": 7 * n + 3, "status": "ok", "memory_bytes": 5 * n * n,
+             "latency_ms": 0.2 * n} for n in (10, 40, 160)]
+    (g,) = measure_v2.growth(rows)
+    assert g["size"] == "input_size" and g["n_sizes"] == 3 and (g["min_bytes"], g["max_bytes"]) == (10, 160)
+    assert g["growth_memory"] == pytest.approx(2.0, abs=1e-3) and g["growth_latency"] == pytest.approx(1.0, abs=1e-3)
+
+
+# ----------------------------------------------------------------- variant tasks on a synthetic corpus
+
+@pytest.fixture
+def corpus(tmp_path, monkeypatch):
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(variants, "SOURCES", ("kattis", "euler", "rosetta"))   # no LeetCode corpus here
+    root = fake_corpus(tmp_path / "corpora")
+    path = root / "kattis_packages" / "programs.jsonl.gz"
+    progs = [json.loads(line) for line in gzip.open(path, "rt")]
+    progs.append(dict(progs[0], path="sums/submissions/accepted/rich.py", code=PROG))
+    _gz(path, progs)
+    return root
+
+
+def test_variant_tasks_interleave_kinds_and_put_parents_first(corpus):
+    ts = variants.tasks(corpus, per_kind=5, kattis_inputs=2)
+    rows = [t["row"] for t in ts]
+    assert not any(measure_v2.FORBIDDEN & set(r) for r in rows)      # code and inputs stay in the task
+    kinds = {r["mutation"] for r in rows if r["role"] == "variant"}
+    assert {"materialize", "set_to_list", "sort_in_loop", "copy_in_loop", "rename", "swap"} <= kinds
+    ids = [(r["key"], r["input_id"]) for r in rows]
+    assert len(ids) == len(set(ids))                                  # a parent once, for all its kinds
+    pos = {i: n for n, i in enumerate(ids)}
+    for r in rows:
+        if r["role"] == "variant":
+            assert r["key"] == "%s#%s" % (r["parent"], r["mutation"])
+            assert pos[(r["parent"], r["input_id"])] < pos[(r["key"], r["input_id"])]
+            assert r["expected_direction"] in ("regression", "improvement", "neutral")
+    rich = [r for r in rows if r.get("parent", "") and r["parent"].endswith("rich.py")]
+    assert {r["input_bytes"] for r in rich} and len({r["input_id"] for r in rich}) == 2   # the same 2 inputs
+    first = [r["mutation"] for r in rows if r["role"] == "variant"][:len(kinds) * 2]
+    assert len(set(first)) >= 3                                       # kinds interleaved, not one after another
+
+
+@needs_bwrap
+def test_variants_measured_with_parents_pair_up(corpus):
+    argv = ["run", "--corpus", str(corpus), "--source", "variants", "--memory-only", "--time-limit", "5",
+            "--per-kind", "1", "--variant-inputs", "2"]
+    assert measure_v2.main(argv) == 0
+    info = measure_v2.pack("variants")
+    pairs = [json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt")]
+    assert info["pairs"] == len(pairs) > 0
+    good = [p for p in pairs if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"]
+    assert {p["mutation"] for p in good} >= {"materialize", "rename", "swap"}
+    for p in good:
+        assert p["memory_parent"] > 0 and p["memory_variant"] > 0
+    rows = [json.loads(line) for line in gzip.open(measure_v2.data_path("variants"), "rt")]
+    assert all(r["harness"] == measure_v2.HARNESS and r["machine"] for r in rows)
+    assert measure_v2.main(argv) == 0                                 # resume: nothing new
+    assert len(list(measure_v2.read_rows(measure_v2.work_path("variants")))) == len(rows)
+
+
+# ----------------------------------------------------------------- LeetCode ladders (fake problem)
+
+TWO_SUM = '''class Solution:
+    def twoSum(self, nums: List[int], target: int) -> List[int]:
+        m = {}
+        for i, x in enumerate(nums):
+            if target - x in m:
+                return [m[target - x], i]
+            m[x] = i
+        return [-1, -1]
+'''
+QUAD = TWO_SUM.replace("        m = {}\n", "        m = {}\n        t = [[0] * len(nums) for _ in range(len(nums))]\n")
+
+
+@pytest.fixture
+def fake_leetcode(monkeypatch):
+    from training.lc_corpus import Problem, Program
+    pr = Problem(problem_id=1, slug="two-sum", entry="twoSum", test_source="test", reference=TWO_SUM,
+                 tests=[{"args": [{"json": [2, 7, 11, 15]}, {"json": 9}], "expected": {"json": [0, 1]}}],
+                 constraints="- 2 <= nums.length <= 10^4\n- -10^9 <= nums[i] <= 10^9")
+    pr.arg_names = ["nums", "target"]
+    for name, code in (("lin", TWO_SUM), ("quad", QUAD)):
+        pr.programs.append(Program(key="doocs:%s.py" % name, source="doocs", path="%s.py" % name, problem_id=1,
+                                   code=code, py2=False, converted=False))
+    monkeypatch.setattr(leetcode, "problems", lambda: {1: pr})
+    monkeypatch.setattr(leetcode, "large_ok", lambda: {1: ["doocs:lin.py", "doocs:quad.py"]})
+    monkeypatch.setattr(ladders, "large_recipes", lambda *a: {1: {"gen": "gen-v2", "L": 480, "seeds": [1, 2]}})
+    leetcode.rungs.cache_clear()
+    leetcode.reference.cache_clear()
+    yield pr
+    leetcode.rungs.cache_clear()
+    leetcode.reference.cache_clear()
+
+
+def test_ladder_tasks_are_small_and_grouped(fake_leetcode):
+    ts = leetcode.ladder_tasks()
+    assert [(t["row"]["key"], t["row"]["rung"]) for t in ts] == [
+        (k, r) for k in ("doocs:lin.py", "doocs:quad.py") for r in ("1/16", "1/4", "1")]
+    assert all("code" not in t and t["row"]["shape"] == "function" and t["row"]["source"] == "leetcode" for t in ts)
+    assert [t["row"]["rung"] for t in leetcode.ladder_tasks(labels=("1/4",))] == ["1/4", "1/4"]
+
+
+@needs_bwrap
+def test_ladder_rows_measure_three_sizes_and_growth(fake_leetcode):
+    opts = {"time_limit": 5.0, "memory_mb": 1024, "memory_only": True, "machine": {"cpu_count": 2}, "python": "3"}
+    rows = [leetcode.measure(t, opts) for t in leetcode.ladder_tasks()]
+    assert all(r["status"] == "ok" and r["correct"] is True and r["checked"] for r in rows), rows
+    sizes = [r["input_size"] for r in rows[:3]]
+    assert sizes == sorted(sizes) and sizes[2] == 480 and len(set(sizes)) == 3
+    assert all(r["input_sha1"] and r["size_param"] and r["output_digest"] for r in rows)
+    g = {x["key"]: x for x in measure_v2.growth(rows)}
+    assert g["doocs:quad.py"]["growth_memory"] > 1.6                 # the n x n table
+    assert g["doocs:lin.py"]["growth_memory"] < g["doocs:quad.py"]["growth_memory"] - 0.5
+    bad = leetcode.measure(dict(leetcode.ladder_tasks()[0], code=TWO_SUM.replace("return [-1, -1]", "return [0]")),
+                           opts)
+    assert bad["status"] == "wrong_answer" and bad["correct"] is False

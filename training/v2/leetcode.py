@@ -1,0 +1,203 @@
+"""LeetCode programs on input-size ladders (issue 24, item 2): shape ``function``, one task per (program, rung).
+
+``ladder_tasks()`` lists, for every program with an ``ok`` row of today's ``large`` tier in
+``training/data/leetcode_v1.jsonl.gz``, one task per rung of ``training.ladders.ladder(problem)``
+(about 1/16, 1/4 and 1 of the ``large`` size; the ``"1"`` rung is today's ``large`` input).
+Problems come in a fixed hashed order and a problem's programs and rungs together, so the
+reference's outputs on a rung are computed once per process.  Tasks are small: the code and the
+inputs are looked up / generated in the measuring process (``measure``), never stored.
+
+``measure(task, opts)`` runs the program's memory run (``training.sandbox.run_child``, the LeetCode
+runner protocol of ``training.harness``, prelude included) on the rung's tests; with
+``memory_only`` off it uses ``training.harness.measure`` (memory run + timed runs).  Correctness:
+each test's output digest against the reference's (``pr.reference`` or the corpus reference, as
+``build_dataset`` chooses it for the ``large`` tier), run on the same tests.
+"""
+from __future__ import annotations
+
+import functools
+import gzip
+import hashlib
+import json
+import time
+from datetime import datetime, timezone
+
+from training.sandbox import Limits, run_child
+
+STATUS = {"ok": "ok", "error": "error", "timeout": "timeout", "memout": "memory_limit"}
+
+
+@functools.lru_cache(maxsize=1)
+def _bd():
+    from training import build_dataset as bd
+    return bd
+
+
+def problems() -> dict:
+    return _bd().problems()
+
+
+def large_ok() -> dict:
+    """problem_id -> sorted keys of programs with an ``ok`` ``large`` row in leetcode_v1."""
+    from training.ladders import RECIPES
+    out: dict = {}
+    with gzip.open(RECIPES, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("tier") == "large" and r.get("status") == "ok":
+                out.setdefault(r["problem_id"], set()).add(r["key"])
+    return {p: sorted(k) for p, k in out.items()}
+
+
+def input_id(label: str, seed: int = 0) -> str:
+    return "ladder:%s:s%d" % (label, seed)
+
+
+def _order(pids) -> list:
+    return sorted(pids, key=lambda p: hashlib.sha1(("v2:leetcode:%s" % p).encode()).hexdigest())
+
+
+@functools.lru_cache(maxsize=4)  # large inputs: a problem's programs come together, keep a few
+def rungs(pid: int, seed: int = 0) -> tuple:
+    """The problem's ladder as ``((label, L, tests, input_size, input_bytes, input_sha1), ...)``; cached."""
+    from training.ladders import input_size, inputs_sha1, ladder
+    pr = problems()[pid]
+    out = []
+    for label, L, tests in ladder(pr, seed):
+        out.append((label, L, tests, input_size(pr, tests), len(json.dumps(tests, sort_keys=True)),
+                    inputs_sha1(tests)))
+    return tuple(out)
+
+
+def program(pid: int, key: str):
+    return next(p for p in problems()[pid].programs if p.key == key)
+
+
+def base_row(pid: int, key: str) -> dict:
+    p = program(pid, key)
+    return {"source": "leetcode", "repo": p.source, "path": p.path, "key": key, "problem_id": pid,
+            "shape": "function", "py2_converted": bool(p.converted)}
+
+
+def ladder_tasks(seed: int = 0, labels=None) -> list:
+    """One task per (program, rung label); ``labels`` keeps only those rungs (e.g. ``("1/4",)``).
+
+    The inputs are generated in the measuring process (``rungs``), which also fills the row's
+    ``size_param``, ``input_size``, ``input_bytes`` and ``input_sha1``; a rung the ladder dropped
+    (clamped to a bound) becomes a ``skipped`` row."""
+    from training.ladders import RUNGS
+    ok = large_ok()
+    P = problems()
+    out = []
+    for pid in _order(ok):
+        if pid not in P:
+            continue
+        for key in ok[pid]:
+            try:
+                row = base_row(pid, key)
+            except StopIteration:  # a program of the committed rows no longer in the corpus
+                continue
+            for label, _div in RUNGS:
+                if labels and label not in labels:
+                    continue
+                out.append({"shape": "function", "fn": {"pid": pid, "key": key, "label": label, "seed": seed},
+                            "row": dict(row, input_id=input_id(label, seed), rung=label)})
+    return out
+
+
+def _rung(pid: int, label: str, seed: int):
+    return next((r for r in rungs(pid, seed) if r[0] == label), None)
+
+
+def _tests(pid: int, label: str, seed: int) -> list:
+    return _rung(pid, label, seed)[2]
+
+
+def digest(digests) -> str | None:
+    """One hash of a run's per-test output digests (equal iff every test's output is)."""
+    if not digests:
+        return None
+    return hashlib.sha1(json.dumps(digests).encode()).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=256)
+def reference(pid: int, label: str, seed: int, time_limit: float):
+    """The reference's per-test output digests on the rung (None where it fails)."""
+    bd = _bd()
+    pr = problems()[pid]
+    ref = pr.reference or bd.reference_program(pr).code
+    wall = 6 * time_limit + 5
+    out, err = bd._probe(ref, [{"args": t["args"]} for t in _tests(pid, label, seed)], pr.entry,
+                         Limits(cpu_s=int(wall), wall_s=wall))
+    if err or not out:
+        return None
+    d = [None] * len(out)
+    for o in out:
+        d[o["i"]] = o.get("digest")
+    return tuple(tuple(x) if x else None for x in d)
+
+
+def measure(task: dict, opts: dict) -> dict:
+    """The row of one function-shape task (a ladder rung, or a variant when ``task["code"]`` is set)."""
+    t0 = time.perf_counter()
+    fn = task["fn"]
+    row = dict(task["row"])
+    T = float(opts["time_limit"])
+    memory_only = bool(opts.get("memory_only"))
+    row.update(status="error", reason=None, error=None, memory_bytes=None, latency_ms=None, cpu_ms=None, latency_runs=0,
+               rss_kb=None, correct=None, checked=False, output_digest=None, memory_only=memory_only,
+               time_limit_s=T, memory_limit_mb=opts["memory_mb"], machine=opts.get("machine"),
+               python=opts.get("python"), sandbox=None,
+               measured_at=datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+    if task.get("skip"):
+        row.update(status="skipped", reason=task["skip"], memory_only=False)
+        row["measure_s"] = round(time.perf_counter() - t0, 2)
+        return row
+    try:
+        bd = _bd()
+        pr = problems()[fn["pid"]]
+        code = task.get("code") or program(fn["pid"], fn["key"]).code
+        rung = _rung(fn["pid"], fn["label"], fn["seed"])
+        if rung is None:
+            row.update(status="skipped", reason="rung dropped by the ladder (clamped to a bound)")
+            return row
+        _label, L, tests, size, nbytes, sha = rung
+        row.update(size_param=L, input_size=size, input_bytes=nbytes, input_sha1=sha)
+        wall = 6 * T + 5  # tracemalloc slows allocation-heavy programs down 5-20x
+        mem = Limits(address_space=int(opts["memory_mb"]) << 20, cpu_s=int(wall), wall_s=wall)
+        if memory_only:
+            m = run_child({"mode": "memory", "code": code, "entry": pr.entry, "tests": tests,
+                           "sys_path": bd.sys_path()}, mem)
+            row["sandbox"] = m.sandbox
+            if m.status != "ok":
+                row.update(status=STATUS.get(m.status, "error"),
+                           error=str(m.result.get("error") or m.stderr_tail[-300:] or "")[:200])
+                return row
+            row["memory_bytes"] = int(m.result["memory_bytes"])
+            digests = m.result.get("digests") or []
+        else:
+            from training.harness import measure as hmeasure
+            r = hmeasure(code, tests, entry=pr.entry, sys_path=bd.sys_path(), mem_limits=mem,
+                         time_limits=Limits(address_space=mem.address_space, cpu_s=int(10 * T), wall_s=10 * T))
+            row.update(sandbox=r.get("sandbox"), memory_bytes=r["memory_bytes"], latency_ms=r["latency_ms"],
+                       cpu_ms=r["cpu_ms"], latency_runs=r["latency_runs"], rss_kb=r["rss_kb"])
+            digests = r.get("digests") or []
+            if r["status"] not in ("ok", "wrong"):
+                row.update(status=STATUS.get(r["status"], "error"), error=(r.get("error") or "")[:200])
+                return row
+        row["output_digest"] = digest(digests)
+        ref = reference(fn["pid"], fn["label"], fn["seed"], T)
+        if ref is not None and len(ref) == len(digests):
+            known = [bd._same(d, e) for d, e in zip(digests, ref) if e is not None]
+            if known:
+                row.update(checked=True, correct=all(known))
+        row["status"] = "wrong_answer" if row["correct"] is False else "ok"
+        return row
+    except Exception as e:  # noqa: BLE001 - a row, not a crash of the whole run
+        from training.sandbox import SandboxUnavailable
+        if isinstance(e, SandboxUnavailable):
+            raise
+        row.update(status="error", error="driver: %s: %s" % (type(e).__name__, str(e)[:150]))
+        return row
+    finally:
+        row["measure_s"] = round(time.perf_counter() - t0, 2)

@@ -1,0 +1,100 @@
+"""Controlled variants with their parents on the same inputs (issue 24, item 3), as measuring tasks.
+
+``tasks(corpus, per_kind, kattis_inputs)`` takes programs from every source (LeetCode on its ladder's
+``1/4`` rung, Kattis on up to ``kattis_inputs`` of the package's inputs spread over sizes, Project
+Euler and Rosetta Code as scripts), round-robin over the sources in their hashed orders, and asks
+``training.mutations.mutate(code, kind, seed=0)`` for each kind until every kind has ``per_kind``
+candidates (or the programs run out).  Candidates are then interleaved by kind (the i-th candidate
+of every kind before the (i+1)-th of any), so a partial run has about as many pairs of each kind.
+Each candidate gives the parent's tasks (once per parent: several kinds share them) followed by the
+variant's tasks on the same inputs.
+
+Rows: the parent's row as its own source makes it plus ``role: "parent"``; a variant's row has
+``key = "<parent key>#<kind>"``, ``parent``, ``mutation``, ``expected_direction`` (regression / improvement /
+neutral), ``expected_metrics``, ``mutation_line`` and ``role: "variant"``.  Both carry
+``output_digest``, so ``measure_v2 pack`` pairs them (``variants_v2.pairs.jsonl.gz``) and says
+whether the outputs agree (``same_output``).  No code is stored.
+"""
+from __future__ import annotations
+
+import ast
+import hashlib
+import itertools
+
+from training.mutations import EXPECTED, KINDS, mutate
+
+SOURCES = ("leetcode", "kattis", "euler", "rosetta")
+
+
+def _programs(source: str, corpus, kattis_inputs: int):
+    """(key, code, [parent tasks]) per program of ``source`` that is measured, in the source's order."""
+    if source == "leetcode":
+        from training.v2 import leetcode
+        by: dict = {}
+        for t in leetcode.ladder_tasks(labels=("1/4",)):
+            by.setdefault(t["row"]["key"], []).append(t)
+        for key, ts in by.items():
+            fn = ts[0]["fn"]
+            yield key, leetcode.program(fn["pid"], key).code, ts
+        return
+    from training.v2 import sources
+    by = {}
+    for t in sources.tasks(source, corpus, kattis_inputs):
+        if not t.get("skip") and t.get("code"):
+            by.setdefault(t["row"]["key"], []).append(t)
+    for key, ts in by.items():
+        yield key, ts[0]["code"], ts
+
+
+def _variant_task(t: dict, kind: str, v) -> dict:
+    exp, metrics = EXPECTED[kind]
+    row = dict(t["row"], key="%s#%s" % (t["row"]["key"], kind), parent=t["row"]["key"], mutation=kind,
+               expected_direction=exp, expected_metrics=list(metrics), mutation_line=v.line, role="variant")
+    return dict(t, row=row, code=v.code)
+
+
+def _parent_task(t: dict) -> dict:
+    return dict(t, row=dict(t["row"], parent=None, mutation=None, role="parent"))
+
+
+def candidates(corpus=None, per_kind: int = 600, kattis_inputs: int = 3) -> dict:
+    """kind -> [(parent tasks, variant)] in the scanning order, at most ``per_kind`` each."""
+    found: dict = {k: [] for k in KINDS}
+    streams = [_programs(s, corpus, kattis_inputs) for s in SOURCES]
+    for item in itertools.chain.from_iterable(itertools.zip_longest(*streams)):
+        if item is None:
+            continue
+        if all(len(v) >= per_kind for v in found.values()):
+            break
+        key, code, ts = item
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            continue
+        for kind in KINDS:
+            if len(found[kind]) >= per_kind:
+                continue
+            try:
+                v = mutate(code, kind, seed=0, tree=tree)
+            except (RecursionError, ValueError, SyntaxError):  # a pathological parent: no variant
+                v = None
+            if v is not None and v.code != code:
+                found[kind].append((ts, v))
+    return found
+
+
+def tasks(corpus=None, per_kind: int = 600, kattis_inputs: int = 3) -> list:
+    found = candidates(corpus, per_kind, kattis_inputs)
+    out, seen = [], set()
+    for i in range(max((len(v) for v in found.values()), default=0)):
+        for kind in sorted(KINDS, key=lambda k: hashlib.sha1(("%d:%s" % (i, k)).encode()).hexdigest()):
+            if i >= len(found[kind]):
+                continue
+            ts, v = found[kind][i]
+            for t in ts:
+                pid = (t["row"]["key"], t["row"]["input_id"])
+                if pid not in seen:
+                    seen.add(pid)
+                    out.append(_parent_task(t))
+            out.extend(_variant_task(t, kind, v) for t in ts)
+    return out
