@@ -248,3 +248,45 @@ def test_ladder_rows_measure_three_sizes_and_growth(fake_leetcode):
     bad = leetcode.measure(dict(leetcode.ladder_tasks()[0], code=TWO_SUM.replace("return [-1, -1]", "return [0]")),
                            opts)
     assert bad["status"] == "wrong_answer" and bad["correct"] is False
+
+
+# ----------------------------------------------------------------- progress bar
+
+def _run_cli(corpus, tmp_path, tty: bool) -> str:
+    import os
+    import pty
+    import subprocess
+    import sys
+    env = dict(os.environ, RLM_TRAINING_WORK=str(tmp_path / ("w%d" % tty)), RLM_TRAINING_DATA=str(tmp_path / "d"),
+               PYTHONPATH=os.getcwd(), COLUMNS="120")
+    argv = [sys.executable, "-m", "training.measure_v2", "run", "--corpus", str(corpus), "--source", "rosetta",
+            "--memory-only", "--time-limit", "5"]
+    if not tty:
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300).stderr
+    import fcntl
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))   # a new pty is 0 columns wide
+    p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:   # the child closed the terminal
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=300)
+    os.close(master)
+    return out.decode(errors="replace")
+
+
+@needs_bwrap
+def test_run_shows_a_bar_with_eta_on_a_terminal_only(corpus, tmp_path):
+    quiet = _run_cli(corpus, tmp_path, tty=False)
+    assert [json.loads(line)["source"] for line in quiet.splitlines()] == ["rosetta"]   # the summary only
+    shown = _run_cli(corpus, tmp_path, tty=True)
+    assert "rosetta: 100%" in shown and "row/s" in shown and "<00:00" in shown, shown   # rate and time left
