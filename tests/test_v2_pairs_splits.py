@@ -290,3 +290,29 @@ def test_run_shows_a_bar_with_eta_on_a_terminal_only(corpus, tmp_path):
     assert [json.loads(line)["source"] for line in quiet.splitlines()] == ["rosetta"]   # the summary only
     shown = _run_cli(corpus, tmp_path, tty=True)
     assert "rosetta: 100%" in shown and "row/s" in shown and "<00:00" in shown, shown   # rate and time left
+
+
+# ----------------------------------------------------------------- dataset card figures
+
+def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
+    from training.v2 import card
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    rows = []
+    for prog, k in (("a", 1), ("b", 4)):                      # two programs of one problem, 3 sizes each
+        for n in (10, 100, 1000):
+            rows.append(_v(prog, "in%d" % n, mem=k * n, input_bytes=n, role=None))
+    rows.append(_v("c", "in10", status="timeout", mem=None, role=None))
+    p = measure_v2.work_path("kattis")
+    p.parent.mkdir(parents=True)
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    measure_v2.pack("kattis")
+    s = card.stats()
+    k = s["sources"]["kattis/stdin"]
+    assert (k["rows"], k["ok"], k["programs_ok"], k["problems_ok"]) == (7, 6, 2, 1)
+    assert k["status_share"] == {"ok": round(6 / 7, 3), "timeout": round(1 / 7, 3)}
+    assert k["within_problem"]["groups"] == 3 and k["within_problem"]["log10_max_over_min_p50"] == 0.6   # log10 4
+    g = s["growth"]["kattis"]
+    assert g["programs_3_sizes"] == 2 and g["growth_memory_bins"]["0.75-1.25"] == 2    # linear, both
+    assert s["targets"]["real_input_ok"][0] == 6 and s["targets"]["programs_3_sizes"][0] == 2
+    assert "| kattis/stdin | 7 | 6 | 2 | 1 |" in card.markdown(s)
