@@ -3,6 +3,7 @@
     rlm predict FILE...            table: one row per function or kernel, value and p10-p90 per metric
     rlm predict FILE... --json     the same as JSON
     rlm predict --jsonl IN|-       batch-score rows {"id", "code", "language"}; one JSON row out per row in
+                                   (a row longer than the model reads is scored, with "truncated": true)
     rlm predict NET.onnx --device pixel3 [--device gpu ...]
                                    predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
@@ -20,9 +21,10 @@ from pathlib import Path
 from typing import IO, Iterable, Iterator, Sequence
 
 from rlm_lsp import __version__
-from rlm_lsp import kernels, snippets
+from rlm_lsp import kernels, model, snippets
 from rlm_lsp.errors import FileProblem, InputError, ModelError
-from rlm_lsp.predictor import Prediction, Predictor
+from rlm_lsp.prediction import Prediction
+from rlm_lsp.predictor import Predictor
 from rlm_lsp.units import format_value
 
 MAX_FILE_BYTES = 1_000_000
@@ -142,24 +144,25 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
-        cut = [r["read_tokens"] for r in rows if r.get("read_tokens")]
+        cut = [r["read_tokens"] for r in rows if r.get("truncated")]
         if cut:
-            print(f"* longer than the model's input: it read only the first {cut[0]['read']} tokens "
-                  f"of {len(cut)} function{'s' if len(cut) > 1 else ''}")
-        ctx = getattr(predictor, "context", None)
-        if isinstance(ctx, dict) and any(r.get("kind") == "triton_kernel" for r in rows):
-            how = "assuming" if ctx["shape_assumed"] else "for"
-            print(f"kernel_latency: GPU {ctx['gpu']}, {how} work size {ctx['shape']} (--gpu, --shape)")
-            if ctx.get("gpu_note"):
-                print(f"kernel_latency: note: {ctx['gpu_note']}")
+            print(f"* longer than the model's input: it read only the start and the end ({cut[0]['read']} "
+                  f"tokens) of {len(cut)} function{'s' if len(cut) > 1 else ''}")
+        kernel = predictor.model(model.KERNEL) if isinstance(predictor, model.Router) else None
+        if kernel is not None and any(r.get("kind") == "triton_kernel" for r in rows):
+            target = kernel.target
+            how = "assuming" if target["shape_assumed"] else "for"
+            print(f"kernel_latency: GPU {target['gpu']}, {how} work size {target['shape']} (--gpu, --shape)")
+            if target["gpu_note"]:
+                print(f"kernel_latency: note: {target['gpu_note']}")
     return 1 if failed else 0
 
 
 def _check_template(predictor) -> None:
     """ModelError when the Python model's input_template cannot be filled here (a field such as
     {device} that only another tool supplies, or a malformed template)."""
-    base = getattr(predictor, "base", predictor)  # KernelAwarePredictor: the Python model's template
-    if base is None:
+    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
+    if base is None:  # kernels only
         return
     try:
         base.render("pass\n")
@@ -195,8 +198,10 @@ def read_source(path: Path) -> str:
         raise FileProblem(f"not UTF-8 text (byte {exc.start})") from None
 
 
-def predict_file(predictor: Predictor, path: Path) -> list[dict]:
-    """One row per function or kernel; a file of top-level code only gets one `<module>` row."""
+def predict_file(predictor: model.Model, path: Path) -> list[dict]:
+    """One row per function or kernel; a file of top-level code only gets one `<module>` row. A
+    function longer than the model reads is scored by its head and tail: its row says
+    `"truncated": true` and `"read_tokens": {"read", "of"}`."""
     source = read_source(path)
     found = snippets.extract(source)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
@@ -214,8 +219,9 @@ def predict_file(predictor: Predictor, path: Path) -> list[dict]:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             row.update({m: _as_json(p) for m, p in result.items()})
-            cut = predictor.read_limit(code) if result else None  # kernels: None (their own cut)
+            cut = predictor.read_limit(code) if _truncated(result) else None
             if cut:
+                row["truncated"] = True
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
@@ -225,12 +231,16 @@ def _as_json(p: Prediction) -> dict:
     return {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
 
 
+def _truncated(result: dict[str, Prediction]) -> bool:
+    return any(p.truncated for p in result.values())
+
+
 def format_table(rows: list[dict], metrics: list[str]) -> str:
     metrics = [m for m in metrics if any(m in row for row in rows)] or metrics  # no empty columns
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
     lines = [header]
     for row in rows:
-        cells = [f"{row['file']}:{row['line']}", row["function"] + (" *" if row.get("read_tokens") else "")]
+        cells = [f"{row['file']}:{row['line']}", row["function"] + (" *" if row.get("truncated") else "")]
         for m in metrics:
             p = row.get(m)
             cells.append(row.get("note", "-") if p is None else
@@ -241,10 +251,11 @@ def format_table(rows: list[dict], metrics: list[str]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
-def score_jsonl(predictor: Predictor, source: Iterable[str | bytes | None], out: IO[str]) -> None:
+def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], out: IO[str]) -> None:
     """Streams rows in batches; memory stays flat however many rows come in. A row that cannot
     be scored gets {"id", "error"} and the run goes on; each batch is written and flushed as soon
-    as it is scored. An id holding NaN or Infinity, which JSON has not, is written as its text
+    as it is scored. A row longer than the model reads is scored by its head and tail and says
+    `"truncated": true` (the key is there only then). An id holding NaN or Infinity, which JSON has not, is written as its text
     (a string: "NaN", "[1, Infinity]"); the output is strict JSON."""
     for batch in _batches(_parse_rows(source, predictor), JSONL_BATCH):
         good = [row for row in batch if "error" not in row]
@@ -260,7 +271,7 @@ def score_jsonl(predictor: Predictor, source: Iterable[str | bytes | None], out:
         out.flush()
 
 
-def _score(predictor: Predictor, rows: list[dict], language: str) -> None:
+def _score(predictor: model.Model, rows: list[dict], language: str) -> None:
     """Sets each row's "result", or its "error" when the model fails on it: a batch that fails
     is retried row by row, so that it costs only the rows that fail alone."""
     try:
@@ -274,6 +285,8 @@ def _score(predictor: Predictor, rows: list[dict], language: str) -> None:
         return
     for row, result in zip(rows, results):
         row["result"] = {m: _as_json(p) for m, p in result.items()}
+        if _truncated(result):
+            row["result"]["truncated"] = True
 
 
 def _lines(source: IO[bytes], limit: int = JSONL_LINE_BYTES) -> Iterator[bytes | None]:
@@ -287,7 +300,7 @@ def _lines(source: IO[bytes], limit: int = JSONL_LINE_BYTES) -> Iterator[bytes |
             yield line
 
 
-def _parse_rows(source: Iterable[str | bytes | None], predictor: Predictor) -> Iterator[dict]:
+def _parse_rows(source: Iterable[str | bytes | None], predictor: model.Model) -> Iterator[dict]:
     for number, line in enumerate(source, 1):
         if line is None:
             yield {"id": None, "error": f"line {number}: longer than {JSONL_LINE_BYTES // 1_000_000} MB"}
@@ -310,7 +323,7 @@ def _parse_rows(source: Iterable[str | bytes | None], predictor: Predictor) -> I
         yield _validate(row, predictor)
 
 
-def _validate(row: dict, predictor: Predictor) -> dict:
+def _validate(row: dict, predictor: model.Model) -> dict:
     """The row to score, or the row with an "error" saying why it cannot be scored."""
     out = {"id": row.get("id"), "code": row.get("code"), "language": row.get("language") or "python"}
     try:
@@ -326,9 +339,6 @@ def _validate(row: dict, predictor: Predictor) -> dict:
                 raise InputError(f'"{key}" holds a lone surrogate (\\u{ord(value[exc.start]):04x} '
                                  f"at character {exc.start})") from None
         predictor.check(out["code"], out["language"])
-        n = len(predictor.token_ids(out["code"], out["language"]))
-        if n > predictor.config.max_input_tokens:
-            raise InputError(f"input is {n} tokens, over the model's limit of {predictor.config.max_input_tokens}")
     except InputError as exc:
         out["error"] = _one_line(str(exc))
     except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only

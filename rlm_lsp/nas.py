@@ -1,8 +1,10 @@
-"""Latency of a neural network on a target device, predicted from its `.onnx` graph.
+"""Latency of a neural network on a target device, predicted from its `.onnx` graph: the network
+family's model (`NetworkModel`, a `rlm_lsp.model.Model`).
 
     from rlm_lsp import nas
-    rows = nas.predict_onnx_file("model.onnx", ["pixel3", "1080ti_1"])
-    # [{"file", "device", "metric": "latency", "value", "low", "high", "unit": "ms", "graph_tokens", "truncated"}]
+    preds = nas.predict_onnx_file("model.onnx", ["pixel3", "1080ti_1"])
+    # one rlm_lsp.prediction.Prediction per device: metric "latency", value/low/high in ms, device,
+    # tokens (graph text length), truncated, known_target (a device of the training data)
 
 The `.onnx` file becomes graph text (`rlm_lsp.graph_text`, no `onnx` package needed), the model reads
 `<metrics> latency <device> {device} <graph>\\n{graph text}` where `{device}` is the device's description:
@@ -10,30 +12,31 @@ its name and its latency on 10 reference NAS-Bench-201 networks (`devices.json` 
 A device the model does not list can be given as `NAME=l1,l2,...,l10` (its measured latencies in ms on
 the 10 reference networks, in `devices.json`'s `reference_archs` order).
 
-For the commit gate, `latency_verdicts` is a pure function (old and new predictions in, verdicts out) and
-`check_onnx_change` runs the model on the old and new bytes of one file.
+The gate's verdicts on a changed network (old against new) are the gate's own: `rlm_lsp.gate.networks`.
+The model is loaded once per model directory and settings (`load`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
-from rlm_lsp.errors import ModelError, UnknownDevice
+from rlm_lsp.errors import InputError, ModelError, UnknownDevice
+from rlm_lsp.prediction import Prediction
 
 NAS_DIR = Path(__file__).parent / "models" / "nas"
 LANGUAGE = "onnx-graph"
 METRIC = "latency"
 RUNTIME_DEVICES = ("auto", "cpu", "cuda")  # where onnxruntime runs, not a target device
 
-__all__ = ["GraphError", "ModelError", "UnknownDevice", "Verdict", "describe_device", "load_devices",
-           "predict_onnx_file", "predict_graph_text", "latency_verdicts", "check_onnx_change",
-           "split_device_args", "format_table", "NAS_DIR"]
+__all__ = ["GraphError", "ModelError", "NetworkModel", "UnknownDevice", "describe_device", "device_context",
+           "load", "load_devices", "predict_onnx_file", "predict_graph_text", "split_device_args", "format_table",
+           "NAS_DIR"]
 
 
 def describe_device(name: str, ref_latencies: Sequence[float]) -> str:
@@ -95,17 +98,6 @@ def device_description(device: str, known: Mapping[str, str], n_refs: int = 10) 
                         f"(or NAME=l1,...,l{n_refs} with latencies on the reference networks)")
 
 
-def _predictor(model_dir, predictor, **kwargs):
-    if predictor is not None:
-        return predictor
-    from rlm_lsp.predictor import Predictor
-
-    directory = Path(model_dir or NAS_DIR)
-    if not (directory / "rlm_config.json").is_file():
-        raise ModelError(f"no NAS latency model at {directory}")
-    return Predictor.from_dir(directory, **kwargs)
-
-
 def trained_devices(info: Mapping) -> list[str]:
     """The devices a model with this `devices.json` was trained on (older files: every described one)."""
     return list(info.get("trained", info.get("descriptions", {})))
@@ -124,88 +116,102 @@ def device_context(device: str, info: Mapping) -> dict[str, str]:
     return {"device": desc}
 
 
+class NetworkModel:
+    """The network latency model: graph texts (`graph_text.onnx_text`) in, latency per target device out.
+
+    `predict(texts, context={"device": NAME})` is the `Model` call; `predict_graph(text, devices)`
+    gives one Prediction per device, each naming its `device`."""
+
+    def __init__(self, predictor):
+        self.predictor = predictor
+        self.config = predictor.config
+        self.info = load_devices(predictor.config.path)
+        self.trained = set(trained_devices(self.info))
+
+    def _context(self, context: Mapping[str, str] | None) -> tuple[str, dict[str, str]]:
+        device = (context or {}).get("device")
+        if not device:
+            raise UnknownDevice("a network's latency is for a target device: give context {'device': NAME}")
+        return device, device_context(device, self.info)
+
+    def _finish(self, p: Prediction, device: str) -> Prediction:
+        return dataclasses.replace(p, device=device.partition("=")[0], known_target=device in self.trained)
+
+    def predict(self, codes: Sequence[str], language: str = LANGUAGE, metrics: Sequence[str] | None = None,
+                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+        device, ctx = self._context(context)
+        if metrics is not None and METRIC not in metrics:
+            return [{} for _ in codes]
+        results = self.predictor.predict(list(codes), language=LANGUAGE, context=ctx)
+        return [{METRIC: self._finish(r[METRIC], device)} for r in results]
+
+    def cached(self, code: str, language: str = LANGUAGE,
+               context: Mapping[str, str] | None = None) -> dict[str, Prediction] | None:
+        device, ctx = self._context(context)
+        hit = self.predictor.cached(code, LANGUAGE, ctx)
+        return None if hit is None else {METRIC: self._finish(hit[METRIC], device)}
+
+    def check(self, code: str, language: str = LANGUAGE) -> None:
+        if not isinstance(code, str) or not code.strip():
+            raise InputError("empty graph text")
+
+    def read_limit(self, code: str, language: str = LANGUAGE,
+                   context: Mapping[str, str] | None = None) -> tuple[int, int] | None:
+        return self.predictor.read_limit(code, LANGUAGE, self._context(context)[1])
+
+    def predict_graph(self, text: str, devices: Sequence[str]) -> list[Prediction]:
+        """One Prediction per device for a rendered graph text; every device is checked before any work."""
+        contexts = [(d, device_context(d, self.info)) for d in devices]
+        return [self._finish(self.predictor.predict([text], language=LANGUAGE, context=ctx)[0][METRIC], device)
+                for device, ctx in contexts]
+
+
+def load(model_dir: str | Path | None = None, **predictor_kwargs) -> NetworkModel:
+    """The network model of `model_dir` (default the shipped one), built once per directory and
+    settings: the gate asks for it once per changed `.onnx` file."""
+    directory = Path(model_dir or NAS_DIR)
+    config = directory / "rlm_config.json"
+    if not config.is_file():
+        raise ModelError(f"no NAS latency model at {directory}")
+    return _load(str(directory.resolve()), config.stat().st_mtime_ns, tuple(sorted(predictor_kwargs.items())))
+
+
+@functools.lru_cache(maxsize=4)
+def _load(directory: str, mtime_ns: int, kwargs: tuple) -> NetworkModel:
+    from rlm_lsp.predictor import Predictor
+
+    return NetworkModel(Predictor.from_dir(directory, **dict(kwargs)))
+
+
+def _model(model_dir, predictor, **kwargs) -> NetworkModel:
+    """`predictor` as a NetworkModel (a NetworkModel, or the Predictor of a network model), else `load`."""
+    if isinstance(predictor, NetworkModel):
+        return predictor
+    if predictor is not None:
+        return NetworkModel(predictor)
+    return load(model_dir, **kwargs)
+
+
 def predict_graph_text(text: str, devices: Sequence[str], model_dir: str | Path | None = None, predictor=None,
-                       **predictor_kwargs) -> list[dict]:
-    """One row per device for an already rendered graph text."""
-    pred = _predictor(model_dir, predictor, **predictor_kwargs)
-    info = load_devices(pred.config.path)
-    trained = set(trained_devices(info))
-    contexts = [(d, device_context(d, info)) for d in devices]  # all errors before any work
-    rows = []
-    for device, context in contexts:
-        n_tokens = len(pred.token_ids(text, LANGUAGE, context))
-        p = pred.predict([text], language=LANGUAGE, context=context)[0][METRIC]
-        rows.append({"device": device.partition("=")[0], "metric": METRIC, "value": p.value, "low": p.low,
-                     "high": p.high, "unit": p.unit, "graph_tokens": n_tokens,
-                     "truncated": n_tokens > pred.config.max_input_tokens,
-                     "trained_device": device in trained})
-    return rows
+                       **predictor_kwargs) -> list[Prediction]:
+    """One Prediction per device for an already rendered graph text."""
+    return _model(model_dir, predictor, **predictor_kwargs).predict_graph(text, devices)
 
 
 def predict_onnx_file(path: str | Path | bytes, devices: Sequence[str], model_dir: str | Path | None = None,
-                      predictor=None, **predictor_kwargs) -> list[dict]:
-    """Predicted latency (ms, median and p10..p90) of the `.onnx` network on each device.
+                      predictor=None, **predictor_kwargs) -> list[Prediction]:
+    """Predicted latency (ms, point estimate and p10..p90) of the `.onnx` network on each device.
 
     Raises GraphError (malformed, empty or too large file), UnknownDevice, ModelError.
     """
     text = onnx_text(path)
-    rows = predict_graph_text(text, devices, model_dir, predictor, **predictor_kwargs)
-    name = "<bytes>" if isinstance(path, (bytes, bytearray)) else str(path)
-    return [{"file": name, **row} for row in rows]
+    return predict_graph_text(text, devices, model_dir, predictor, **predictor_kwargs)
 
 
-# -- the gate -------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Verdict:
-    device: str
-    old_ms: float | None
-    new_ms: float
-    ratio: float | None  # new / old
-    limit: float
-    regressed: bool  # ratio > limit, and the intervals do not overlap when `require_separation`
-    message: str
-
-
-def latency_verdicts(old: Mapping[str, float] | None, new: Mapping[str, float], max_ratio: float | Mapping[str, float],
-                     old_high: Mapping[str, float] | None = None, new_low: Mapping[str, float] | None = None,
-                     require_separation: bool = False) -> list[Verdict]:
-    """Pure: per device, is new/old latency over the limit?
-
-    `old`, `new`: {device: predicted ms} (old None or missing device = a new file: never a regression);
-    `max_ratio`: one limit or {device: limit}; with `require_separation`, a regression also needs
-    new p10 > old p90 (`new_low`, `old_high`), so that noise in the samples alone does not block.
-    """
-    out = []
-    for device in sorted(new):
-        limit = max_ratio[device] if isinstance(max_ratio, Mapping) else float(max_ratio)
-        n = float(new[device])
-        o = None if old is None or device not in old else float(old[device])
-        if o is None or o <= 0:
-            out.append(Verdict(device, o, n, None, limit, False, f"{device}: {n:.3g} ms (new)"))
-            continue
-        ratio = n / o
-        bad = ratio > limit
-        if bad and require_separation and old_high and new_low and device in old_high and device in new_low:
-            bad = new_low[device] > old_high[device]
-        msg = f"{device}: {o:.3g} ms -> {n:.3g} ms ({ratio:.2f}x, limit {limit:.2f}x)"
-        out.append(Verdict(device, o, n, ratio, limit, bad, msg))
-    return out
-
-
-def check_onnx_change(old: bytes | str | Path | None, new: bytes | str | Path, devices: Sequence[str],
-                      max_ratio: float | Mapping[str, float] = 1.1, model_dir: str | Path | None = None,
-                      predictor=None, require_separation: bool = False, **predictor_kwargs) -> list[Verdict]:
-    """Old and new versions of one `.onnx` file (bytes or paths; old None for an added file) -> verdicts."""
-    pred = _predictor(model_dir, predictor, **predictor_kwargs)
-    new_rows = {r["device"]: r for r in predict_onnx_file(new, devices, predictor=pred)}
-    old_rows = {r["device"]: r for r in predict_onnx_file(old, devices, predictor=pred)} if old is not None else {}
-    return latency_verdicts({d: r["value"] for d, r in old_rows.items()} if old is not None else None,
-                            {d: r["value"] for d, r in new_rows.items()}, max_ratio,
-                            old_high={d: r["high"] for d, r in old_rows.items()},
-                            new_low={d: r["low"] for d, r in new_rows.items()},
-                            require_separation=require_separation)
+def as_row(p: Prediction, file: str) -> dict:
+    """The JSON row `rlm predict x.onnx --json` prints for one device's Prediction."""
+    return {"file": file, "device": p.device, "metric": p.metric, "value": p.value, "low": p.low, "high": p.high,
+            "unit": p.unit, "graph_tokens": p.tokens, "truncated": p.truncated, "trained_device": p.known_target}
 
 
 # -- the CLI --------------------------------------------------------------------------------------------
@@ -251,8 +257,8 @@ def predict_cli(files: Sequence[Path], devices: Sequence[str], model_dir: Path |
         print("rlm predict: .onnx files need a target device: --device pixel3 (several allowed)", file=err)
         return 2
     try:
-        pred = _predictor(model_dir, None, **predictor_kwargs)
-        known = load_devices(pred.config.path).get("descriptions", {})
+        model = load(model_dir, **predictor_kwargs)
+        known = model.info.get("descriptions", {})
         for d in devices:
             device_description(d, known)
     except (ModelError, UnknownDevice) as exc:
@@ -261,7 +267,7 @@ def predict_cli(files: Sequence[Path], devices: Sequence[str], model_dir: Path |
     rows, failed = [], 0
     for path in files:
         try:
-            rows.extend(predict_onnx_file(path, devices, predictor=pred))
+            rows.extend(as_row(p, str(path)) for p in predict_onnx_file(path, devices, predictor=model))
         except GraphError as exc:
             print(f"rlm: skipped: {exc}", file=err)  # the message names the file
             failed += 1

@@ -1,6 +1,7 @@
-"""Predictor: code in, Prediction per metric out.
+"""Predictor: code in, Prediction per metric out. The model of the "function" family
+(`rlm_lsp.model`), and the engine the kernel and network families run on.
 
-    code -> preprocess -> template -> tokens -> encoder (once per batch)
+    code -> preprocess -> template -> tokens (head and tail when too long) -> encoder (once per batch)
          -> constrained decode (N samples share the encoder output) -> P10 tokens
          -> floats -> point estimate (median or geometric mean) and p10..p90 -> Prediction
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -26,19 +26,30 @@ from tokenizers import Tokenizer
 from rlm_lsp import decode, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
+from rlm_lsp.prediction import Prediction
 from rlm_lsp.seq2seq import Seq2Seq
 
+__all__ = ["InputError", "ModelError", "Prediction", "Predictor", "head_and_tail", "point_estimate"]
 
-@dataclass(frozen=True)
-class Prediction:
-    metric: str
-    value: float  # the model's point estimate (`point_estimate`: median or geometric mean of the samples)
-    low: float  # p10
-    high: float  # p90
-    unit: str
-    # The sampled values behind it, in draw order: with shared draws, sample i of two codes used the
-    # same random numbers, so their ratios pair up (`rlm_lsp.regression`).
-    samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
+HEAD_SHARE = 2 / 3  # of a too-long input's token budget, the share kept from its start
+ELISION = "\n...\n"  # stands where a too-long input was cut: Python's own "code left out"
+
+
+def head_and_tail(ids: Sequence[int], limit: int, marker: Sequence[int] = ()) -> list[int]:
+    """The tokens the model reads of an input that is `len(ids)` tokens long: all of them when they
+    fit in `limit`; else the first `HEAD_SHARE` of the budget, `marker` (the tokens of `ELISION`),
+    and the last tokens, the final `</s>` included, `limit` in all.
+
+    Why the head and the tail: the head holds the template (metrics, language, size line) and the
+    function's signature and set-up, the tail its last loop and what it returns; the middle of a
+    long function is most often more of the same. The cut is by token count only, so the same
+    input is always read the same way."""
+    if len(ids) <= limit:
+        return list(ids)
+    marker = list(marker) if len(marker) < limit // 4 else []
+    budget = limit - len(marker)
+    head = int(budget * HEAD_SHARE)
+    return list(ids[:head]) + marker + list(ids[len(ids) - (budget - head):])
 
 
 def point_estimate(samples: np.ndarray, kind: str) -> float:
@@ -86,6 +97,7 @@ class Predictor:
         except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own hierarchy
             raise ModelError(f"ONNX model cannot be loaded from {config.path}: {exc}") from None
         self._eos = self.tokenizer.token_to_id("</s>")
+        self._elision = self.tokenizer.encode(ELISION, add_special_tokens=False).ids
         self._pad = config.raw.get("pad_token_id", 0)
         self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics],
                                            config.number_format)
@@ -123,14 +135,16 @@ class Predictor:
     def token_ids(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> list[int]:
         return self.tokenizer.encode(self.render(code, language, context)).ids
 
-    def read_limit(self, code: str, language: str = "python") -> tuple[int, int] | None:
-        """(tokens the model reads, tokens the code has) when `code` is longer than the model's
-        input and only its start is read; None when it fits."""
-        n, limit = len(self.token_ids(code, language)), self.config.max_input_tokens
+    def read_limit(self, code: str, language: str = "python",
+                   context: dict[str, str] | None = None) -> tuple[int, int] | None:
+        """(tokens the model reads, tokens the input has) when `code` is longer than the model's
+        input and only its head and tail are read (`head_and_tail`); None when it fits."""
+        n, limit = len(self.token_ids(code, language, context)), self.config.max_input_tokens
         return (limit, n) if n > limit else None
 
     def check(self, code: str, language: str = "python") -> None:
-        """Raise InputError when `code` cannot be scored at all (the CLI's --jsonl uses this)."""
+        """Raise InputError when `code` cannot be scored at all (the CLI's --jsonl uses this).
+        A long input is scored, never refused: the model reads its head and tail."""
         if not isinstance(code, str) or not code.strip():
             raise InputError("empty code")
         if language not in self.config.languages:
@@ -140,7 +154,9 @@ class Predictor:
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
                 context: dict[str, str] | None = None) -> list[dict[str, Prediction]]:
-        """One dict {metric: Prediction} per code, in input order. Long inputs are truncated.
+        """One dict {metric: Prediction} per code, in input order. An input longer than the model's
+        `max_input_tokens` is read by its head and tail (`head_and_tail`): its Predictions say
+        `truncated=True`. `Prediction.tokens` is the input's whole length.
 
         `context` fills extra template fields (a device or GPU name) for models whose template has them.
         """
@@ -182,22 +198,28 @@ class Predictor:
             self.check(code, language)
         texts = [self.render(code, language, context) for code in codes]
         keys = [self._key(text) for text in texts]
-        drawn = self._sample(list(zip(keys, texts)))
+        drawn = self._sample(self._encode(list(zip(keys, texts))))
         return np.stack([drawn[k] for k in keys])
 
     def _run(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Prediction]]:
-        return {key: self._aggregate(values) for key, values in self._sample(items).items()}
-
-    def _sample(self, items: list[tuple[str, str]]) -> dict[str, np.ndarray]:
-        """(key, rendered input) pairs -> {key: (N, M) sampled values}."""
+        encoded = self._encode(items)
+        lengths = {key: n for key, _, n in encoded}
         limit = self.config.max_input_tokens
-        encoded = []
+        return {key: self._aggregate(values, lengths[key], lengths[key] > limit)
+                for key, values in self._sample(encoded).items()}
+
+    def _encode(self, items: list[tuple[str, str]]) -> list[tuple[str, list[int], int]]:
+        """(key, rendered input) pairs -> (key, the token ids the model reads, the input's length)."""
+        limit = self.config.max_input_tokens
+        out = []
         for key, text in items:
             ids = self.tokenizer.encode(text).ids
-            if len(ids) > limit:
-                ids = ids[: limit - 1] + [self._eos]
-            encoded.append((key, ids))
-        encoded.sort(key=lambda item: len(item[1]))  # similar lengths share a batch
+            out.append((key, head_and_tail(ids, limit, self._elision), len(ids)))
+        return out
+
+    def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, np.ndarray]:
+        """`_encode`'s triples -> {key: (N, M) sampled values}."""
+        encoded = sorted(((key, ids) for key, ids, _ in encoded), key=lambda item: len(item[1]))  # by length
         results = {}
         for start in range(0, len(encoded), self.batch_size):
             batch = encoded[start : start + self.batch_size]
@@ -249,13 +271,13 @@ class Predictor:
         slices = np.stack([rng.permutation(n) for _ in self._allowed], axis=1)  # (N, P)
         return (slices + rng.random((n, len(self._allowed)))) / n
 
-    def _aggregate(self, samples: np.ndarray) -> dict[str, Prediction]:
-        """(N, M) sampled values -> median and p10..p90 per metric."""
+    def _aggregate(self, samples: np.ndarray, tokens: int = 0, truncated: bool = False) -> dict[str, Prediction]:
+        """(N, M) sampled values -> point estimate and p10..p90 per metric."""
         out = {}
         for j, spec in enumerate(self.config.metrics):
             col = samples[:, j]
             low, high = np.percentile(col, [10, 90])
             value = point_estimate(col, self.config.point_estimate)
             out[spec.name] = Prediction(spec.name, value, float(low), float(high), spec.unit,
-                                        tuple(float(x) for x in col))
+                                        tuple(float(x) for x in col), truncated=truncated, tokens=tokens)
         return out

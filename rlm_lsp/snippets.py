@@ -95,6 +95,25 @@ def _snippet(
     )
 
 
+_DECORATOR_LINE = re.compile(r"^[ \t]*@[ \t]*(?P<text>[^\n#]*)", re.M)
+
+
+def is_kernel(code: str) -> bool:
+    """True for the code of a Triton kernel (`Snippet.kind == "triton_kernel"`), by the same rule.
+
+    The one place that tells kernels from functions: `extract` sets `Snippet.kind` with it, and the
+    model router (`rlm_lsp.model.kind_of`) sends a code to the kernel model with it. Code that does
+    not parse is judged by its decorator lines."""
+    if "@" not in code:
+        return False
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, *_TOO_DEEP):
+        return any(_is_triton_jit(m["text"].strip()) for m in _DECORATOR_LINE.finditer(code.split("def ", 1)[0]))
+    fn = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    return fn is not None and any(_is_triton_jit(ast.unparse(d)) for d in fn.decorator_list)
+
+
 def _is_triton_jit(decorator: str) -> bool:
     head = decorator.split("(", 1)[0]
     return head in ("triton.jit", "triton.autotune", "triton.heuristics", "tl.jit") or (

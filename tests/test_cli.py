@@ -101,7 +101,8 @@ def test_jsonl_scores_rows_and_reports_bad_ones(tiny_model_dir):
     assert set(got[0]) == {"id", "memory", "latency"} and got[0]["memory"]["unit"] == "bytes"
     assert got[1]["error"] == "empty code"
     assert "unknown language 'cobol'" in got[2]["error"]
-    assert "over the model's limit of 256" in got[3]["error"]
+    assert "error" not in got[3] and got[3]["truncated"] is True and got[3]["memory"]["value"] > 0  # scored
+    assert "truncated" not in got[0]
     assert "memory" in got[4]
     assert "invalid JSON" in got[5]["error"]
 
@@ -136,7 +137,10 @@ def test_a_function_longer_than_the_models_input_is_marked(tmp_path, tiny_model_
     assert out.returncode == 0, out.stderr
     rows = {line.split()[1]: line for line in out.stdout.splitlines()[1:] if ".py:" in line}
     assert rows["big"].split()[2] == "*" and "*" not in rows["small"]
-    assert "* longer than the model's input: it read only the first 256 tokens of 1 function" in out.stdout
+    assert "* longer than the model's input: it read only the start and the end (256 tokens) of 1 function" \
+        in out.stdout
     as_json = json.loads(rlm("predict", str(tmp_path / "long.py"), "--model", str(tiny_model_dir), "--json").stdout)
     read = {r["function"]: r.get("read_tokens") for r in as_json}
     assert read["small"] is None and read["big"]["read"] == 256 and read["big"]["of"] > 256
+    truncated = {r["function"]: r.get("truncated") for r in as_json}
+    assert truncated == {"big": True, "small": None}

@@ -62,11 +62,9 @@ def record_triton() -> dict:
     rows = []
     for gpu, shape in KERNEL_SHAPES:
         kernel_snippets = [s for s in found if s.kind == "triton_kernel"]
-        for s, p in zip(kernel_snippets, model.predict_kernels(found, gpu, shape)):
-            [full] = model.predict_codes([s.code], gpu, shape)  # the same number, with its samples
-            assert (full.value, full.low, full.high) == (p.value, p.low, p.high)
+        for s, p in zip(kernel_snippets, model.predict_kernels(found, gpu, shape), strict=True):
             rows.append({"input": f"kernels.py:{s.qualname}", "gpu": gpu, "shape_hint": shape,
-                         "prediction": {**_prediction(full), "gpu": p.gpu, "shape": p.shape,
+                         "prediction": {**_prediction(p), "gpu": p.gpu, "shape": p.shape,
                                         "shape_assumed": p.shape_assumed}})
     # The routing path the CLI, the server and the gate take: kernels to the kernel model, the launcher
     # to the Python model.
@@ -80,25 +78,14 @@ def record_triton() -> dict:
 
 def record_nas() -> dict:
     from rlm_lsp import nas
-    from rlm_lsp.graph_text import onnx_text
-    from rlm_lsp.predictor import Predictor
 
-    pred = Predictor.from_dir(MODELS / "nas", device="cpu", threads=1)
-    info = nas.load_devices(pred.config.path)
+    model = nas.load(MODELS / "nas", device="cpu", threads=1)
     rows = []
     for name in NETWORKS:
-        path = FIXTURES / f"{name}.onnx"
-        found = nas.predict_onnx_file(path, list(DEVICES), predictor=pred)
-        text = onnx_text(path)
-        for device, row in zip(DEVICES, found):
-            context = nas.device_context(device, info)
-            p = pred.predict([text], language=nas.LANGUAGE, context=context)[0][nas.METRIC]
-            rows.append({"input": f"{name}.onnx", "device": row["device"], "graph_tokens": row["graph_tokens"],
-                         "truncated": row["truncated"], "trained_device": row["trained_device"],
-                         "prediction": {"metric": row["metric"], "value": _num(row["value"]), "low": _num(row["low"]),
-                                        "high": _num(row["high"]), "unit": row["unit"],
-                                        "samples": [_num(s) for s in p.samples]}})
-    return {"model_version": pred.config.model_version, "rows": rows}
+        for p in nas.predict_onnx_file(FIXTURES / f"{name}.onnx", list(DEVICES), predictor=model):
+            rows.append({"input": f"{name}.onnx", "device": p.device, "graph_tokens": p.tokens,
+                         "truncated": p.truncated, "trained_device": p.known_target, "prediction": _prediction(p)})
+    return {"model_version": model.config.model_version, "rows": rows}
 
 
 RECORDERS = {"default": record_default, "triton": record_triton, "nas": record_nas}

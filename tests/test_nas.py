@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rlm_lsp import graph_text, nas
+from rlm_lsp.gate import networks
 from rlm_lsp.graph_text import GraphError, nb201_text, onnx_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,15 +144,15 @@ def test_cli_reports_bad_file_and_unknown_device(tmp_path):
 
 
 def test_verdicts_are_a_pure_ratio_check():
-    v = nas.latency_verdicts({"pixel3": 10.0, "eyeriss": 5.0}, {"pixel3": 12.0, "eyeriss": 5.2}, 1.1)
+    v = networks.latency_verdicts({"pixel3": 10.0, "eyeriss": 5.0}, {"pixel3": 12.0, "eyeriss": 5.2}, 1.1)
     by = {x.device: x for x in v}
     assert by["pixel3"].regressed and abs(by["pixel3"].ratio - 1.2) < 1e-9
     assert not by["eyeriss"].regressed
-    assert not any(x.regressed for x in nas.latency_verdicts(None, {"pixel3": 50.0}, 1.1))  # added file
-    per_device = nas.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, {"pixel3": 1.25})
+    assert not any(x.regressed for x in networks.latency_verdicts(None, {"pixel3": 50.0}, 1.1))  # added file
+    per_device = networks.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, {"pixel3": 1.25})
     assert not per_device[0].regressed
-    overlap = nas.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, 1.1, old_high={"pixel3": 13.0},
-                                   new_low={"pixel3": 9.0}, require_separation=True)
+    overlap = networks.latency_verdicts({"pixel3": 10.0}, {"pixel3": 12.0}, 1.1, old_high={"pixel3": 13.0},
+                                        new_low={"pixel3": 9.0}, require_separation=True)
     assert not overlap[0].regressed
 
 
@@ -164,22 +165,26 @@ def test_split_device_args():
 def test_shipped_model_on_real_onnx_files(exported):
     """The gate case: a commit turns every edge of the cell into conv3x3; predicted latency must rise."""
     rows = nas.predict_onnx_file(exported[(ARCHS[0], 5)], ["pixel3", "1080ti_1"], device="cpu", samples=8)
-    assert [r["device"] for r in rows] == ["pixel3", "1080ti_1"]
+    assert [r.device for r in rows] == ["pixel3", "1080ti_1"]
     for r in rows:
-        assert r["unit"] == "ms" and 0 < r["low"] <= r["value"] <= r["high"] and not r["truncated"]
-    verdicts = nas.check_onnx_change(exported[(FAST, 5)], exported[(SLOW, 5)], ["pixel3", "1080ti_1"],
-                                     max_ratio=1.2, device="cpu", samples=8)
+        assert r.unit == "ms" and 0 < r.low <= r.value <= r.high and not r.truncated and r.known_target
+    verdicts = networks.check_onnx_change(exported[(FAST, 5)], exported[(SLOW, 5)], ["pixel3", "1080ti_1"],
+                                          max_ratio=1.2, device="cpu", samples=8)
     assert all(v.regressed and v.ratio > 1.2 for v in verdicts), verdicts
-    back = nas.check_onnx_change(exported[(SLOW, 5)], exported[(FAST, 5)], ["pixel3"], device="cpu", samples=8)
+    back = networks.check_onnx_change(exported[(SLOW, 5)], exported[(FAST, 5)], ["pixel3"], device="cpu",
+                                      samples=8)
     assert not back[0].regressed
+    # the gate asks once per changed file: one model per directory and settings, not one per call
+    assert nas.load(device="cpu", samples=8) is nas.load(device="cpu", samples=8)
+    assert nas.load(device="cpu", samples=4) is not nas.load(device="cpu", samples=8)
 
 
 @pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
 def test_custom_and_held_out_devices(exported):
     refs = "5,6,3,6,10,9,8,12,6,15"
     rows = nas.predict_onnx_file(exported[(ARCHS[0], 5)], [f"mycpu={refs}", "silver_4114"], device="cpu", samples=4)
-    assert [r["device"] for r in rows] == ["mycpu", "silver_4114"]
-    assert not any(r["trained_device"] for r in rows) and all(r["value"] > 0 for r in rows)
+    assert [r.device for r in rows] == ["mycpu", "silver_4114"]
+    assert not any(r.known_target for r in rows) and all(r.value > 0 for r in rows)
     with pytest.raises(nas.UnknownDevice, match="NAME=l1"):
         nas.predict_onnx_file(exported[(ARCHS[0], 5)], ["mycpu=1,2"], device="cpu")
 

@@ -169,13 +169,48 @@ def test_sample_values_are_what_predict_aggregates(predictor):
             assert result[metric].samples == tuple(values[:, j])
 
 
-def test_read_limit_says_when_only_the_start_of_the_code_is_read(predictor):
+def test_read_limit_says_when_only_part_of_the_code_is_read(predictor):
     short = "def f(n):\n    return n\n"
     long = "def g(n):\n" + "\n".join(f"    a{i} = n * {i}" for i in range(200)) + "\n    return a0\n"
     limit = predictor.config.max_input_tokens
     assert predictor.read_limit(short) is None
     read, total = predictor.read_limit(long)
     assert read == limit and total == len(predictor.token_ids(long)) > limit
+
+
+def test_head_and_tail_keeps_both_ends_and_the_limit():
+    from rlm_lsp.predictor import HEAD_SHARE, head_and_tail
+
+    ids = list(range(1000))
+    assert head_and_tail(ids[:10], 10) == ids[:10]  # fits: unchanged
+    read = head_and_tail(ids, 100, marker=[-1, -2])
+    head = int(98 * HEAD_SHARE)
+    assert len(read) == 100 and read[:head] == ids[:head] and read[head:head + 2] == [-1, -2]
+    assert read[head + 2:] == ids[-(98 - head):] and read[-1] == 999  # the final </s> stays last
+    assert head_and_tail(ids, 100, marker=[-1] * 30) == ids[:66] + ids[-34:]  # a marker too long for the budget
+    assert head_and_tail(ids, 100) == head_and_tail(list(ids), 100)  # deterministic
+
+
+def test_long_code_is_scored_by_head_and_tail_never_refused(predictor):
+    """#25.1: an input over max_input_tokens is predicted, says so, and its middle does not count."""
+    limit = predictor.config.max_input_tokens
+    middle = lambda k: "\n".join(f"    a{i} = [n * {k if 40 <= i < 110 else 1}] * {i}"  # noqa: E731
+                                  for i in range(150))
+    long = "def g(n):\n    out = []\n" + middle(1) + "\n    return out\n"
+    other_middle = "def g(n):\n    out = []\n" + middle(7) + "\n    return out\n"
+    short = "def f(n):\n    return n\n"
+    predictor.check(long)  # no InputError
+    [long_p, short_p] = predictor.predict([long, short])
+    assert all(p.truncated and p.tokens == len(predictor.token_ids(long)) > limit for p in long_p.values())
+    assert not any(p.truncated for p in short_p.values())
+    assert all(p.tokens == len(predictor.token_ids(short)) for p in short_p.values())
+    # what the model reads: the head and the tail, `limit` tokens; the same ends give the same reading
+    [(_, ids, n)] = predictor._encode([("k", predictor.render(long))])
+    full = predictor.tokenizer.encode(predictor.render(long)).ids
+    assert len(ids) == limit and n == len(full) and ids[:100] == full[:100] and ids[-50:] == full[-50:]
+    [(_, ids2, _)] = predictor._encode([("k", predictor.render(other_middle))])
+    head = int((limit - len(predictor._elision)) * 2 / 3)
+    assert ids2[:40] == ids[:40] and ids2[head:] == ids[head:]
 
 
 def test_codes_the_model_reads_alike_share_one_cache_entry(predictor):

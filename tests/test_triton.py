@@ -202,7 +202,7 @@ def test_shipped_kernel_model_predicts_a_file_of_kernels():
     assert model.default_gpu == model.predictor.config.training_data["default_gpu"]
     snips = snippets.extract(KERNEL_FILE)
     preds = model.predict_kernels(snips)
-    assert [p.name for p in preds] == ["add_kernel", "softmax_kernel"]
+    assert len(preds) == len([s for s in snips if s.kind == "triton_kernel"]) == 2  # add_kernel, softmax_kernel
     for p in preds:
         assert p.metric == "kernel_latency" and p.unit == "ms" and p.value > 0 and p.low <= p.value <= p.high
         assert p.gpu == model.default_gpu and p.shape_assumed and p.shape == model.default_shape
@@ -222,11 +222,15 @@ def test_shipped_kernel_model_predicts_a_file_of_kernels():
 
 
 @needs_model
-def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
+def test_router_sends_kernels_to_the_kernel_model(tiny_model_dir):
+    from rlm_lsp.model import Model, Router
     from rlm_lsp.predictor import Predictor
 
     base = Predictor.from_dir(tiny_model_dir, device="cpu", samples=4)
     both = kernels.with_kernels(base, gpu="RTX 4090")
+    assert isinstance(both, Router) and not hasattr(type(both), "__getattr__")
+    assert all(isinstance(m, Model) for m in (both, base, both.model("kernel")))
+    assert both.device == base.device and both.model("function") is base
     assert both.config.metric_names == ["memory", "latency", "kernel_latency"]
     assert "RTX4090" in both.config.metric("kernel_latency").definition
     assert "assuming work size" in both.config.metric("kernel_latency").definition
@@ -241,8 +245,11 @@ def test_kernel_aware_predictor_routes_kernels(tiny_model_dir):
     assert new.context["gpu"] == "H200" and "not among the GPUs the model was trained on" in new.context["gpu_note"]
     assert "A100" in new.context["gpu_note"] and new.context["gpu_note"] in new.config.metric("kernel_latency").definition
     assert both.read_limit(codes[0]) is None and both.read_limit(codes[2]) == base.read_limit(codes[2])
+    assert both.cached(codes[0]) == out[0] and both.cached(codes[2]) == out[2]
+    assert out[0]["kernel_latency"].gpu == "RTX4090" and out[0]["kernel_latency"].shape_assumed
     alone = kernels.with_kernels(None)  # no Python model: kernels still predicted
     assert alone.predict(codes)[2] == {} and "kernel_latency" in alone.predict(codes)[0]
+    assert alone.config.languages == ("python", "triton")
 
 
 def test_work_line_projection_keeps_size_order():
@@ -310,11 +317,16 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     from rlm_lsp.predictor import Prediction
 
     @dataclasses.dataclass(frozen=True)
-    class Config:  # the fields KernelModel and KernelAwarePredictor read
+    class Config:  # the fields KernelModel and the Router read
         training_data: dict
         input_template: str = kernels.TEMPLATE_V4
         metrics: tuple = (MetricSpec("kernel_latency", "ms", "d", True),)
         languages: tuple = (kernels.LANGUAGE,)
+        model_version: str = "stub"
+
+        @property
+        def metric_names(self):
+            return [m.name for m in self.metrics]
 
         def metric(self, name):
             return self.metrics[0]
@@ -343,7 +355,9 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
         assert (scaled.value, scaled.low, scaled.high) == (2.0 * f, 1.0 * f, 4.0 * f)
         assert plain.predict_kernels(snips, shape_hint=shape)[0].value == 2.0
         assert per_work.predict_codes([snips[0].code], shape_hint=shape)[0].value == scaled.value
-    routed = kernels.KernelAwarePredictor(None, per_work, shape_hint={"n": 1 << 24})
+    from rlm_lsp.model import Router
+
+    routed = Router({"kernel": per_work.with_target(shape_hint={"n": 1 << 24})})
     first = routed.predict([snips[0].code])[0]["kernel_latency"]
     assert first.value == 2.0 * 16 and routed.cached(snips[0].code)["kernel_latency"] == first
 
