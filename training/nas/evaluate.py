@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     out = {"split": args.split, "archs": len(subset), "samples": args.samples, "per_device": {}}
     t0 = time.time()
     for d in args.devices:
-        values = [nas.predict_graph_text(texts[i], [d], predictor=pred)[0]["value"] for i in subset]
+        values = [nas.predict_graph_text(texts[i], [d], predictor=pred)[0].value for i in subset]
         out["per_device"][d] = spearman(values, [lat[d][i] for i in subset])
         print(f"{d}: {out['per_device'][d]:.3f}", flush=True)
     out["seconds"] = round(time.time() - t0)
