@@ -35,7 +35,6 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse
-import json
 import math
 import random
 import sys
@@ -49,8 +48,9 @@ from rlm_lsp import numbers, preprocess
 from rlm_lsp.template import CENSUS_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
 
 TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE}
-from training import augment, dataset
-from training.evaluate import decode_tokens, score, truncate
+from training import augment, dataset, decoding
+from training.evaluate import score, truncate
+from training.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, lr_factor, setup_device  # noqa: F401
 from training.rlm_model import (
     PAD,
     SIZES,
@@ -62,8 +62,6 @@ from training.rlm_model import (
     target_ids,
     train_tokenizer,
 )
-
-STATE_FILE = "trainer_state.pt"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -289,31 +287,26 @@ def forward_logits(model, ids, mask, labels):
     return model(input_ids=ids, attention_mask=mask, decoder_input_ids=dec_in).logits
 
 
-# --- training loop -----------------------------------------------------------------------------
+# --- validation --------------------------------------------------------------------------------
 
 
-def lr_factor(step: int, total: int, warmup: float, min_ratio: float) -> float:
-    warm = max(1, int(total * warmup))
-    if step < warm:
-        return (step + 1) / warm
-    progress = min(1.0, (step - warm) / max(1, total - warm))
-    return min_ratio + (1 - min_ratio) * 0.5 * (1 + math.cos(math.pi * progress))
-
-
-def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dict:
-    """Validation loss (teacher forcing) and a constrained decode sharing one encoder pass per batch:
-    the median of --eval-samples draws, as the runtime reports it (greedy when 0)."""
+def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonnegative=None) -> dict:
+    """Validation loss (teacher forcing) and the runtime's constrained decode sharing one encoder
+    pass per batch: --eval-samples shared stratified draws per row and the point estimate an
+    export ships by default (`training.decoding`; greedy when --eval-samples <= 1)."""
     import torch
 
     fmt = number_format(args)
     groups = number_groups(tok, device, fmt)
+    allowed = decoding.allowed_ids(tok, nonnegative or [True] * len(metrics), fmt)
+    reps = max(args.eval_samples, 1)
+    draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()
     pad_id = tok.token_to_id(PAD)
     total, count = 0.0, 0
     values = [None] * len(val_items)
     key = tuple(metrics)
-    gen = torch.Generator(device="cpu").manual_seed(0)  # same draws at every evaluation
     with torch.no_grad():
         for batch in make_batches(val_items, args.batch_size * 2, random.Random(0), shuffle=False):
             rows = [(val_items[i].variants[(key, False)], val_items[i].labels[key]) for i in batch]
@@ -323,14 +316,13 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device) -> dic
                            decoder_input_ids=model._shift_right(labels)).logits
             total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
             count += len(batch)
-            reps = max(args.eval_samples, 1)
-            toks = decode_tokens(model, enc.repeat_interleave(reps, dim=0),
-                                 mask.repeat_interleave(reps, dim=0), len(metrics), groups,
-                                 args.eval_samples, 1.0, gen).cpu().tolist()
+            uniforms = None if draws is None else np.tile(draws, (len(batch), 1))  # (B*R, P)
+            toks = decoding.decode_encoded(model, enc.repeat_interleave(reps, dim=0),
+                                           mask.repeat_interleave(reps, dim=0), allowed, uniforms).tolist()
             for j, i in enumerate(batch):
-                draws = [fmt.decode_many([id_to_token[t] for t in seq])
-                         for seq in toks[j * reps:(j + 1) * reps]]
-                values[i] = list(np.median(np.array(draws, dtype=float), axis=0))
+                draws_i = np.array([fmt.decode_many([id_to_token[t] for t in seq])
+                                    for seq in toks[j * reps:(j + 1) * reps]], dtype=float)  # (R, M)
+                values[i] = list(decoding.point_values(draws_i[None], decoding.DEFAULT_POINT_ESTIMATE)[0])
     examples = [it.example for it in val_items]
     preds = {m: {"value": [v[k] for v in values]} for k, m in enumerate(metrics)}
     rep = score(examples, preds, metrics)
@@ -366,14 +358,6 @@ def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
                 target[i, k] = (math.log10(max(v, 1e-9)) - mu) / sd
                 known[i, k] = 1.0
     return target, known
-
-
-def _device(args):
-    import torch
-
-    if args.device != "auto":
-        return torch.device(args.device)
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def _load_data(args):
@@ -429,31 +413,112 @@ def _tokenizer(args, train_examples):
     return train_tokenizer(texts, vocab_size=args.vocab_size)
 
 
+class RlmTask(TaskBase):
+    """The Python model's task on `training.loop`: length-bucketed epochs of encoded examples,
+    the position-weighted constrained cross-entropy plus the auxiliary regression head, and the
+    validation loss and runtime-decoded Spearman (best: mean Spearman, loss breaking ties)."""
+
+    def __init__(self, args, model, tok, meta, metrics, train_ex, val_ex, train_items, val_items, rng, device):
+        import torch
+
+        self.args, self.model, self.tok, self.meta, self.metrics = args, model, tok, meta, metrics
+        self.train_ex, self.val_ex, self.train_items, self.val_items = train_ex, val_ex, train_items, val_items
+        self.rng, self.device = rng, device
+        self.extra_tasks = aux_tiers(args)
+        self.main_ex = [e for e in train_ex if e.tier not in self.extra_tasks]
+        sign_w, *digit_w, exp_w = [float(w) for w in args.position_weights.split(",")]
+        self.weights = torch.tensor(number_format(args).arrange(sign_w, digit_w, exp_w), device=device)
+        self.aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
+        self.aux_stats = _log_stats(self.main_ex, metrics)
+        self.trainable = [p for p in model.parameters() if p.requires_grad]
+        self.pad_id = tok.token_to_id(PAD)
+        self.groups = number_groups(tok, device, number_format(args))
+        self.nonnegative = decoding.nonnegative_of(meta)
+        self.last_reload = time.time()
+
+    def parameters(self) -> list:
+        return self.trainable + list(self.aux_head.parameters())
+
+    def clip_parameters(self) -> list:
+        return self.trainable
+
+    def epoch_batches(self, epoch: int):
+        return make_batches(self.train_items, self.args.batch_size, random.Random(self.args.seed * 1000 + epoch))
+
+    def loss(self, batch):
+        import torch
+
+        args = self.args
+        rows = [pick_variant(self.train_items[i], self.metrics, args, self.rng, self.tok) for i in batch]
+        ids, mask, labels = collate(rows, self.pad_id, self.device)
+        with torch.set_grad_enabled(not args.freeze_encoder):
+            enc = self.model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+        logits = self.model(encoder_outputs=(enc,), attention_mask=mask,
+                            decoder_input_ids=self.model._shift_right(labels)).logits
+        loss = weighted_loss(logits, labels, self.weights, self.groups)
+        if args.aux_weight and not args.freeze_encoder:
+            target, known = _aux_targets([self.train_items[i].example for i in batch], self.metrics,
+                                         self.aux_stats, self.device, skip_tiers=self.extra_tasks)
+            pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
+            err = (self.aux_head(pooled) - target) ** 2 * known
+            loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
+        return loss
+
+    def evaluate(self) -> Evaluation:
+        res = evaluate_model(self.model, self.tok, self.val_items, self.metrics, self.weights, self.args,
+                             self.device, self.nonnegative)
+        line = (f"loss {res['val_loss']:.4f} "
+                + " ".join(f"{m} rho {res['scores'][m]['spearman']:.3f}" for m in res["scores"]))
+        record = {"val_loss": round(res["val_loss"], 4), "spearman_mean": round(res["spearman_mean"], 4),
+                  "scores": res["scores"]}
+        return Evaluation(key=(res["spearman_mean"], -res["val_loss"]), record=record, line=line, result=res,
+                          validation={"val_loss": res["val_loss"], **res["scores"]})
+
+    def save(self, path: Path, validation: dict | None, info: dict) -> None:
+        if validation is not None:  # kept in the meta, so OUT/last says which best it follows too
+            self.meta["validation"] = {"step": info["step"], **validation}
+        save_checkpoint(self.model, self.tok, path, self.meta)
+
+    def state_dict(self) -> dict:
+        return {"aux_head": self.aux_head.state_dict(), "rng": self.rng.getstate()}
+
+    def load_state_dict(self, state: dict) -> None:
+        if "aux_head" in state:
+            self.aux_head.load_state_dict(state["aux_head"])
+        self.rng.setstate(state["rng"])
+
+    def start_epoch(self, epoch: int, step: int) -> bool:
+        """With --reload-data, add the rows measured since the last read (True: the validation set grew)."""
+        args = self.args
+        if not args.reload_data or time.time() - self.last_reload <= args.reload_every_min * 60:
+            return False
+        self.last_reload = time.time()
+        n_train, n_val = _add_new_rows(args, self.tok, self.metrics, self.train_ex, self.train_items,
+                                       self.val_ex, self.val_items, self.rng)
+        self.meta["training_data"] = dataset.summary(self.train_ex + self.val_ex, self.val_ex)
+        print(f"\nreloaded data: +{n_train} train, +{n_val} val rows -> "
+              f"{len(self.train_items)} / {len(self.val_items)}", file=sys.stderr)
+        return bool(n_val)
+
+
 def main(argv: Sequence[str] | None = None) -> Path:
     args = parse_args(argv)
     import torch
 
-    device = _device(args)
-    if device.type == "cpu":
-        torch.set_num_threads(args.threads)
-    else:
-        torch.backends.cuda.matmul.allow_tf32 = True
+    device = setup_device(args.device, args.threads)
     torch.manual_seed(args.seed)
     rng = random.Random(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    log_path = out / "train_log.jsonl"
     metrics = args.metrics.split(",")
     meta_metrics = [m for m in dataset.METRICS if m["name"] in metrics]
 
     t_load = time.time()
     train_ex, val_ex = _load_data(args)
-    state = None
-    if args.resume and (out / "last" / STATE_FILE).exists():
+    resume = args.resume and (out / "last" / STATE_FILE).exists()
+    if resume:
         model, tok, meta = load_checkpoint(out / "last")
         args.number_format = numbers.format_of(meta).name
-        state = torch.load(out / "last" / STATE_FILE, map_location="cpu", weights_only=False)
-        print(f"resuming from {out / 'last'} at step {state['step']}", file=sys.stderr)
     elif args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
         args.number_format = numbers.format_of(prior).name
@@ -492,155 +557,19 @@ def main(argv: Sequence[str] | None = None) -> Path:
         f"load {time.time() - t_load:.0f}s",
         file=sys.stderr,
     )
-
-    sign_w, *digit_w, exp_w = [float(w) for w in args.position_weights.split(",")]
-    weights = torch.tensor(number_format(args).arrange(sign_w, digit_w, exp_w), device=device)
-    aux_head = torch.nn.Linear(model.config.d_model, len(metrics)).to(device)
-    aux_stats = _log_stats(main_ex, metrics)
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(trainable + list(aux_head.parameters()), lr=args.lr,
-                            weight_decay=args.weight_decay, betas=(0.9, 0.98))
+    task = RlmTask(args, model, tok, meta, metrics, train_ex, val_ex, train_items, val_items, rng, device)
     steps_per_epoch = math.ceil(len(train_items) / args.batch_size)
     total = steps_per_epoch * args.epochs
     if args.max_steps:
         total = min(total, args.max_steps)
-    step, epoch, best, bad_evals, spent, epoch_start = 0, 0, None, 0, 0.0, 0
-    budget_sized = False
-    if state:
-        if "aux_head" in state:
-            aux_head.load_state_dict(state["aux_head"])
-        try:
-            opt.load_state_dict(state["optimizer"])
-        except ValueError:  # a state from before the auxiliary head: start the optimiser afresh
-            print("optimizer state does not match; starting it afresh", file=sys.stderr)
-        step, epoch, best, bad_evals = state["step"], state["epoch"], state["best"], state["bad_evals"]
-        spent, budget_sized = state["spent_seconds"], state["budget_sized"]
-        epoch_start = state.get("epoch_start_step", epoch * steps_per_epoch)
-        if budget_sized and not args.resize:  # keep the schedule the time budget chose
-            total = state["total"]
-        budget_sized = budget_sized and not args.resize
-        rng.setstate(state["rng"])
-        torch.set_rng_state(state["torch_rng"])
-    eval_every = args.eval_every or steps_per_epoch
-    pad_id = tok.token_to_id(PAD)
-    groups = number_groups(tok, device, number_format(args))
-
-    def save_last():
-        save_checkpoint(model, tok, out / "last", meta)
-        torch.save(
-            {"optimizer": opt.state_dict(), "aux_head": aux_head.state_dict(), "step": step, "epoch": epoch, "best": best,
-             "bad_evals": bad_evals, "total": total, "spent_seconds": spent,
-             "budget_sized": budget_sized, "epoch_start_step": epoch_start, "rng": rng.getstate(), "torch_rng": torch.get_rng_state()},
-            out / "last" / STATE_FILE,
-        )
-
-    last_eval_step = -1
-
-    def do_eval():
-        nonlocal best, bad_evals, last_eval_step
-        last_eval_step = step
-        t = time.time()
-        res = evaluate_model(model, tok, val_items, metrics, weights, args, device)
-        key = (res["spearman_mean"], -res["val_loss"])
-        improved = best is None or key > tuple(best["key"])
-        if improved:
-            best = {"key": list(key), "step": step, **res}
-            bad_evals = 0
-            meta["validation"] = {"step": step, "val_loss": res["val_loss"], **res["scores"]}
-            save_checkpoint(model, tok, out / "best", meta)
-        else:
-            bad_evals += 1
-        rec = {"step": step, "epoch": epoch, "time_min": round(spent / 60, 2),
-               "val_loss": round(res["val_loss"], 4), "spearman_mean": round(res["spearman_mean"], 4),
-               "scores": res["scores"], "best": improved, "eval_seconds": round(time.time() - t, 1)}
-        with open(log_path, "a") as f:
-            f.write(json.dumps(rec) + "\n")
-        print(f"eval step {step}: loss {res['val_loss']:.4f} "
-              + " ".join(f"{m} rho {res['scores'][m]['spearman']:.3f}" for m in res["scores"])
-              + (" *best*" if improved else ""), file=sys.stderr)
-        save_last()
-
-    from tqdm import tqdm
-
+    loop = Loop(task, LoopConfig(
+        out=out, lr=args.lr, weight_decay=args.weight_decay, betas=(0.9, 0.98), clip=args.clip,
+        warmup=args.warmup, min_lr_ratio=args.min_lr_ratio, schedule_steps=total, size_to_budget=True,
+        resize=args.resize, epochs=args.epochs, steps_per_epoch=steps_per_epoch, max_minutes=args.max_minutes,
+        eval_every=args.eval_every, patience=args.patience, resume=resume, progress=not args.no_progress))
     model.train()
-    bar = tqdm(total=total, initial=step, disable=args.no_progress, dynamic_ncols=True,
-               desc="train", file=sys.stderr)
-    stop = False
-    run_start = time.time() - spent
-    timing_from = None
-    run_steps = 0
-    last_reload = time.time()
-    while not stop and epoch < args.epochs:
-        skip = step - epoch_start  # > 0 when resuming mid-epoch
-        if (args.reload_data and skip == 0 and step > 0
-                and time.time() - last_reload > args.reload_every_min * 60):
-            last_reload = time.time()
-            n_train, n_val = _add_new_rows(args, tok, metrics, train_ex, train_items, val_ex,
-                                           val_items, rng)
-            meta["training_data"] = dataset.summary(train_ex + val_ex, val_ex)
-            if n_val:  # a larger validation set: scores are not comparable with the old best
-                best, bad_evals = None, 0
-            print(f"\nreloaded data: +{n_train} train, +{n_val} val rows -> "
-                  f"{len(train_items)} / {len(val_items)}", file=sys.stderr)
-        batches = make_batches(train_items, args.batch_size, random.Random(args.seed * 1000 + epoch))
-        for b_idx, batch in enumerate(batches):
-            if b_idx < skip:
-                continue
-            rows = [pick_variant(train_items[i], metrics, args, rng, tok) for i in batch]
-            ids, mask, labels = collate(rows, pad_id, device)
-            for g in opt.param_groups:
-                g["lr"] = args.lr * lr_factor(step, total, args.warmup, args.min_lr_ratio)
-            with torch.set_grad_enabled(not args.freeze_encoder):
-                enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
-            logits = model(encoder_outputs=(enc,), attention_mask=mask,
-                           decoder_input_ids=model._shift_right(labels)).logits
-            loss = weighted_loss(logits, labels, weights, groups)
-            if args.aux_weight and not args.freeze_encoder:
-                target, known = _aux_targets([train_items[i].example for i in batch], metrics,
-                                             aux_stats, device, skip_tiers=extra_tasks)
-                pooled = (enc * mask.unsqueeze(-1)).sum(1) / mask.sum(1, keepdim=True)  # (B, D)
-                err = (aux_head(pooled) - target) ** 2 * known
-                loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, args.clip)
-            opt.step()
-            step += 1
-            spent = time.time() - run_start
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}", lr=f"{opt.param_groups[0]['lr']:.1e}",
-                            ep=epoch)
-            # Size the schedule to the time budget once the speed is known (steps 10..40).
-            run_steps += 1
-            if args.max_minutes and not budget_sized:
-                if run_steps == 10:
-                    timing_from = (time.time(), step)
-                elif timing_from and run_steps >= 40:
-                    per_step = (time.time() - timing_from[0]) / (step - timing_from[1])
-                    remaining = args.max_minutes * 60 - spent
-                    fit = step + int(remaining / per_step * 0.85)  # leave room for evaluations
-                    total = max(step + 1, min(total, fit))
-                    n_evals = max(1, total // eval_every)
-                    bar.total = total
-                    budget_sized = True
-                    print(f"\n{per_step:.2f}s/step: schedule sized to {total} steps "
-                          f"(~{n_evals} evals)", file=sys.stderr)
-            if step % eval_every == 0 or step >= total:
-                do_eval()
-                if bad_evals >= args.patience:
-                    print("early stop: no improvement", file=sys.stderr)
-                    stop = True
-            if step >= total or (args.max_minutes and spent > args.max_minutes * 60):
-                stop = True
-            if stop:
-                break
-        else:
-            epoch += 1
-            epoch_start = step
-    bar.close()
-    if last_eval_step != step:
-        do_eval()
-    print(f"done: {step} steps in {spent / 60:.1f} min; best step {best['step']} "
+    best = loop.run()
+    print(f"done: {loop.step} steps in {loop.spent / 60:.1f} min; best step {best['step']} "
           f"loss {best['val_loss']:.4f} spearman {best['spearman_mean']:.3f} -> {out / 'best'}",
           file=sys.stderr)
     return out / "best"

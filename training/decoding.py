@@ -1,0 +1,116 @@
+"""Decode a PyTorch checkpoint with the runtime's decoder, so training scores what ships.
+
+    values = sample_values(model, tok, input_ids, nonnegative=[True, True], samples=16,
+                           number_format=fmt)                            # (inputs, samples, metrics)
+    point = point_values(values, "log_mean")                            # (inputs, metrics)
+
+The decode loop, the allowed token ids, the shared stratified draws and the point estimate are
+`rlm_lsp`'s own (`decode.constrained_decode`, `decode.allowed_ids`, the `Predictor`'s shared
+uniforms, `predictor.point_estimate`); only the step function is torch: it runs the T5 decoder
+one token at a time with its KV cache, where the runtime runs the exported ONNX decoders. So a
+checkpoint is chosen by the decoder the editor and the gate use: non-negative metrics take the
+`<+>` sign only, every input gets the same draws, and `samples <= 1` is greedy, as in
+`Predictor(samples=1)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+import numpy as np
+
+from rlm_lsp import decode, numbers
+from rlm_lsp.predictor import Predictor, point_estimate
+
+# What `rlm-export` writes into rlm_config.json when not told otherwise (`--point-estimate`,
+# `--temperature`): a checkpoint is scored as its default export will predict.
+DEFAULT_POINT_ESTIMATE = "log_mean"
+DEFAULT_TEMPERATURE = 1.0
+
+
+def shared_uniforms(samples: int, positions: int, seed: int = 0) -> np.ndarray:
+    """The (samples, positions) stratified draws a `Predictor(samples=..., seed=...)` gives every
+    input: the runtime's own function (`Predictor._uniforms`, which reads only these fields)."""
+    fields = SimpleNamespace(seed=int(seed), shared_draws=True, _allowed=[None] * positions)
+    return Predictor._uniforms(fields, "", samples)
+
+
+def allowed_ids(tok, nonnegative: Sequence[bool], number_format: numbers.NumberFormat) -> list[np.ndarray]:
+    """The runtime's allowed ids per decoding position, from the tokenizer's number tokens."""
+    return decode.allowed_ids({t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}, list(nonnegative), number_format)
+
+
+def nonnegative_of(meta: dict) -> list[bool]:
+    """Per metric of a checkpoint's meta: may only take <+> (rlm_config's `nonnegative`, default true)."""
+    return [bool(m.get("nonnegative", True)) if isinstance(m, dict) else True for m in meta["metrics"]]
+
+
+def torch_step(model, enc, mask):
+    """A `decode.StepFn` over fixed encoder states (B, S, D): the T5 decoder, one token per call,
+    keeping its KV cache (cross-attention keys and values are projected once)."""
+    import torch
+
+    past = None
+
+    def step(tokens: np.ndarray) -> np.ndarray:  # (B, 1) int64 -> (B, V) float32
+        nonlocal past
+        ids = torch.from_numpy(np.ascontiguousarray(tokens, dtype=np.int64)).to(enc.device)
+        res = model(encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=ids,
+                    past_key_values=past, use_cache=True)
+        past = res.past_key_values
+        return res.logits[:, -1, :].float().cpu().numpy()
+
+    return step
+
+
+def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np.ndarray | None,
+                   temperature: float = DEFAULT_TEMPERATURE) -> np.ndarray:
+    """Token ids (B*R, P) for encoder states already repeated R times per input (rows of one input
+    adjacent); `uniforms` (B*R, P) or None for greedy."""
+    rows = enc.shape[0]
+    start = np.full(rows, model.config.decoder_start_token_id, dtype=np.int64)
+    return decode.constrained_decode(torch_step(model, enc, mask), start, allowed, uniforms, temperature)
+
+
+def sample_values(model, tok, input_ids: Sequence[Sequence[int]], nonnegative: Sequence[bool], samples: int = 0,
+                  number_format: numbers.NumberFormat = numbers.P10, temperature: float = DEFAULT_TEMPERATURE,
+                  seed: int = 0, batch_size: int = 32, device=None) -> np.ndarray:
+    """Constrained decode of each input, as `Predictor.sample_values` does it: (N, max(samples, 1), M)
+    floats, in input order; `samples <= 1` is greedy."""
+    import torch
+
+    device = device or next(model.parameters()).device
+    reps = max(int(samples), 1)
+    allowed = allowed_ids(tok, nonnegative, number_format)
+    draws = shared_uniforms(reps, len(allowed), seed) if reps > 1 else None
+    id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
+    pad_id = tok.token_to_id("<pad>")
+    order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
+    out = np.zeros((len(input_ids), reps, len(nonnegative)))
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            width = max(len(input_ids[i]) for i in chunk)
+            ids = torch.full((len(chunk), width), pad_id, dtype=torch.long)
+            mask = torch.zeros((len(chunk), width), dtype=torch.long)
+            for r, i in enumerate(chunk):
+                ids[r, : len(input_ids[i])] = torch.tensor(list(input_ids[i]), dtype=torch.long)
+                mask[r, : len(input_ids[i])] = 1
+            ids, mask = ids.to(device), mask.to(device)
+            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
+            uniforms = None if draws is None else np.tile(draws, (len(chunk), 1))  # (B*R, P)
+            toks = decode_encoded(model, enc.repeat_interleave(reps, dim=0), mask.repeat_interleave(reps, dim=0),
+                                  allowed, uniforms, temperature)
+            for r, seq in enumerate(toks.tolist()):
+                out[chunk[r // reps], r % reps, :] = number_format.decode_many([id_to_token[t] for t in seq])
+    model.train(was_training)
+    return out
+
+
+def point_values(values: np.ndarray, kind: str = DEFAULT_POINT_ESTIMATE) -> np.ndarray:
+    """(N, S, M) samples -> (N, M) point estimates, `rlm_lsp.predictor.point_estimate` of each."""
+    return np.array([[point_estimate(values[i, :, k], kind) for k in range(values.shape[2])]
+                     for i in range(values.shape[0])]).reshape(values.shape[0], values.shape[2])
