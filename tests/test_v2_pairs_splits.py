@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
 from training import ladders, measure_v2
 from training.dataset import is_validation
@@ -194,15 +195,7 @@ def test_variants_measured_with_parents_pair_up(corpus):
 
 # ----------------------------------------------------------------- LeetCode ladders (fake problem)
 
-TWO_SUM = '''class Solution:
-    def twoSum(self, nums: List[int], target: int) -> List[int]:
-        m = {}
-        for i, x in enumerate(nums):
-            if target - x in m:
-                return [m[target - x], i]
-            m[x] = i
-        return [-1, -1]
-'''
+TWO_SUM = test_harness.TWO_SUM + "        return [-1, -1]\n"   # the harness's, with an answer for "no pair"
 QUAD = TWO_SUM.replace("        m = {}\n", "        m = {}\n        t = [[0] * len(nums) for _ in range(len(nums))]\n")
 
 
