@@ -10,9 +10,10 @@ Metrics, per metric, over validation examples with a measured value:
   >= 2x, how often the prediction orders them the same way (a tie counts half);
 - `coverage`: how often the measurement lies inside the predicted p10..p90 (sampled only).
 
-A PyTorch checkpoint is scored twice: greedy constrained decode, and the median of
-`--samples` samples at temperature 1 (as the runtime does). An ONNX directory is
-scored through `rlm_lsp.Predictor.from_dir(dir).predict(codes)`.
+A PyTorch checkpoint is scored twice, through the runtime's decoder (`training.decoding`: the
+same allowed tokens, shared stratified draws and point estimate): greedy, and the point estimate
+of `--samples` samples (the geometric mean, as `rlm-export` ships by default). An ONNX directory
+is scored through `rlm_lsp.Predictor.from_dir(dir).predict(codes)`.
 """
 
 from __future__ import annotations
@@ -36,8 +37,7 @@ import numpy as np
 
 from rlm_lsp import numbers, preprocess
 from rlm_lsp.template import render
-from training import dataset
-from training.rlm_model import number_groups
+from training import dataset, decoding
 
 # --- scores ------------------------------------------------------------------------------------
 
@@ -111,7 +111,7 @@ def score(
     return out
 
 
-# --- PyTorch constrained decoding -----------------------------------------------------------------
+# --- PyTorch checkpoints, decoded by the runtime's decoder ----------------------------------------
 
 
 def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], language="python"):
@@ -132,18 +132,6 @@ def truncate(ids: list[int], max_len: int, tok) -> list[int]:
     return list(ids[: max_len - 1]) + [eos]
 
 
-def _pad(batch: Sequence[Sequence[int]], pad_id: int):
-    import torch
-
-    width = max(len(x) for x in batch)
-    ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, x in enumerate(batch):
-        ids[i, : len(x)] = torch.tensor(x, dtype=torch.long)
-        mask[i, : len(x)] = 1
-    return ids, mask
-
-
 def decode_values(
     model,
     tok,
@@ -155,82 +143,37 @@ def decode_values(
     batch_size: int = 32,
     device=None,
     number_format: numbers.NumberFormat = numbers.P10,
+    nonnegative: Sequence[bool] | None = None,
 ) -> np.ndarray:
-    """Constrained decode. Returns (N, max(samples,1), n_metrics) floats; samples=0 is greedy."""
-    import torch
-
-    device = device or next(model.parameters()).device
-    pad_id = tok.token_to_id("<pad>")
-    groups = number_groups(tok, device, number_format)
-    id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
-    gen = torch.Generator(device="cpu").manual_seed(seed)
-    reps = max(samples, 1)
-    order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
-    out = np.zeros((len(input_ids), reps, n_metrics))
-    was_training = model.training
-    model.eval()
-    with torch.no_grad():
-        for start in range(0, len(order), batch_size):
-            chunk = order[start : start + batch_size]
-            ids, mask = _pad([input_ids[i] for i in chunk], pad_id)
-            ids, mask = ids.to(device), mask.to(device)
-            enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
-            enc = enc.repeat_interleave(reps, dim=0)  # (B*S, L, D)
-            mask = mask.repeat_interleave(reps, dim=0)
-            dec = decode_tokens(model, enc, mask, n_metrics, groups, samples, temperature, gen)
-            toks = dec.cpu().tolist()
-            for r, seq in enumerate(toks):
-                values = number_format.decode_many([id_to_token[t] for t in seq])
-                out[chunk[r // reps], r % reps, :] = values
-    model.train(was_training)
-    return out
-
-
-def decode_tokens(model, enc, mask, n_metrics: int, groups, samples: int = 0,
-                  temperature: float = 1.0, gen=None):
-    """Constrained decode from encoder states (B, L, D) -> number token ids (B, 6 * n_metrics).
-
-    `groups[p]`: the ids allowed at position p of a P10 block. Greedy when samples == 0.
-    """
-    import torch
-
-    rows = enc.shape[0]
-    start_id = model.config.decoder_start_token_id
-    dec = torch.full((rows, 1), start_id, dtype=torch.long, device=enc.device)
-    past = None  # KV cache: cross-attention keys/values are projected once, not per step
-    for step in range(numbers.TOKENS_PER_NUMBER * n_metrics):
-        res = model(
-            encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=dec[:, -1:],
-            past_key_values=past, use_cache=True,
-        )
-        past = res.past_key_values
-        allowed = groups[step % numbers.TOKENS_PER_NUMBER]
-        sub = res.logits[:, -1, :].index_select(1, allowed).float()  # (B, A)
-        if samples:
-            probs = torch.softmax(sub / temperature, dim=-1).cpu()
-            pick = torch.multinomial(probs, 1, generator=gen).squeeze(1).to(enc.device)
-        else:
-            pick = sub.argmax(dim=-1)
-        dec = torch.cat([dec, allowed[pick].unsqueeze(1)], dim=1)
-    return dec[:, 1:]
+    """The runtime's constrained decode of a checkpoint (`training.decoding.sample_values`):
+    (N, max(samples, 1), n_metrics) floats; samples <= 1 is greedy. Every metric is non-negative
+    unless `nonnegative` says otherwise."""
+    return decoding.sample_values(model, tok, input_ids, nonnegative or [True] * n_metrics, samples, number_format,
+                                  temperature, seed, batch_size, device)
 
 
 def predict_checkpoint(
     model, tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
     batch_size: int = 32, seed: int = 0,
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
-    """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}."""
+    """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}, decoded as the
+    checkpoint's default export will be: shared draws, the export's point estimate and temperature."""
     ids = encode_inputs(tok, meta, codes, metrics)
     fmt = numbers.format_of(meta)
+    nonneg = decoding.nonnegative_of(meta)
+    kind = meta.get("point_estimate", decoding.DEFAULT_POINT_ESTIMATE)
+    temperature = float(meta.get("sampling_temperature", decoding.DEFAULT_TEMPERATURE))
     result = {}
-    greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size, number_format=fmt)
+    greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size, number_format=fmt,
+                           nonnegative=nonneg)
     result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}
-    if samples:
-        s = decode_values(model, tok, ids, len(metrics), samples=samples, seed=seed,
-                          batch_size=max(1, batch_size // 4), number_format=fmt)
+    if samples > 1:
+        s = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
+                          batch_size=max(1, batch_size // 4), number_format=fmt, nonnegative=nonneg)
+        point = decoding.point_values(s, kind)
         result["sampled"] = {
             m: {
-                "value": np.median(s[:, :, k], axis=1).tolist(),
+                "value": point[:, k].tolist(),
                 "low": np.percentile(s[:, :, k], 10, axis=1).tolist(),
                 "high": np.percentile(s[:, :, k], 90, axis=1).tolist(),
             }
