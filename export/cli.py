@@ -81,6 +81,11 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     if parity["token_exact"] != parity["inputs"]:
         print(f"rlm-export: parity FAILED on {parity['inputs'] - parity['token_exact']} inputs", file=sys.stderr)
         return 1
+    fidelity = report.get("fidelity")
+    if fidelity and not fidelity["within_budget"]:
+        print(f"rlm-export: warning: outside the fidelity budget against fp32 (KL {fidelity['kl_mean']:.4f}, "
+              f"budget {fidelity['kl_budget']}; value shift {fidelity['log10_shift']}); --no-int8 ships fp32",
+              file=sys.stderr)
     return 0
 
 

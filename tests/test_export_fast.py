@@ -1,0 +1,114 @@
+"""The fast export layout (issue 28): exact rewrites stay exact, int8 stays within its budget,
+and old model directories keep loading with the layout they were exported with."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+
+from rlm_lsp.export import fast_graphs
+from rlm_lsp.export.cli import SAMPLE_CODES, export
+from rlm_lsp.model_dir import DEFAULT_DIR, ModelError, sha256_file
+from rlm_lsp.predictor import Predictor
+from rlm_lsp.seq2seq import OPTIMUM, SHARED_CROSS_KV
+
+CODES = SAMPLE_CODES[:5]
+
+
+@pytest.fixture(scope="module")
+def fp32_pair(tiny_checkpoint, tmp_path_factory):
+    """(fast-layout fp32, optimum-layout fp32) of one checkpoint, from one export."""
+    root = tmp_path_factory.mktemp("fast")
+    export(tiny_checkpoint, root / "fast", int8=False, fp32_out=root / "optimum")
+    return root / "fast", root / "optimum"
+
+
+@pytest.fixture(scope="module")
+def legacy_int8(tiny_checkpoint, tmp_path_factory):
+    out = tmp_path_factory.mktemp("legacy") / "model"
+    export(tiny_checkpoint, out, int8=True, layout="optimum")
+    return out
+
+
+def test_fast_layout_in_fp32_gives_byte_identical_samples(fp32_pair):
+    fast, optimum = (Predictor.from_dir(d, samples=8, cache_size=0) for d in fp32_pair)
+    assert (fast.model.layout, optimum.model.layout) == (SHARED_CROSS_KV, OPTIMUM)
+    assert np.array_equal(fast.sample_values(CODES), optimum.sample_values(CODES))
+    greedy = [Predictor.from_dir(d, samples=1, cache_size=0) for d in fp32_pair]
+    assert np.array_equal(greedy[0].sample_values(CODES), greedy[1].sample_values(CODES))
+
+
+def test_default_export_is_the_fast_layout_and_reports_its_budget(tiny_model_dir):
+    report = json.loads((tiny_model_dir / "export_report.json").read_text())
+    config = json.loads((tiny_model_dir / "rlm_config.json").read_text())
+    assert report["layout"] == "fast" and config["graph_layout"] == SHARED_CROSS_KV
+    assert report["parity"]["token_exact"] == report["parity"]["inputs"]  # fp32 ONNX vs PyTorch
+    fidelity = report["fidelity"]
+    assert fidelity["inputs"] == len(SAMPLE_CODES) and fidelity["kl_mean"] >= 0
+    assert fidelity["within_budget"] == (fidelity["kl_mean"] <= fidelity["kl_budget"] and all(
+        s["median"] <= fidelity["shift_budget"] for s in fidelity["log10_shift"].values()))
+    # Not asserted within budget: random tiny weights give near-flat distributions whose sampled
+    # values swing; the real checkpoint's figures are in docs/benchmarks.md.
+    assert 0 <= fidelity["kl_mean"] <= fidelity["kl_max"] < 1.0
+    encoder = onnx.load(str(tiny_model_dir / "encoder_model.onnx"))
+    ops = {n.op_type for n in encoder.graph.node}
+    assert "MatMulInteger" in ops and "MatMulNBits" not in ops
+    assert not any(n.op_type == "MatMul" and n.input[1] in {i.name for i in encoder.graph.initializer}
+                   for n in encoder.graph.node), "every weight MatMul runs in int8"
+
+
+def test_decoder_embeddings_keep_only_the_ids_they_are_fed(tiny_model_dir):
+    config = json.loads((tiny_model_dir / "rlm_config.json").read_text())
+    fed = set(config["logits_token_ids"]) | {config["decoder_start_token_id"]}
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        graph = onnx.load(str(tiny_model_dir / name)).graph
+        tables = [i for i in graph.initializer if len(i.dims) == 2 and i.dims[1] == config["architecture"]["d_model"]
+                  and i.dims[0] < config["architecture"]["vocab_size"] and i.data_type == onnx.TensorProto.FLOAT]
+        assert any(t.dims[0] == len(fed) for t in tables), name
+
+
+def test_int8_matmuls_are_row_independent(tiny_model_dir):
+    """The per-row activation scales: a row's encoder output is bit-equal alone and in any batch."""
+    session = ort.InferenceSession(str(tiny_model_dir / "encoder_model.onnx"), providers=["CPUExecutionProvider"])
+    rng = np.random.default_rng(0)
+    ids = rng.integers(5, 300, size=(4, 40)).astype(np.int64)
+    ids[2] = ids[0]
+    ids[1, :] = 7  # a degenerate neighbour (one token repeated)
+    hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
+    for row in range(4):
+        alone = session.run(None, {"input_ids": ids[row:row + 1], "attention_mask": np.ones_like(ids[:1])})[0]
+        assert np.array_equal(alone[0], hidden[row])
+    assert np.array_equal(hidden[0], hidden[2])
+
+
+def test_old_layout_directories_load_and_predict(legacy_int8):
+    predictor = Predictor.from_dir(legacy_int8, samples=4, cache_size=0)
+    assert predictor.model.layout == OPTIMUM
+    values = predictor.sample_values(CODES)
+    assert values.shape == (len(CODES), 4, 2) and np.all(np.isfinite(values))
+    if (DEFAULT_DIR / "rlm_config.json").is_file():
+        assert Predictor.default(samples=1).model.layout == OPTIMUM
+
+
+def test_an_unknown_layout_is_refused_with_the_file_named(model_copy):
+    path = model_copy / "decoder_with_past_model.onnx"
+    model = onnx.load(str(path))
+    fast_graphs.set_layout(model, "from_the_future")
+    onnx.save(model, str(path))
+    config = json.loads((model_copy / "rlm_config.json").read_text())
+    config["files"]["decoder_with_past_model.onnx"] = sha256_file(path)
+    (model_copy / "rlm_config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="from_the_future.*decoder_with_past_model.onnx|decoder_with_past_model.onnx.*from_the_future"):
+        Predictor.from_dir(model_copy)
+
+
+def test_layout_option_is_checked(tiny_checkpoint, tmp_path):
+    from rlm_lsp.export.onnx_export import ExportError
+
+    with pytest.raises(ExportError, match="--layout"):
+        export(tiny_checkpoint, tmp_path / "never", layout="merged")
+    assert not (tmp_path / "never").exists()

@@ -1,0 +1,57 @@
+"""Outputs do not depend on batch composition or batch size (issue 28: per-row int8, shared K/V).
+
+A fixed input predicted alone, and inside batches of different sizes with different neighbours
+(shorter, longer, repeated), gives byte-identical samples, in the fast layout and the old one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rlm_lsp.predictor import Predictor
+
+TARGET = "def count(s):\n    seen = {}\n    for ch in s:\n        seen[ch] = seen.get(ch, 0) + 1\n    return seen\n"
+NEIGHBOURS = [
+    "def f(n):\n    return n\n",
+    "def build(n):\n    return [[0] * n for _ in range(n)]\n",
+    "def grid(n, m):\n    dp = [[0] * (m + 1) for _ in range(n + 1)]\n    for i in range(1, n + 1):\n"
+    "        for j in range(1, m + 1):\n            dp[i][j] = dp[i - 1][j] + dp[i][j - 1] + 1\n    return dp[n][m]\n",
+    "import sys\n\ndata = sys.stdin.read().split()\nprint(sorted(map(int, data)))\n",
+    "def words(text):\n    return sorted(set(text.lower().split()), key=len)\n",
+    "class A:\n    def go(self, xs):\n        return [x * 2 for x in xs if x % 3]\n",
+]
+
+
+def _alone_and_in_batches(model_dir, samples: int, shared_draws: bool = True):
+    def predictor(batch_size):
+        return Predictor.from_dir(model_dir, samples=samples, cache_size=0, batch_size=batch_size,
+                                  shared_draws=shared_draws)
+
+    alone = predictor(1).sample_values([TARGET])[0]
+    batches = []
+    for batch_size in (2, 3, 8):
+        for neighbours in (NEIGHBOURS[:1], NEIGHBOURS[1:4], NEIGHBOURS, NEIGHBOURS[::-1] + [TARGET]):
+            codes = [*neighbours[: len(neighbours) // 2], TARGET, *neighbours[len(neighbours) // 2:]]
+            values = predictor(batch_size).sample_values(codes)
+            batches.append(values[codes.index(TARGET)])
+    return alone, batches
+
+
+@pytest.mark.parametrize("samples", [1, 16])
+def test_fast_layout_samples_do_not_depend_on_batch(tiny_model_dir, samples):
+    alone, batches = _alone_and_in_batches(tiny_model_dir, samples)
+    assert alone.shape == (samples, 2)
+    for values in batches:
+        assert values.tobytes() == alone.tobytes()
+
+
+def test_own_draws_do_not_depend_on_batch_either(tiny_model_dir):
+    alone, batches = _alone_and_in_batches(tiny_model_dir, 8, shared_draws=False)
+    assert all(values.tobytes() == alone.tobytes() for values in batches)
+
+
+def test_same_input_twice_in_one_batch_gives_the_same_rows(tiny_model_dir):
+    predictor = Predictor.from_dir(tiny_model_dir, samples=16, cache_size=0, batch_size=8)
+    values = predictor.sample_values([TARGET, NEIGHBOURS[2], TARGET])
+    assert np.array_equal(values[0], values[2])
