@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp import graph_text, nas
+from rlm_lsp import graph_text, nas, onnx_reader
 from rlm_lsp.gate import networks
-from rlm_lsp.graph_text import GraphError, nb201_text, onnx_text
+from rlm_lsp.graph_text import GraphError, onnx_text
+from training.nas.nb201_graph import nb201_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = ROOT / "rlm_lsp" / "models" / "nas"
@@ -122,7 +123,7 @@ def test_huge_file_is_refused_before_reading(tmp_path, monkeypatch):
     path = tmp_path / "big.onnx"
     with open(path, "wb") as fh:  # sparse: large on paper, nothing written
         fh.truncate(64 << 20)
-    monkeypatch.setattr(graph_text, "MAX_ONNX_BYTES", 32 << 20)
+    monkeypatch.setattr(onnx_reader, "MAX_ONNX_BYTES", 32 << 20)
     with pytest.raises(GraphError, match="over the limit of 32 MiB"):
         onnx_text(path)
 

@@ -53,7 +53,7 @@ def features(text: str) -> list[float]:
 
 def arch_onehot(arch: str) -> list[float]:
     """The full NB201 encoding: 6 edges x 5 ops, one-hot (an upper-bound style baseline)."""
-    from rlm_lsp.graph_text import NB201_OPS, parse_nb201_arch
+    from training.nas.nb201_graph import NB201_OPS, parse_nb201_arch
 
     out = []
     for edges in parse_nb201_arch(arch):

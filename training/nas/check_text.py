@@ -13,7 +13,8 @@ import random
 import tempfile
 from pathlib import Path
 
-from rlm_lsp.graph_text import NB201_OPS, nb201_text, onnx_text
+from rlm_lsp.graph_text import onnx_text
+from training.nas.nb201_graph import NB201_OPS, nb201_text
 
 
 def random_arch(rng: random.Random, biased: bool) -> str:

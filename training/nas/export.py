@@ -28,7 +28,7 @@ def main(argv=None) -> int:
         return 2
 
     import rlm_lsp.export.cli as export_cli
-    from rlm_lsp.graph_text import nb201_text
+    from training.nas.nb201_graph import nb201_text
     from training.nas.train import UNKNOWN_NAME
 
     samples = ["|nor_conv_3x3~0|+|nor_conv_3x3~0|avg_pool_3x3~1|+|skip_connect~0|nor_conv_3x3~1|skip_connect~2|",

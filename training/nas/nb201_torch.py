@@ -5,7 +5,7 @@ none / skip_connect / nor_conv_1x1 / nor_conv_3x3 / avg_pool_3x3.
 Skeleton: stem conv3x3+BN, N cells at C, ResNet reduction block, N cells at 2C, reduction, N cells at 4C,
 BN+ReLU, global average pool, linear. The standard skeleton is C=16, N=5, 32x32 inputs.
 
-The forward order here is the order `rlm_lsp.graph_text.nb201_graph` emits nodes in, so the ONNX export and
+The forward order here is the order `training.nas.nb201_graph.nb201_graph` emits nodes in, so the ONNX export and
 the arch string render to the same text. As in NAS-Bench-201's own `InferCell` (the network HELP timed),
 every edge runs and `none` is `x * 0`: nothing is pruned, even an op whose result only reaches zeros.
 """
@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from rlm_lsp.graph_text import parse_nb201_arch
+from training.nas.nb201_graph import parse_nb201_arch
 
 
 class ReLUConvBN(nn.Module):
