@@ -304,3 +304,15 @@ def test_neutral_rewrites_keep_what_the_program_computes():
     assert changed >= 30
     kinds = {k for k in augment.NEUTRAL if augment.neutral(code, random.Random(0), kinds=(k,)) != code}
     assert kinds == set(augment.NEUTRAL)
+
+
+def test_build_dataset_never_imports_dataset_stats():
+    """One way: the statistics read the builder's files; the builder does not import the statistics."""
+    from pathlib import Path
+
+    import training
+
+    tree = ast.parse((Path(training.__file__).parent / "build_dataset.py").read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    assert not [m for m in imported if "dataset_stats" in m]

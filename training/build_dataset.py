@@ -2,7 +2,7 @@
 
     nice -n 5 python -m training.build_dataset run [--workers N] [--ray ADDRESS] [--limit-problems K]
     python -m training.build_dataset export        # work jsonl -> training/data/leetcode_v1.jsonl.gz
-    python -m training.build_dataset stats         # distributions for the dataset card
+    python -m training.dataset_stats [--json]      # distributions for the dataset card
 
 One task = one problem: generate/validate the ``large`` inputs (cached under
 training/work/inputs/), then measure every Python program of the problem on
@@ -12,6 +12,9 @@ training/work/measure/leetcode_v1.jsonl as soon as a problem is done; a rerun
 skips every (key, tier) already there or in the committed
 training/data/leetcode_v1.jsonl.gz.  Problems are processed in a fixed
 shuffled order (seed 0) so a partial run covers many problems.
+
+The statistics live in `training.dataset_stats`, which reads the files this module
+writes (`data_path`, `work_rows_path`, `read_rows`); this module never imports it.
 """
 from __future__ import annotations
 
@@ -359,7 +362,7 @@ def run(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------ export / stats
+# ------------------------------------------------------------------ export
 
 def export(args=None) -> int:
     """Merge committed gz + work jsonl (dedupe on (key, tier), first wins) into the gz file."""
@@ -395,16 +398,11 @@ def main(argv=None) -> int:
     r.add_argument("--limit-problems", type=int, default=None)
     r.add_argument("--tiers", default="large,examples")
     sub.add_parser("export", help="write training/data/leetcode_v1.jsonl.gz")
-    s = sub.add_parser("stats", help="print dataset statistics (markdown)")
-    s.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     if a.cmd == "run":
         return run(a)
     if a.cmd == "export":
         return export(a)
-    if a.cmd == "stats":
-        from training.dataset_stats import main as stats_main
-        return stats_main(["--json"] if a.json else [])
     return 2
 
 
