@@ -28,14 +28,9 @@ T = TypeVar("T")
 
 
 def machine() -> str:
-    cpu = "unknown CPU"
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    from rlm_lsp.machine import cpu_model
+
+    cpu = cpu_model("unknown CPU")
     return f"{cpu}, Python {platform.python_version()}"
 
 

@@ -73,15 +73,11 @@ PROTOCOL = {
 
 
 def machine_info() -> dict:
-    cpu = ""
-    try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import os
+
+    from rlm_lsp.machine import cpu_model
+
+    cpu = cpu_model()
     return {"cpu_model": cpu, "cpu_count": os.cpu_count(), "python": platform.python_version(),
             "python_impl": platform.python_implementation(), "platform": platform.platform(),
             "sandbox": sandbox_kind()[0] or "none",
