@@ -94,3 +94,23 @@ def test_imports_run_one_way():
         for path in folder.glob("*.py"):
             bad = {m for m in _imports(path) if m.startswith(others)}
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
+
+
+def test_runtime_modules_are_small_files():
+    """#26.4: one stage a file; no runtime module over about 400 lines (the server has its own split)."""
+    long = {p.name: n for p in (ROOT / "rlm_lsp").glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, f"runtime modules over 400 lines: {long}"
+
+
+def test_every_runtime_module_imports_without_torch_or_training():
+    """In a fresh interpreter: each runtime module loads, and none pulls in torch or the training code."""
+    import subprocess
+    import sys
+
+    names = sorted(f"rlm_lsp.{p.stem}" for p in (ROOT / "rlm_lsp").glob("*.py") if p.stem != "__main__")
+    code = ("import importlib, sys\n"
+            f"for name in {names!r}:\n    importlib.import_module(name)\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'transformers', 'training'))\n"
+            "assert not bad, bad\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr

@@ -131,3 +131,22 @@ def test_number_format_order_must_be_a_boolean(model_copy):
     (model_copy / "rlm_config.json").write_text(json.dumps(raw))
     with pytest.raises(ModelError, match="exponent_first must be true or false"):
         Predictor.from_dir(model_copy)
+
+
+def test_one_error_hierarchy_with_the_old_names_kept():
+    """#26.5: every error is an RlmError, from one module; the old import paths give the same classes."""
+    from rlm_lsp import errors, graph_text, model_dir, nas, predictor, project_config
+    from rlm_lsp.export import onnx_export
+    from rlm_lsp.gate import gate, git
+
+    assert model_dir.ModelError is errors.ModelError is ModelError
+    assert predictor.InputError is errors.InputError and graph_text.GraphError is errors.GraphError
+    assert nas.UnknownDevice is errors.UnknownDevice and project_config.ConfigError is errors.ConfigError
+    assert git.GitError is errors.GitError and onnx_export.ExportError is errors.ExportError
+    assert issubclass(gate.ModelUnavailable, errors.ModelError)
+    for name in errors.__all__:
+        assert issubclass(getattr(errors, name), errors.RlmError), name
+    for name in ("InputError", "FileProblem", "GraphError", "UnknownDevice"):  # `except ValueError` still catches
+        assert issubclass(getattr(errors, name), ValueError)
+    with pytest.raises(errors.RlmError, match="model directory not found"):
+        model_dir.ModelConfig.load("/nonexistent/model")

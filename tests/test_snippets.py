@@ -63,3 +63,26 @@ def test_empty_and_other_languages():
     assert extract("") == []
     assert extract("x = 1\n") == []
     assert extract("int main() { return 0; }", language="cpp") == []
+
+
+def test_is_kernel_is_the_rule_snippet_kind_uses():
+    """#26.2: one kernel-vs-function decision: `is_kernel(code)` (the router's) == `Snippet.kind` (the CLI's,
+    the server's); numba's bare `@jit` is not a Triton kernel."""
+    from rlm_lsp.model import KERNEL, kind_of
+    from rlm_lsp.snippets import extract, is_kernel
+
+    source = (
+        "import triton\nimport triton.language as tl\nfrom numba import jit\n\n"
+        "@triton.jit\ndef k1(x):\n    pass\n\n"
+        "@triton.autotune(configs=[], key=['n'])\n@triton.jit\ndef k2(x, n):\n    pass\n\n"
+        "@jit(nopython=True)\ndef numba_fn(x):\n    return x\n\n"
+        "@jit\ndef plain_jit(x):\n    return x\n\n"
+        "def plain(x):\n    return x\n\n"
+        "class A:\n    @staticmethod\n    def m(x):\n        return x\n"
+    )
+    found = extract(source)
+    assert [s.name for s in found if s.kind == "triton_kernel"] == ["k1", "k2"]
+    for s in found:
+        assert is_kernel(s.code) == (s.kind == "triton_kernel") == (kind_of(s.code) == KERNEL), s.name
+    assert is_kernel("@triton.jit\ndef broken(x:\n    pass\n")  # does not parse: read by its decorator lines
+    assert not is_kernel("def f(x):\n    return x @ x\n")
