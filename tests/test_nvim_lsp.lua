@@ -1,8 +1,7 @@
--- Headless Neovim 0.7 (Debian's) against the real rlm server: vim.lsp.start_client + request_sync.
--- Driven by tests/test_nvim.py, which passes the paths in the environment and reads RLM_OUT.
-local python = os.getenv("RLM_PYTHON")
-local model = os.getenv("RLM_TEST_MODEL_DIR")
-local file = os.getenv("RLM_FILE")
+-- Run after one of docs/editors-lsp.md's Neovim snippets (loaded verbatim as init.lua) in a
+-- headless Neovim: open a Python file and a file the snippet's `exclude` matches, and record
+-- what the user would see (inlay hints on 0.10+, the snippet's virtual text before), a hover,
+-- and the diagnostics. Driven by tests/test_nvim.py, which reads RLM_OUT.
 local out = os.getenv("RLM_OUT")
 
 local function finish(result)
@@ -11,62 +10,56 @@ local function finish(result)
   f:close()
 end
 
-local ok, err = pcall(function()
-  vim.cmd("edit " .. vim.fn.fnameescape(file))
-  local bufnr = vim.api.nvim_get_current_buf()
-  vim.bo[bufnr].filetype = "python"
-  local settings = { modelPath = model, debounceMs = 50, budgets = { latency = "0.000001 ns" } }
-  local refreshed = 0
-  local capabilities = vim.lsp.protocol.make_client_capabilities()
-  capabilities.workspace.inlayHint = { refreshSupport = true }
-  local client_id = vim.lsp.start_client({
-    name = "rlm",
-    cmd = { python, "-m", "rlm_lsp" },
-    root_dir = vim.fn.fnamemodify(file, ":h"),
-    init_options = settings,
-    settings = { rlm = settings },
-    capabilities = capabilities,
-    handlers = {
-      ["workspace/inlayHint/refresh"] = function()
-        refreshed = refreshed + 1
-        return vim.NIL
-      end,
-      ["workspace/codeLens/refresh"] = function()
-        return vim.NIL
-      end,
-    },
-  })
-  assert(client_id, "the server did not start")
-  vim.lsp.buf_attach_client(bufnr, client_id)
-  local client = vim.lsp.get_client_by_id(client_id)
-  local uri = vim.uri_from_bufnr(bufnr)
-
-  local hints = {}
-  local deadline = vim.loop.now() + 60000
-  while vim.loop.now() < deadline do
-    local resp = client.request_sync("textDocument/inlayHint", {
-      textDocument = { uri = uri },
-      range = { start = { line = 0, character = 0 }, ["end"] = { line = 1000, character = 0 } },
-    }, 5000, bufnr)
-    if resp and resp.result and #resp.result >= 3 then
-      hints = resp.result
-      break
+local function shown(bufnr)
+  local got = {}
+  if vim.lsp.inlay_hint and vim.lsp.inlay_hint.get then
+    for _, item in ipairs(vim.lsp.inlay_hint.get({ bufnr = bufnr })) do
+      local label = item.inlay_hint.label
+      if type(label) == "table" then
+        label = table.concat(vim.tbl_map(function(part) return part.value end, label))
+      end
+      table.insert(got, { line = item.inlay_hint.position.line, label = label, kind = "inlay hint" })
     end
-    vim.wait(100)
+    return got
   end
-  local lenses = client.request_sync("textDocument/codeLens", { textDocument = { uri = uri } }, 5000, bufnr)
-  vim.wait(20000, function()
-    return #vim.diagnostic.get(bufnr) > 0
-  end, 100)
-  local diagnostics = {}
-  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    table.insert(diagnostics, { lnum = d.lnum, col = d.col, message = d.message, severity = d.severity, source = d.source })
+  local ns = vim.api.nvim_get_namespaces()["rlm"]
+  if ns then
+    for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, 0, -1, { details = true })) do
+      table.insert(got, { line = mark[2], label = mark[4].virt_text[1][1], kind = "virtual text" })
+    end
   end
-  vim.lsp.stop_client(client_id)
-  vim.wait(5000, function()
-    return vim.lsp.client_is_stopped(client_id)
-  end, 50)
-  finish({ hints = hints, lenses = (lenses and lenses.result) or {}, diagnostics = diagnostics, refreshed = refreshed })
+  return got
+end
+
+local ok, err = pcall(function()
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("RLM_FILE")))
+  local bufnr = vim.api.nvim_get_current_buf()
+  local hints = {}
+  vim.wait(90000, function()
+    hints = shown(bufnr)
+    return #hints >= 4
+  end, 200)
+  local clients = (vim.lsp.get_clients or vim.lsp.get_active_clients)()
+  local hover
+  if clients[1] then
+    local resp = clients[1].request_sync("textDocument/hover", {
+      textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+      position = { line = 0, character = 6 },
+    }, 10000, bufnr)
+    hover = resp and resp.result and resp.result.contents
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(os.getenv("RLM_EXCLUDED")))
+  local excluded = vim.api.nvim_get_current_buf()
+  vim.wait(8000, function() return false end, 200) -- time enough for hints, were it not excluded
+  finish({
+    version = tostring(vim.version().major) .. "." .. tostring(vim.version().minor),
+    clients = #clients,
+    hints = hints,
+    hover = hover,
+    excluded_hints = #shown(excluded),
+    attached_excluded = #((vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = excluded }))
+      or vim.lsp.buf_get_clients(excluded)),
+  })
 end)
 if not ok then
   finish({ error = tostring(err) })

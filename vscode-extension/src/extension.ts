@@ -60,7 +60,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     { dispose: () => void stop() },
   );
   await watchPythonExtension(context);
-  await start();
+  await restart();
 }
 
 export async function deactivate(): Promise<void> {
@@ -193,6 +193,8 @@ async function start(): Promise<void> {
   const config = settings();
   const launch = serverLaunch(config, await pythonExtensionInterpreter());
   log.info(`interpreter: ${launch.command} (${launch.source})`);
+  const where = config.inspect<string>("pythonPath");
+  log.debug(`rlm.pythonPath: user ${JSON.stringify(where?.globalValue)}, workspace ${JSON.stringify(where?.workspaceValue)}`);
   setStatus("starting");
   const failure = await probe(launch);
   if (failure !== undefined) {
@@ -271,7 +273,13 @@ async function stop(): Promise<void> {
   }
 }
 
-async function restart(): Promise<void> {
-  await stop();
-  await start();
+let queue: Promise<void> = Promise.resolve();
+
+/** Stop, then start; restarts asked for while one runs (a settings change and the command) queue up. */
+function restart(): Promise<void> {
+  queue = queue.then(async () => {
+    await stop();
+    await start();
+  });
+  return queue;
 }

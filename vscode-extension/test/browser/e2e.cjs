@@ -1,11 +1,16 @@
-// Real VS Code (code-server) in headless Chromium: open a Python file, wait for rlm's inlay
-// hint and code lens in the editor's DOM, type a new function and wait for its hint, then take
-// a screenshot.
-// Driven by tests/test_vscode_browser.py, which starts code-server with our .vsix installed.
+// Real VS Code (code-server) in headless Chromium, as a new user meets the extension:
+//  1. no interpreter set (python3 from PATH lacks rlm-lsp): the notifications shown;
+//  2. rlm.pythonPath set in the User settings (JSON editor), then "rlm: Restart Server": hints;
+//  3. the hint texts, the status bar text, a hover;
+//  4. "rlm: Toggle Hints" off and on;
+//  5. rlm.exclude (User settings) and a file it matches;
+//  6. an edit of a committed function that the model is confident grew: the Problems panel.
+// Screenshots along the way go to SHOTS (a folder). Driven by tests/test_vscode_browser.py.
 //
-//   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws FILE=demo.py SCREENSHOT=out.png node e2e.cjs
-// Prints one JSON line: {"hints": [...], "lenses": [...], "status": [...]}; exits 1 when hints or
-// lenses are missing.
+//   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws SETTINGS=.../User/settings.json \
+//     PYTHON=/venv/bin/python SHOTS=docs/images node e2e.cjs
+// Prints one JSON line with what it saw; `error` is set when a step timed out.
+const fs = require("node:fs");
 const path = require("node:path");
 const os = require("node:os");
 
@@ -13,9 +18,12 @@ const editorsDir = process.env.RLM_EDITORS_DIR || path.join(os.homedir(), ".cach
 const { chromium } = require(path.join(editorsDir, "node_modules", "playwright-core"));
 
 const URL = process.env.URL;
-const FILE = process.env.FILE || "demo.py";
-const SCREENSHOT = process.env.SCREENSHOT || "vscode.png";
+const SETTINGS = process.env.SETTINGS;
+const PYTHON = process.env.PYTHON;
+const SHOTS = process.env.SHOTS || ".";
 const TIMEOUT = Number(process.env.TIMEOUT_MS || 90000);
+const clean = (t) => t.replace(/\u00a0/g, " ").trim();
+
 
 async function main() {
   const browser = await chromium.launch({
@@ -26,50 +34,122 @@ async function main() {
       "--disable-background-networking", "--disable-component-update", "--disable-sync",
     ],
   });
-  const result = { hints: [], lenses: [], status: [], hover: "", typed: false, error: null };
-  try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
-    await page.goto(URL);
-    await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
-    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: FILE });
+  const result = { step: "", notifications: [], later_notifications: [], hints: [], status: "", hover: "",
+    toggled_off: null, status_off: "", toggled_on: null, excluded_hints: null, problems: [], error: null };
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const hint = page.locator(".monaco-editor .view-lines .view-line span", { hasText: /≈\s(⚠\s)?mem\s/ });
+  const toasts = page.locator(".notifications-toasts .notification-list-item-message");
+  const statusText = async () => {
+    const item = page.locator(".statusbar-item", { hasText: /rlm: / });
+    return (await item.count()) ? clean(await item.first().innerText()) : "";
+  };
+  const command = async (title) => {
+    await page.keyboard.press("F1");
+    const input = page.locator(".quick-input-widget input");
+    await input.waitFor({ timeout: TIMEOUT });
+    await input.fill(`>${title}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: TIMEOUT });
+    await page.keyboard.press("Enter");
+  };
+  // Change User settings as a user does: Preferences: Open User Settings (JSON), edit, save.
+  const editSettings = async (change) => {
+    const now = JSON.parse(fs.readFileSync(SETTINGS, "utf8"));
+    await command("Preferences: Open User Settings (JSON)");
+    await page.locator(".tab.active", { hasText: "settings.json" }).first().waitFor({ timeout: TIMEOUT });
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await page.keyboard.press("Control+A");
+    await page.keyboard.insertText(JSON.stringify({ ...now, ...change }));
+    await page.keyboard.press("Control+Shift+End"); // drop what the editor closed for us (`"}`)
+    await page.keyboard.press("Delete");
+    await page.keyboard.press("Control+S");
+    await page.waitForTimeout(1000);
+    await page.keyboard.press("Control+W");
+  };
+  const open = async (file) => {
+    const row = page.locator(".explorer-folders-view .monaco-list-row", { hasText: file });
     await row.first().waitFor({ timeout: TIMEOUT });
     await row.first().click();
-    const hint = page.locator(".monaco-editor .view-lines .view-line span", { hasText: /≈\s\S+/ });
-    const lens = page.locator(".monaco-editor .contentWidgets .codelens-decoration", { hasText: "rlm p10–p90" });
-    try {
-      await hint.first().waitFor({ timeout: TIMEOUT });
-      await lens.first().waitFor({ timeout: TIMEOUT });
-      // Hover on a function name: the markdown table with the interval and the model version.
-      await page.locator(".monaco-editor .view-line span", { hasText: /^make_table$/ }).first().hover();
-      const hover = page.locator(".monaco-hover-content", { hasText: "predicted by rlm" });
-      await hover.first().waitFor({ timeout: TIMEOUT });
-      result.hover = (await hover.first().innerText()).replace(/\u00a0/g, " ");
-      await page.keyboard.press("Escape");
-      // Type a new function: the server re-predicts after the debounce and asks VS Code to refresh.
-      await page.locator(".monaco-editor .view-lines").first().click();
-      await page.keyboard.press("Control+End");
-      await page.keyboard.type("\ndef added(values):\n", { delay: 5 });
-      await page.keyboard.type("return sorted(values)\n", { delay: 5 });
-      const added = page.locator(".monaco-editor .view-line", { hasText: /def\s+added\(values\):\s*≈/ });
-      await added.first().waitFor({ timeout: TIMEOUT });
-      result.typed = true;
-      await page.waitForTimeout(500); // let the remaining hints render for the screenshot
-    } catch (err) {
-      result.error = String(err);
+    await page.locator(".tab.active", { hasText: file }).first().waitFor({ timeout: TIMEOUT });
+  };
+  try {
+    result.step = "open";
+    await page.goto(URL);
+    await page.waitForSelector(".monaco-workbench", { timeout: TIMEOUT });
+    await open("demo.py");
+
+    result.step = "default interpreter";
+    await toasts.filter({ hasText: "rlm" }).first().waitFor({ timeout: TIMEOUT });
+    await page.waitForTimeout(8000); // anything else (a crash loop) would show by now
+    result.notifications = (await toasts.allInnerTexts()).map(clean);
+    await page.screenshot({ path: path.join(SHOTS, "vscode-interpreter.png") });
+
+    result.step = "user settings + restart";
+    await editSettings({ "rlm.pythonPath": PYTHON });
+    await command("rlm: Restart Server");
+    await hint.first().waitFor({ timeout: TIMEOUT });
+    await page.locator(".statusbar-item", { hasText: "rlm: ready" }).first().waitFor({ timeout: TIMEOUT });
+    result.later_notifications = (await toasts.allInnerTexts()).map(clean);
+    // close the interpreter message (it was answered) so the screenshots show the editor
+    for (const close of await page.locator(".notifications-toasts .codicon-notifications-clear").all()) {
+      await close.click().catch(() => {});
     }
-    result.hints = (await hint.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
-    result.lenses = (await lens.allInnerTexts()).map((t) => t.replace(/\u00a0/g, " ").trim());
-    // our status bar item: its accessible label is the tooltip ("rlm: model loaded: model ... on cpu")
-    const status = page.locator(".statusbar-item", { hasText: "rlm" });
-    for (const item of await status.all()) {
-      result.status.push((await item.getAttribute("aria-label")) || (await item.innerText()));
-    }
-    await page.screenshot({ path: SCREENSHOT });
+    await page.waitForTimeout(1500);
+    result.hints = (await hint.allInnerTexts()).map(clean);
+    result.status = await statusText();
+    await page.screenshot({ path: path.join(SHOTS, "vscode.png") });
+
+    result.step = "hover";
+    await page.locator(".monaco-editor .view-line span", { hasText: /^make_table$/ }).first().hover();
+    const hover = page.locator(".monaco-hover-content", { hasText: "rlm's estimate" });
+    await hover.first().waitFor({ timeout: TIMEOUT });
+    result.hover = clean(await hover.first().innerText());
+    await page.screenshot({ path: path.join(SHOTS, "vscode-hover.png") });
+    await page.keyboard.press("Escape");
+
+    result.step = "toggle";
+    await command("rlm: Toggle Hints");
+    await page.waitForFunction(() => ![...document.querySelectorAll(".monaco-editor .view-line span")]
+      .some((s) => /≈\smem/.test(s.textContent.replace(/\u00a0/g, " "))), null, { timeout: TIMEOUT });
+    result.toggled_off = await hint.count();
+    await page.locator(".statusbar-item", { hasText: "rlm: hints off" }).first().waitFor({ timeout: TIMEOUT });
+    result.status_off = await statusText();
+    await command("rlm: Toggle Hints");
+    await hint.first().waitFor({ timeout: TIMEOUT });
+    result.toggled_on = await hint.count();
+
+    result.step = "exclude";
+    await page.waitForTimeout(1000); // the toggle's own write of settings.json is done
+    await editSettings({ "rlm.exclude": ["**/skipped_*.py"] });
+    await open("skipped_demo.py");
+    await page.waitForTimeout(8000); // time enough for hints to come, were it not excluded
+    result.excluded_hints = await hint.count();
+
+    result.step = "regression";
+    await open("demo.py");
+    await hint.first().waitFor({ timeout: TIMEOUT });
+    const body = page.locator(".monaco-editor .view-line", { hasText: "return sum(values)" }).first();
+    await body.click();
+    await page.keyboard.press("End");
+    await page.keyboard.press("Shift+Home");
+    // insertText: one edit, no auto-indent of the pasted lines
+    await page.keyboard.insertText("out = []\n    for v in values:\n        out.append(sorted(values * 100))\n" +
+      "    return sum(len(o) for o in out)");
+    await page.keyboard.press("Control+Shift+M"); // the Problems panel
+    const problem = page.locator(".markers-panel .monaco-list-row", { hasText: "predicted" });
+    await problem.first().waitFor({ timeout: TIMEOUT });
+    await page.waitForTimeout(3000); // a second warning, were there one, would be here by now
+    result.problems = (await page.locator(".markers-panel .monaco-list-row").allInnerTexts()).map(clean);
+    await page.screenshot({ path: path.join(SHOTS, "vscode-regression.png") });
+    result.step = "done";
+  } catch (err) {
+    result.error = `${result.step}: ${String(err)}`;
+    result.status = result.status || (await statusText().catch(() => ""));
+    await page.screenshot({ path: process.env.FAILED_SHOT || "vscode-failed.png" }).catch(() => {});
   } finally {
     await browser.close();
   }
   console.log(JSON.stringify(result));
-  process.exit(result.hints.length && result.lenses.length ? 0 : 1);
+  process.exit(result.error ? 1 : 0);
 }
 
 main().catch((err) => {

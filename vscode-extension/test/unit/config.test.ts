@@ -109,6 +109,8 @@ test("package.json settings are namespaced, described, scoped and defaulted", ()
     assert.match(key, /^rlm\./);
     assert.ok(spec.description, `${key} has a description`);
     assert.ok(spec.scope, `${key} has a scope`);
+    // code-server applied a User-level change of a machine-overridable setting at start-up only
+    assert.notEqual(spec.scope, "machine-overridable", `${key} is read again after a change`);
     assert.ok("default" in spec, `${key} has a default`);
   }
   for (const key of ["rlm.pythonPath", "rlm.modelPath", "rlm.device", "rlm.threads", "rlm.debounceMs",
