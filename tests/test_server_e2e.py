@@ -344,7 +344,7 @@ def test_rlm_serve_entry_point(tiny_model_dir, repo):
 def test_stray_prints_never_reach_the_protocol_stream(tiny_model_dir, repo):
     """A library that prints (Python-level or straight to fd 1) after start-up lands on stderr."""
     code = (
-        "import os, threading, rlm_lsp.server.server as s\n"
+        "import os, threading, rlm_lsp.server.entry as s\n"
         "def noise():\n"
         "    print('stray print', flush=True)\n"
         "    os.write(1, b'stray fd write\\n')\n"
