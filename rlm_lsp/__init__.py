@@ -16,17 +16,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-__all__ = ["ConfigError", "InputError", "ModelConfig", "ModelError", "Prediction", "Predictor", "RlmError"]
+__all__ = ["ConfigError", "InputError", "Model", "ModelConfig", "ModelError", "Prediction", "Predictor", "RlmError",
+           "Router"]
 __version__ = "0.1.0"
 
 _WHERE = {"ModelConfig": "rlm_lsp.model_dir", "ModelError": "rlm_lsp.errors", "RlmError": "rlm_lsp.errors",
           "InputError": "rlm_lsp.errors", "ConfigError": "rlm_lsp.errors",
-          "Prediction": "rlm_lsp.predictor", "Predictor": "rlm_lsp.predictor"}
+          "Prediction": "rlm_lsp.prediction", "Predictor": "rlm_lsp.predictor", "Model": "rlm_lsp.model",
+          "Router": "rlm_lsp.model"}
 
 if TYPE_CHECKING:
     from rlm_lsp.errors import ConfigError, InputError, ModelError, RlmError
     from rlm_lsp.model_dir import ModelConfig
-    from rlm_lsp.predictor import Prediction, Predictor
+    from rlm_lsp.model import Model, Router
+    from rlm_lsp.prediction import Prediction
+    from rlm_lsp.predictor import Predictor
 
 
 def __getattr__(name: str):
