@@ -169,6 +169,7 @@ def main(argv=None) -> int:
     if (root / "fp32").is_dir():
         runtimes["optimum fp32"] = root / "fp32"
     codes = make_inputs(args.repeats + 1)
+    loads = _load_times(runtimes, Predictor)
     peaks = measured_peaks()
     rows, summary, stage_rows, arch, tokens = [], {}, [], None, 0
     for n in (16, 1):
@@ -211,12 +212,25 @@ def main(argv=None) -> int:
             cells = " | ".join(f"{statistics.median(stages[name][s]):.2f}" for s in STAGES)
             stage_rows.append(f"| {n} | {name} | {cells} |")
         print(f"N={n}: " + ", ".join(f"{k} {v:.1f} ms" for k, v in med.items()) + f"; floor {floor:.1f} ms")
-    md = _markdown(args, checkpoint, tokens, peaks, rows, stage_rows, summary, root)
+    md = _markdown(args, checkpoint, tokens, peaks, rows, stage_rows, summary, root, loads)
     publish("predict", md, write=not args.no_write)
     return 0
 
 
-def _markdown(args, checkpoint, tokens, peaks, rows, stage_rows, summary, root) -> str:
+def _load_times(runtimes: dict, predictor_cls, repeats: int = 5) -> dict[str, tuple[float, float]]:
+    """{runtime: (median ms to load the model directory, wall clock; size in MB)}, loads interleaved."""
+    times = {name: [] for name in runtimes}
+    for _ in range(repeats):
+        for name, path in runtimes.items():
+            t = time.perf_counter()
+            predictor_cls.from_dir(path, device="cpu", threads=1)
+            times[name].append((time.perf_counter() - t) * 1000)
+    size = {name: sum(f.stat().st_size for f in Path(path).iterdir() if f.is_file()) / 1e6
+            for name, path in runtimes.items()}
+    return {name: (statistics.median(t), size[name]) for name, t in times.items()}
+
+
+def _markdown(args, checkpoint, tokens, peaks, rows, stage_rows, summary, root, loads) -> str:
     import os
 
     load = os.getloadavg()[0]
@@ -240,6 +254,8 @@ def _markdown(args, checkpoint, tokens, peaks, rows, stage_rows, summary, root) 
         "Model time = encoder + first step + KV steps.\n\n"
         "| N | runtime | runs | p50 ms | p95 ms | speed-up vs optimum int8 | model ms | model / floor |\n"
         "|---|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
+        "Model directory size and load time (`Predictor.from_dir`, wall clock, median of 5): "
+        + "; ".join(f"{name} {mb:.1f} MB, {ms:.0f} ms" for name, (ms, mb) in loads.items()) + ".\n\n"
         "Stages (medians, ms):\n\n| N | runtime | " + " | ".join(STAGES) + " |\n|---|---|" + "---|" * len(STAGES)
         + "\n" + "\n".join(stage_rows) + "\n\n"
         f"Reading: the fast layout takes {fast16:.1f} ms at N=16 ({s16['median']['optimum int8'] / fast16:.2f}× the "

@@ -88,7 +88,10 @@ def onnx_agreement(reference_dir: Path, model_dir: Path, samples: Sequence[Sampl
 
 
 KL_BUDGET = 0.01  # mean KL(reference || model) per decoding position, nats
-SHIFT_BUDGET = 0.05  # median |log10(model / reference)| of the point estimate at N=16
+# Median |log10(model / reference)| of the point estimate at N=16. One of 16 samples moving by one
+# exponent moves the geometric mean by 1/16 decade (0.0625), and any perturbation moves a few samples
+# lying on a token boundary, so the budget allows about one such move on the median input.
+SHIFT_BUDGET = 0.1
 
 
 def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n: int = 16) -> dict:
