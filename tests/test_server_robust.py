@@ -209,7 +209,9 @@ def test_ending_while_a_5000_function_file_is_predicted_is_clean(tmp_path, how):
 # --- logging --------------------------------------------------------------------------------
 
 
-def test_17500_bad_messages_keep_stderr_under_1mb(tiny_model_dir, tmp_path):
+def test_17500_bad_messages_keep_the_log_under_1mb(tiny_model_dir, tmp_path):
+    """Once connected the log goes to the client (window/logMessage at each record's level):
+    bounded there, and stderr stays quiet."""
     with start(tiny_model_dir, tmp_path) as c:
         uri, hints = opened(c, tmp_path)
         bad = [
@@ -224,10 +226,13 @@ def test_17500_bad_messages_keep_stderr_under_1mb(tiny_model_dir, tmp_path):
             c.send_raw(b"".join(bad[i % len(bad)] for i in range(2500)))
             assert c.inlay_hints(uri) == hints
         time.sleep(1)
+        logs = [m["params"] for m in c.messages("window/logMessage")]
     err = stderr_of(tmp_path)
     assert len(err) < 1_000_000, len(err)
     assert b"Traceback" not in err
-    assert b"log lines dropped" in err  # rate-limited, and says so
+    assert sum(len(m["message"]) for m in logs) < 1_000_000
+    assert any("log lines dropped" in m["message"] for m in logs)  # rate-limited, and says so
+    assert {m["type"] for m in logs} <= {1, 2}  # errors and warnings, each at its own level
 
 
 # --- documents that parse badly ---------------------------------------------------------------
