@@ -36,6 +36,7 @@ class LspClient:
         stderr: Any = subprocess.DEVNULL,
     ) -> None:
         self.settings = settings or {}
+        self.folder_settings: dict[str, dict] = {}  # folder URI -> the `rlm` section asked with that scopeUri
         self.proc = subprocess.Popen(
             list(cmd or [sys.executable, "-m", "rlm_lsp"]),
             stdin=subprocess.PIPE,
@@ -56,7 +57,8 @@ class LspClient:
 
     # --- lifecycle ------------------------------------------------------------------
 
-    def initialize(self, root: str | Path | None = None, capabilities: dict | None = None, timeout: float = 30) -> dict:
+    def initialize(self, root: str | Path | None = None, capabilities: dict | None = None, timeout: float = 30,
+                   folders: list[Path] | None = None) -> dict:
         caps = capabilities or {
             "workspace": {
                 "configuration": True,
@@ -79,6 +81,8 @@ class LspClient:
                 "rootUri": Path(root).resolve().as_uri() if root else None,
                 "capabilities": caps,
                 "initializationOptions": self.settings,
+                **({"workspaceFolders": [{"uri": f.resolve().as_uri(), "name": f.name} for f in folders]}
+                   if folders else {}),
             },
             timeout=timeout,
         )
@@ -262,7 +266,8 @@ class LspClient:
     def _answer(self, message: dict) -> Any:
         if message["method"] == "workspace/configuration":
             section = self.settings.get("rlm", self.settings)
-            return [section if item.get("section") == "rlm" else None for item in message["params"]["items"]]
+            return [self.folder_settings.get(item.get("scopeUri"), section) if item.get("section") == "rlm" else None
+                    for item in message["params"]["items"]]
         return None
 
     def _wake(self) -> None:

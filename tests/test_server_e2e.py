@@ -391,3 +391,35 @@ def test_triton_kernel_gets_a_latency_hint_and_hover_with_gpu_and_shape(tiny_mod
         hover = c.hover(uri, 5, 6)  # on "add_kernel"
         text = hover["contents"]["value"]
         assert "kernel run time" in text and "GPU H100" in text and "work size" in text
+
+
+def test_per_folder_settings_are_asked_with_each_folders_scope_uri(tiny_model_dir, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "demo.py").write_text(DEMO)
+    client = LspClient(settings={"modelPath": str(tiny_model_dir), "debounceMs": 50}, cwd=tmp_path)
+    client.folder_settings = {b.resolve().as_uri(): {"modelPath": str(tiny_model_dir), "exclude": ["*.py"]}}
+    with client as c:
+        c.initialize(tmp_path, folders=[a, b])
+        asked = c.wait_for(lambda m: m.get("method") == "workspace/configuration")
+        assert {i.get("scopeUri") for i in asked["params"]["items"]} == {None, a.as_uri(), b.as_uri()}
+        ua, ub = file_uri(a / "demo.py"), file_uri(b / "demo.py")
+        c.open(ub, DEMO)
+        c.open(ua, DEMO)
+        assert len(c.wait_hints(ua, 3)) == 3
+        time.sleep(1.0)
+        assert c.inlay_hints(ub) == []  # b's own settings exclude it
+
+
+def test_plain_text_hover_for_a_client_without_markdown(tiny_model_dir, repo):
+    with LspClient(settings={"modelPath": str(tiny_model_dir), "debounceMs": 50}, cwd=repo) as c:
+        c.initialize(repo, capabilities={"textDocument": {"hover": {"contentFormat": ["plaintext"]}}})
+        uri = file_uri(repo / "demo.py")
+        c.open(uri, DEMO)
+        deadline = time.monotonic() + 60
+        while (hover := c.hover(uri, 3, 6)) is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert hover["contents"]["kind"] == "plaintext"
+        text = hover["contents"]["value"]
+        assert text.startswith("make_table: rlm's estimate per call") and "**" not in text and "|" not in text, text
