@@ -58,5 +58,6 @@ def test_vsix_is_built():
     if not vsix.exists():
         pytest.skip("rlm-lsp.vsix not built (run .ci/setup-editors.sh or `npm run package`)")
     names = set(zipfile.ZipFile(vsix).namelist())
-    assert {"extension/package.json", "extension/dist/extension.js"} <= names
+    assert {"extension/package.json", "extension/dist/extension.js", "extension/LICENSE.txt",
+            "extension/changelog.md", "extension/images/icon.png"} <= names  # packaged without --skip-license
     assert not any(n.startswith("extension/node_modules/") or n.startswith("extension/src/") for n in names)
