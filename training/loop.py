@@ -50,24 +50,32 @@ def cosine_factor(t: float, warmup: float, total: float, min_ratio: float, unit:
 class Cosine:
     """The learning-rate factor at a step: warm-up over the first `warmup` of the schedule, then
     cosine decay to `min_ratio`, over `total_steps` steps, or, with `total_steps=0`, over the
-    wall clock `clock()` against `budget_s` (for trainers that stop on time, whatever the speed).
+    wall clock (`elapsed_s`, set by the loop) against `budget_s`, for trainers that stop on time
+    whatever the speed.
 
-    By steps, warm-up step s counts as s + 1 (the first step already learns); after it, the
-    factor is transformers' at step s. A callable object, so LambdaLR saves `total_steps`
-    with the scheduler (the time budget may have resized it)."""
+    By steps, the warm-up is `int(total_steps * warmup)` whole steps and warm-up step s counts
+    as s + 1 (the first step already learns); after it, the factor is transformers' at step s.
+    `fraction=True` runs the same curve on the fraction step / total_steps instead (a warm-up
+    of `warmup` of the schedule, not rounded to steps; the NAS trainer's). A callable object,
+    so LambdaLR saves `total_steps` with the scheduler (the time budget may have resized it)."""
 
-    def __init__(self, total_steps: int, warmup: float, min_ratio: float, budget_s: float = 0.0):
+    def __init__(self, total_steps: int, warmup: float, min_ratio: float, budget_s: float = 0.0,
+                 fraction: bool = False):
         self.total_steps = int(total_steps)
         self.warmup = float(warmup)
         self.min_ratio = float(min_ratio)
         self.budget_s = float(budget_s)
-        self.elapsed_s = 0.0  # set by the loop before each step when the schedule runs on the clock
+        self.fraction = bool(fraction)
+        self.elapsed_s = 0.0
 
     def __call__(self, step: int) -> float:
-        if self.total_steps:
+        if self.total_steps and not self.fraction:
             warm = max(1, int(self.total_steps * self.warmup))
             return cosine_factor(step + 1 if step < warm else step, warm, self.total_steps, self.min_ratio)
-        frac = min(1.0, self.elapsed_s / self.budget_s) if self.budget_s else 0.0
+        if self.total_steps:
+            frac = min(1.0, step / self.total_steps)
+        else:
+            frac = min(1.0, self.elapsed_s / self.budget_s) if self.budget_s else 0.0
         return cosine_factor(frac, self.warmup, 1.0, self.min_ratio, unit=1e-9)
 
 
@@ -175,6 +183,7 @@ class LoopConfig:
     warmup: float = 0.05  # fraction of the schedule
     min_lr_ratio: float = 0.05
     schedule_steps: int = 0  # steps of the schedule; 0: over the clock (max_minutes)
+    schedule_fraction: bool = False  # the warm-up as a fraction of the steps, not whole steps (Cosine)
     size_to_budget: bool = False  # with max_minutes: cut schedule_steps to what fits, once timed
     resize: bool = False  # with resume: size the schedule again
     epochs: int = 1  # an endless task (epoch_batches never ends) ignores it
@@ -210,7 +219,8 @@ class Loop:
         self.opt = torch.optim.AdamW(task.parameters(), lr=config.lr, weight_decay=config.weight_decay,
                                      betas=config.betas)
         total = config.schedule_steps
-        self.schedule = Cosine(total, config.warmup, config.min_lr_ratio, config.max_minutes * 60)
+        self.schedule = Cosine(total, config.warmup, config.min_lr_ratio, config.max_minutes * 60,
+                               config.schedule_fraction)
         self.sched = torch.optim.lr_scheduler.LambdaLR(self.opt, self.schedule)
         self.step = self.epoch = self.epoch_start = self.bad_evals = 0
         self.best: dict | None = None

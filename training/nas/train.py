@@ -14,13 +14,16 @@ Every `--eval-every-min` (time not counted in the schedule) it scores `--val-arc
 `python -m training.nas.export` reads; the final evaluation uses it); OUT/history.json has the scores.
 `--init-from CKPT` continues from a checkpoint (its weights and tokenizer). Inputs are tokenized once
 per arch and per device description (`Encoder`, checked against the tokenizer at start).
+
+The loop is `training.loop` (`NasTask` is what is NAS-specific): `--resume` continues from OUT/last
+with the optimiser, schedule and random state; validation decodes through the runtime's decoder.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
-import math
 import random
 import time
 from pathlib import Path
@@ -30,12 +33,14 @@ from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 
 from rlm_lsp import numbers
 from rlm_lsp.graph_text import GRAPH_TEXT_VERSION
+from training.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, cosine_factor
 from training.nas import data
 
 METRIC = {"name": "latency", "unit": "ms",
           "definition": "inference latency of the network on the named device (HELP NAS-Bench-201 protocol)"}
 TEMPLATE = "<metrics> {metrics} <device> {device} <graph>\n{code}"
 LANGUAGE = "onnx-graph"
+MIN_LR_RATIO = 0.05
 UNKNOWN_NAME = "device"  # name used for the name-dropout rows: the model must read the reference numbers
 # validation devices (one or two per family), scored every --eval-every-min on validation archs
 VAL_DEVICES = ["pixel3", "eyeriss", "gold_6226", "silver_4210r", "1080ti_1", "titanxp_1", "2080ti_256", "raspi4"]
@@ -120,10 +125,9 @@ def progress(args, step: int, elapsed_s: float) -> float:
 
 
 def learning_rate(args, frac: float) -> float:
-    """Linear warm-up over the first --warmup of the schedule, then a cosine down to 5% of --lr."""
-    if frac < args.warmup:
-        return args.lr * frac / args.warmup
-    return args.lr * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * (frac - args.warmup) / (1 - args.warmup))))
+    """Linear warm-up over the first --warmup of the schedule, then a cosine down to 5% of --lr
+    (the loop's `Cosine` with `fraction=True`)."""
+    return args.lr * cosine_factor(frac, args.warmup, 1.0, MIN_LR_RATIO, unit=1e-9)
 
 
 def arch_split(args) -> tuple[list[int], list[int], list[int]]:
@@ -165,10 +169,112 @@ def parse_args(argv):
                    help="draw this training device W times as often as the others (repeatable)")
     p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
+    p.add_argument("--resume", action="store_true",
+                   help="continue from OUT/last (weights, optimiser, schedule, random state)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (never shown off a terminal)")
     p.add_argument("--relative-target", action="store_true",
                    help="experiment: target = latency / the device's geometric mean on the reference archs "
                         "(the runtime does not scale back, so training.nas.export refuses these checkpoints)")
     return p.parse_args(argv)
+
+
+def score_archs(model, tok, encode, lat, arch_ids, device_names, descriptions, fmt, dev) -> dict[str, float]:
+    """Greedy Spearman per device, decoded by the runtime's decoder (`training.decoding`)."""
+    from training.decoding import sample_values
+    from training.nas.baseline import spearman
+
+    out = {}
+    for d in device_names:
+        ids = [encode(descriptions[d], i) for i in arch_ids]
+        pred = sample_values(model, tok, ids, [True], samples=0, number_format=fmt, batch_size=128,
+                             device=dev)[:, 0, 0]
+        out[d] = spearman(pred, [lat[d][i] for i in arch_ids])
+    return out
+
+
+class NasTask(TaskBase):
+    """Endless batches of (training arch, training device) pairs drawn afresh each step; validation:
+    the mean greedy Spearman over --val-devices on --val-archs validation archs."""
+
+    def __init__(self, args, model, tok, encode, data_, meta, fmt, dev):
+        import torch
+
+        from training.rlm_model import PAD, number_groups
+
+        self.args, self.model, self.tok, self.encode, self.meta, self.fmt, self.dev = \
+            args, model, tok, encode, meta, fmt, dev
+        (self.lat, self.descs, self.anon, self.train, self.devices, self.weight_of, self.draw_weights,
+         self.scale, self.val_set, self.rng) = data_
+        self.pad_id = tok.token_to_id(PAD)
+        self.groups = number_groups(tok, dev, fmt)
+        self.weights = torch.tensor(fmt.arrange(0.2, [1.0, 0.8, 0.4, 0.2], 1.5), device=dev)  # sign, digits, exp
+        self.labels_of: dict[str, dict] = {d: {} for d in self.devices}
+        self.history: list[dict] = []
+        self.ema = None
+
+    def parameters(self) -> list:
+        return list(self.model.parameters())
+
+    def epoch_batches(self, epoch: int):
+        return itertools.repeat(None)  # each step draws its own pairs (in `loss`, from the task's generator)
+
+    def loss(self, batch):
+        import torch
+
+        from training.rlm_model import target_ids
+        from training.train import weighted_loss
+
+        args, rng = self.args, self.rng
+        if self.weight_of:
+            batch = [(rng.choice(self.train), d) for d in rng.choices(self.devices, self.draw_weights,
+                                                                      k=args.batch_size)]
+        else:  # the draws of every run before --device-weight, so their commands still reproduce them
+            batch = [(rng.choice(self.train), rng.choice(self.devices)) for _ in range(args.batch_size)]
+        rows = [self.encode(self.descs[d] if rng.random() >= args.name_dropout else self.anon[d], i) for i, d in batch]
+        width = max(len(r) for r in rows)
+        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for r, row in enumerate(rows):
+            ids[r, : len(row)] = torch.tensor(row)
+            mask[r, : len(row)] = 1
+        for i, d in batch:
+            if i not in self.labels_of[d]:
+                self.labels_of[d][i] = target_ids(self.tok, [self.lat[d][i] / self.scale[d]], self.fmt)
+        labels = torch.tensor([self.labels_of[d][i] for i, d in batch])
+        ids, mask, labels = ids.to(self.dev), mask.to(self.dev), labels.to(self.dev)
+        logits = self.model(input_ids=ids, attention_mask=mask, decoder_input_ids=self.model._shift_right(labels)).logits
+        loss = weighted_loss(logits, labels, self.weights, self.groups)
+        self.ema = loss.item() if self.ema is None else 0.98 * self.ema + 0.02 * loss.item()
+        return loss
+
+    def score(self, arch_ids, device_names, descriptions=None) -> dict[str, float]:
+        return score_archs(self.model, self.tok, self.encode, self.lat, arch_ids, device_names,
+                           descriptions or self.descs, self.fmt, self.dev)
+
+    def evaluate(self) -> Evaluation:
+        import numpy as np
+
+        per = self.score(self.val_set, self.args.val_devices)
+        mean = float(np.mean(list(per.values())))
+        step = self.meta["training_data"]["steps"]
+        self.history.append({"step": step, "minutes": self.meta["training_data"]["train_minutes"],
+                             "val_mean": round(mean, 4), **{d: round(v, 4) for d, v in per.items()}})
+        (self.args.out / "history.json").write_text(json.dumps(self.history, indent=1) + "\n")
+        line = f"mean spearman {mean:.3f} " + " ".join(f"{d} {v:.3f}" for d, v in per.items())
+        return Evaluation(key=(mean,), record={"val_mean": round(mean, 4), **{d: round(v, 4) for d, v in per.items()}},
+                          line=line, validation={"mean": mean, **per})
+
+    def save(self, path: Path, validation: dict | None, info: dict) -> None:
+        from training.rlm_model import save_checkpoint
+
+        save_checkpoint(self.model, self.tok, path, self.meta if validation is None else {**self.meta, "validation": validation})
+
+    def state_dict(self) -> dict:
+        return {"rng": self.rng.getstate(), "history": self.history, "ema": self.ema}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.rng.setstate(state["rng"])
+        self.history, self.ema = state.get("history", []), state.get("ema")
 
 
 def main(argv: Sequence[str] | None = None) -> dict:
@@ -176,10 +282,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     import numpy as np
     import torch
 
-    from training.evaluate import decode_values
-    from training.nas.baseline import spearman
-    from training.rlm_model import PAD, load_checkpoint, number_groups, save_checkpoint, target_ids
-    from training.train import weighted_loss
+    from training.rlm_model import load_checkpoint
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -203,7 +306,12 @@ def main(argv: Sequence[str] | None = None) -> dict:
           f"{time.time() - t0:.0f}s", flush=True)
 
     earlier: list[dict] = []  # training phases before this one (--init-from), oldest first
-    if args.init_from:
+    resume = args.resume and (args.out / "last" / STATE_FILE).exists()
+    if resume:
+        model, tok, prior = load_checkpoint(args.out / "last")
+        fmt = numbers.format_of(prior)
+        earlier = prior.get("training_data", {}).get("earlier_phases", [])
+    elif args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
         fmt = numbers.format_of(prior)  # keep its layout
         done = prior.get("training_data", {})
@@ -241,90 +349,28 @@ def main(argv: Sequence[str] | None = None) -> dict:
                               **({"device_weight": weight_of} if weight_of else {}),
                               "graph_text_version": GRAPH_TEXT_VERSION, "earlier_phases": earlier},
             "devices": descs}
-
-    def score(arch_ids, device_names, descriptions=descs):
-        out = {}
-        for d in device_names:
-            ids = [encode(descriptions[d], i) for i in arch_ids]
-            pred = decode_values(model, tok, ids, 1, samples=0, batch_size=128, device=dev,
-                                 number_format=fmt)[:, 0, 0]
-            out[d] = spearman(pred, [lat[d][i] for i in arch_ids])
-        return out
-
     val_set = sorted(random.Random(2).sample(val, min(args.val_archs, len(val))))
-    history: list[dict] = []
-    best = -2.0
+    task = NasTask(args, model, tok, encode,
+                   (lat, descs, anon, train, devices, weight_of, draw_weights, scale, val_set, rng), meta, fmt, dev)
 
-    def checkpoint(step, train_s):
-        nonlocal best
-        t = time.time()
-        per = score(val_set, args.val_devices)
-        mean = float(np.mean(list(per.values())))
-        meta["training_data"].update(steps=step, train_minutes=round(train_s / 60, 1))
-        save_checkpoint(model.to("cpu"), tok, args.out / "last", meta)
-        improved = mean > best
-        if improved:
-            best = mean
-            save_checkpoint(model, tok, args.out / "best", {**meta, "validation": {"mean": mean, **per}})
-        model.to(dev)
-        history.append({"step": step, "minutes": round(train_s / 60, 1), "val_mean": round(mean, 4),
-                        **{d: round(v, 4) for d, v in per.items()}})
-        (args.out / "history.json").write_text(json.dumps(history, indent=1) + "\n")
-        print(f"val step {step}: mean spearman {mean:.3f} " + " ".join(f"{d} {v:.3f}" for d, v in per.items()) +
-              (" (best)" if improved else "") + f" [{time.time() - t:.0f}s]", flush=True)
-        model.train()
-        return time.time() - t
+    def record_progress(loop: Loop) -> None:
+        meta["training_data"].update(steps=loop.step, train_minutes=round(loop.clock() / 60, 1))
+        if loop.step % 50 == 0:
+            frac = progress(args, loop.step, loop.clock())
+            print(f"step {loop.step} loss {task.ema:.3f} lr {loop.opt.param_groups[0]['lr']:.2e} "
+                  f"{loop.clock():.0f}s ({frac:.0%})", flush=True)
 
-    pad_id = tok.token_to_id(PAD)
-    groups = number_groups(tok, dev, fmt)
-    weights = torch.tensor(fmt.arrange(0.2, [1.0, 0.8, 0.4, 0.2], 1.5), device=dev)  # sign, digits, exponent
-    labels_of = {d: {} for d in devices}
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98))
-    start = time.time()
-    paused = 0.0  # validation time, not counted in the schedule
-    next_eval = args.eval_every_min * 60
-    step, ema = 0, None
+    loop = Loop(task, LoopConfig(
+        out=args.out, lr=args.lr, weight_decay=0.01, betas=(0.9, 0.98), clip=1.0, warmup=args.warmup,
+        min_lr_ratio=MIN_LR_RATIO, schedule_steps=args.schedule_steps, schedule_fraction=True,
+        max_steps=args.max_steps, max_minutes=args.max_minutes, clock_excludes_eval=True,
+        eval_every_min=args.eval_every_min, eval_at_epoch_end=False, resume=resume,
+        progress=not args.no_progress, desc="nas", hooks=[record_progress]))
     model.train()
-    while True:
-        elapsed = time.time() - start - paused
-        frac = progress(args, step, elapsed)
-        if frac >= 1:
-            break
-        if elapsed >= next_eval:
-            paused += checkpoint(step, elapsed)
-            next_eval += args.eval_every_min * 60
-        lr = learning_rate(args, frac)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        if weight_of:
-            batch = [(rng.choice(train), d) for d in rng.choices(devices, draw_weights, k=args.batch_size)]
-        else:  # the draws of every run before --device-weight, so their commands still reproduce them
-            batch = [(rng.choice(train), rng.choice(devices)) for _ in range(args.batch_size)]
-        rows = [encode(descs[d] if rng.random() >= args.name_dropout else anon[d], i) for i, d in batch]
-        width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for r, row in enumerate(rows):
-            ids[r, : len(row)] = torch.tensor(row)
-            mask[r, : len(row)] = 1
-        for i, d in batch:
-            if i not in labels_of[d]:
-                labels_of[d][i] = target_ids(tok, [lat[d][i] / scale[d]], fmt)
-        labels = torch.tensor([labels_of[d][i] for i, d in batch])
-        ids, mask, labels = ids.to(dev), mask.to(dev), labels.to(dev)
-        logits = model(input_ids=ids, attention_mask=mask, decoder_input_ids=model._shift_right(labels)).logits
-        loss = weighted_loss(logits, labels, weights, groups)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        ema = loss.item() if ema is None else 0.98 * ema + 0.02 * loss.item()
-        if step % 50 == 0:
-            print(f"step {step} loss {ema:.3f} lr {lr:.2e} {time.time() - start - paused:.0f}s", flush=True)
-    train_s = time.time() - start - paused
+    loop.run()
+    train_s = loop.clock()
+    step = loop.step
     print(f"trained {step} steps in {train_s / 60:.1f} min", flush=True)
-    checkpoint(step, train_s)
 
     # --- evaluation of best/ on held-out archs, every device -----------------------------------------
     model, tok, best_meta = load_checkpoint(args.out / "best")
@@ -332,6 +378,10 @@ def main(argv: Sequence[str] | None = None) -> dict:
     encode = Encoder(tok, texts)
     eval_set = data.eval_subset(test, args.eval_archs)
     t1 = time.time()
+
+    def score(arch_ids, device_names, descriptions=descs):
+        return score_archs(model, tok, encode, lat, arch_ids, device_names, descriptions, fmt, dev)
+
     result = {"eval_archs": len(eval_set), "steps": step, "train_minutes": round(train_s / 60, 1),
               "best_steps": best_meta["training_data"]["steps"], "params": n_params,
               "holdout_device": args.holdout_device, "per_device": score(eval_set, sorted(lat))}
