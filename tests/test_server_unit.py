@@ -468,3 +468,13 @@ def test_a_new_regression_warning_waits_until_the_edit_settles():
     [d] = published[-1]
     assert d.code == "regression" and "memory" in d.message and "latency" in d.message  # one, naming both
     assert not server._publish("u", res, settled=False) and len(published[-1]) == 1  # already out: stays
+
+
+def test_server_package_is_split_by_stage_and_ships_no_test_client():
+    """#26: no file of rlm_lsp/server/ over about 400 lines; the test client lives in tests/."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "rlm_lsp" / "server"
+    long = {p.name: n for p in folder.glob("*.py") if (n := len(p.read_text().splitlines())) > 400}
+    assert not long, long
+    assert not (folder / "client.py").exists()
