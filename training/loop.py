@@ -231,6 +231,7 @@ class Loop:
         self.last_eval_step = -1
         self.last_loss = float("nan")
         self.stop_reason = ""
+        self.finished = False  # True once training stopped (the last save is the final one)
         config.out.mkdir(parents=True, exist_ok=True)
         if config.resume and (config.last_dir / STATE_FILE).exists():
             self._load_state(torch.load(config.last_dir / STATE_FILE, map_location="cpu", weights_only=False))
@@ -293,7 +294,7 @@ class Loop:
 
     def info(self) -> dict:
         return {"step": self.step, "epoch": self.epoch, "minutes": round(self.clock() / 60, 2),
-                "final_loss": self.last_loss}
+                "final_loss": self.last_loss, "final": self.finished}
 
     # -- evaluation -------------------------------------------------------------------------
 
@@ -402,6 +403,7 @@ class Loop:
                 self.epoch += 1
                 self.epoch_start = self.step
         bar.close()
+        self.finished = True
         if self.last_eval_step != self.step:
             self.evaluate()
         return self.best

@@ -18,13 +18,17 @@ one curve of the work size, ms / (c0 + c1 * 2^k), the curve fitted to the traini
 exactly as their work size does.
 Trains on the `train` split (held-out families never seen), saves a checkpoint that
 `training.triton.export_model` turns into the int8 model directory.
+
+The loop is `training.loop` (`KernelTask` in `main` is what is kernel-specific): AdamW, warm-up and
+cosine to 10% of --lr over --expected-steps, else over the --budget-min clock (then the warm-up is
+the first 5% of the budget; before the shared loop it was the first 50 steps), OUT rewritten every
+--save-every steps with OUT/trainer_state.pt, so `--resume` continues the run.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import time
 from collections import Counter
@@ -35,6 +39,7 @@ from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, ROOFLINE, 
                              WORK_MAX, WORK_MIN, WORK_TOKENS, model_context, target_scale, work_bucket)
 from rlm_lsp.template import render
 from training import rlm_model
+from training.loop import STATE_FILE, Loop, LoopConfig, TaskBase
 from training.triton import data
 
 SIZES = {
@@ -131,6 +136,9 @@ def parse_args(argv=None):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--init", type=Path, help="continue training this checkpoint (same tokenizer)")
     p.add_argument("--save-every", type=int, default=100, help="steps between checkpoint saves")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the run in OUT (weights, optimiser, schedule, random state; OUT/trainer_state.pt)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (never shown off a terminal)")
     p.add_argument("--all-rows", action="store_true", help="train on every row (no held-out families)")
     p.add_argument("--liger-work", choices=data.LIGER_WORK,
                    help="a Liger row's work size: the product of its named dims (dims, up to v3), or the "
@@ -155,33 +163,35 @@ def main(argv=None) -> Path:
     rng = random.Random(args.seed)
     t0 = time.time()
     prior_data = {}
-    if args.init:  # continue a checkpoint: its tokenizer, weights, number format and rows (unless told otherwise)
-        model, tok, prior = rlm_model.load_checkpoint(args.init)
+    resume = args.resume and (args.out / STATE_FILE).exists()
+    init = args.out if resume else args.init  # a resumed run continues OUT itself
+    if init:  # continue a checkpoint: its tokenizer, weights, number format and rows (unless told otherwise)
+        model, tok, prior = rlm_model.load_checkpoint(init)
         fmt, prior_data = numbers.format_of(prior), prior.get("training_data", {})
     if args.liger_work is None:
         args.liger_work = prior_data.get("liger_work", "dims")
     if args.val_frac is None:
         args.val_frac = float(prior_data.get("val_frac", 0.0))
-    target = prior_data.get("target", "ms") if args.init else TARGETS[args.target or "ms"]
-    if args.init and args.target and TARGETS[args.target] != target:
-        raise SystemExit(f"--target {args.target}: {args.init} was trained with target {target}")
-    template = prior["input_template"] if args.init else TEMPLATES[args.template or "v3"]
-    if args.init and args.template and TEMPLATES[args.template] != template:
-        raise SystemExit(f"--template {args.template}: {args.init} was trained with another template")
+    target = prior_data.get("target", "ms") if init else TARGETS[args.target or "ms"]
+    if init and args.target and TARGETS[args.target] != target:
+        raise SystemExit(f"--target {args.target}: {init} was trained with target {target}")
+    template = prior["input_template"] if init else TEMPLATES[args.template or "v3"]
+    if init and args.template and TEMPLATES[args.template] != template:
+        raise SystemExit(f"--template {args.template}: {init} was trained with another template")
     rows = data.load_rows(liger_work=args.liger_work, val_frac=args.val_frac, extra_times=args.extra_times)
     train_rows = rows if args.all_rows else [r for r in rows if r["split"] == "train"]
     retimed = sum(r["source"] == "tritonbench-retimed" for r in rows)
     print(f"rows {len(rows)} train {len(train_rows)}" + (f" (re-timed on other GPUs: {retimed})" if args.extra_times else "")
           + f" ({time.time() - t0:.0f}s)", flush=True)
 
-    curve = (prior_data.get("roofline") if args.init else fit_roofline(train_rows)) if target == ROOFLINE else None
+    curve = (prior_data.get("roofline") if init else fit_roofline(train_rows)) if target == ROOFLINE else None
     scale_data = {"target": target, **({"roofline": curve} if curve else {})}
     if curve:
         print(f"roofline: {curve['c0_ms']:.4g} ms + {curve['c1_ms']:.4g} ms * 2^k", flush=True)
 
     texts = [render_row(r, template) for r in train_rows]
     uniq = sorted(set(texts))
-    if not args.init:
+    if not init:
         # the work-size tokens follow the number tokens, so those ids stay where the exporter expects them
         tok = rlm_model.train_tokenizer(uniq * 2 + data.unlabelled_texts(), vocab_size=args.vocab,
                                         extra_special=WORK_TOKENS + list(MODE_TOKENS.values()))
@@ -201,31 +211,12 @@ def main(argv=None) -> Path:
     print(f"tokenizer {tok.get_vocab_size()} mean len {sum(len(i) for i, _ in items) / len(items):.0f}", flush=True)
     print("first input:", tok.encode(texts[0]).tokens[:24], flush=True)
 
-    if not args.init:
+    if not init:
         model = rlm_model.build_model(tok, SIZES[args.size], dropout=0.1)
         init_work_embeddings(model, tok, args.seed)
     n_params = sum(p.numel() for p in model.parameters())
     print(f"model {args.size}: {n_params / 1e6:.2f}M params", flush=True)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
     pad = tok.token_to_id(rlm_model.PAD)
-    warm = max(1, int(0.05 * args.expected_steps)) if args.expected_steps else 50
-
-    def lr_at(step):
-        if step < warm:
-            return (step + 1) / warm
-        if args.expected_steps:
-            frac = min(1.0, (step - warm) / max(1, args.expected_steps - warm))
-        else:
-            frac = min(1.0, (time.time() - start) / budget)
-        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac))
-
-    def batches():
-        while True:
-            order = sorted(range(len(items)), key=lambda i: (len(items[i][0]) + rng.random() * 40))
-            chunks = [order[i: i + args.batch] for i in range(0, len(order), args.batch)]
-            rng.shuffle(chunks)
-            yield from chunks
-
     pos_w = torch.tensor(fmt.arrange(0.1, [2.0, 1.0, 0.5, 0.3], args.exp_weight))  # the sign is fixed: little weight
     groups = rlm_model.number_groups(tok, "cpu", fmt)
     local = []  # vocab id -> index inside the position's group
@@ -233,45 +224,9 @@ def main(argv=None) -> Path:
         lut = torch.zeros(tok.get_vocab_size(), dtype=torch.long)
         lut[cols] = torch.arange(len(cols))
         local.append(lut)
-
-    def save(final: bool, out: Path | None = None):
-        out = out or args.out
-        gpus = Counter(r["gpu"] for r in rows)
-        default_gpu = gpus.most_common(1)[0][0]
-        meta = rlm_model.default_meta(
-            METRICS, max_input_tokens=args.max_tokens, input_template=template, languages=[LANGUAGE],
-            number_format=fmt.config(),
-            training_data={
-                "task": "triton kernel latency",
-                "sources": "TritonBench channel G (GPU inferred A100) + Liger-Kernel benchmark speed rows (liger*)",
-                "rows_train": len(train_rows), "rows_total": len(rows),
-                "held_out_families": [] if args.all_rows else sorted({r["family"] for r in rows if r["split"] == "test"}),
-                "gpus": dict(gpus.most_common()),
-                "default_gpu": default_gpu,
-                "default_shape": "n=1048576 | work 2^20",
-                "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
-                "steps": step, "size": args.size, "params": n_params, "work_line": args.work_line,
-                "liger_work": args.liger_work,
-                **scale_data,
-                "val_frac": args.val_frac,
-                **({"extra_times": [str(p) for p in args.extra_times]} if args.extra_times else {}),
-                "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
-                "minutes": round((time.time() - start) / 60, 1),
-                "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
-            },
-        )
-        rlm_model.save_checkpoint(model, tok, out, meta)
-
-        (out / "train_log.json").write_text(json.dumps({"losses": losses, "final": final,
-                                                             "args": {k: str(v) for k, v in vars(args).items()}}))
-
-    def save_copy(out: Path):
-        """A copy of the checkpoint as it is now (eval mode while saving), next to the run."""
-        model.eval()
-        save(False, out)
-        model.train()
-
     code_id = tok.token_to_id("<code>")
+    work_ids = torch.tensor([tok.token_to_id(t) for t in WORK_TOKENS])
+    gpus = Counter(r["gpu"] for r in rows)
 
     def cut_code(seq: list[int]) -> list[int]:
         """With probability --code-drop keep only the first 0-32 code tokens: the model must then
@@ -281,56 +236,107 @@ def main(argv=None) -> Path:
         keep = seq.index(code_id) + 1 + rng.randint(0, 32)
         return seq[:keep] + [eos] if keep < len(seq) - 1 else seq
 
-    work_ids = torch.tensor([tok.token_to_id(t) for t in WORK_TOKENS])
-    if args.work_line:
-        project_work_line(model, work_ids)
-    model.train()
-    budget = args.budget_min * 60
-    start = time.time()
-    step, losses = 0, []
-    next_snap = args.snapshot_every_min
-    for idx in batches():
-        if time.time() - start > budget or (args.max_steps and step >= args.max_steps):
-            break
-        seqs = [cut_code(items[i][0]) for i in idx]
-        width = max(len(q) for q in seqs)
-        ids = torch.full((len(idx), width), pad, dtype=torch.long)
-        mask = torch.zeros_like(ids)
-        for j, q in enumerate(seqs):
-            ids[j, : len(q)] = torch.tensor(q)
-            mask[j, : len(q)] = 1
-        labels = torch.tensor([items[i][1] for i in idx])
-        for g in opt.param_groups:
-            g["lr"] = args.lr * lr_at(step)
-        out = model(input_ids=ids, attention_mask=mask, labels=labels)
-        # per-position weights: the exponent and first digit decide the ranking, the sign is fixed
-        # cross-entropy over the tokens decoding may choose at each position (constrained, as at runtime)
-        ce = torch.stack([torch.nn.functional.cross_entropy(out.logits[:, p].index_select(-1, groups[p]),
-                                                            local[p][labels[:, p]], reduction="none")
-                          for p in range(labels.shape[1])], dim=1)
-        loss = (ce * pos_w[: ce.shape[1]]).sum(1).mean() / float(pos_w.sum())
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        if args.work_line:
-            project_work_line(model, work_ids)
-        losses.append(float(loss.detach()))
-        step += 1
-        if args.save_every and step % args.save_every == 0:
-            save(False)
-        if step in args.keep_steps:
-            save_copy(Path(f"{args.out}_step{step}"))
-        if args.snapshot_every_min and time.time() - start >= next_snap * 60:
-            save_copy(Path(f"{args.out}_min{int(next_snap)}"))
-            next_snap += args.snapshot_every_min
-        if step % 25 == 0:
-            print(f"step {step} loss {sum(losses[-25:]) / 25:.3f} lr {args.lr * lr_at(step):.2e} "
-                  f"{time.time() - start:.0f}s", flush=True)
+    class KernelTask(TaskBase):
+        """Endless length-sorted, shuffled passes over the training rows; no validation (the
+        held-out families are scored by `training.triton.evaluate`); the checkpoint is OUT itself."""
 
-    model.eval()
-    save(True)
-    print(f"saved {args.out} after {step} steps, {time.time() - t0:.0f}s", flush=True)
+        losses: list[float] = []
+
+        def parameters(self):
+            return list(model.parameters())
+
+        def epoch_batches(self, epoch):
+            while True:
+                order = sorted(range(len(items)), key=lambda i: (len(items[i][0]) + rng.random() * 40))
+                chunks = [order[i: i + args.batch] for i in range(0, len(order), args.batch)]
+                rng.shuffle(chunks)
+                yield from chunks
+
+        def loss(self, idx):
+            seqs = [cut_code(items[i][0]) for i in idx]
+            width = max(len(q) for q in seqs)
+            ids = torch.full((len(idx), width), pad, dtype=torch.long)
+            mask = torch.zeros_like(ids)
+            for j, q in enumerate(seqs):
+                ids[j, : len(q)] = torch.tensor(q)
+                mask[j, : len(q)] = 1
+            labels = torch.tensor([items[i][1] for i in idx])
+            out = model(input_ids=ids, attention_mask=mask, labels=labels)
+            # per-position weights: the exponent and first digit decide the ranking, the sign is fixed;
+            # cross-entropy over the tokens decoding may choose at each position (constrained, as at runtime)
+            ce = torch.stack([torch.nn.functional.cross_entropy(out.logits[:, p].index_select(-1, groups[p]),
+                                                                local[p][labels[:, p]], reduction="none")
+                              for p in range(labels.shape[1])], dim=1)
+            loss = (ce * pos_w[: ce.shape[1]]).sum(1).mean() / float(pos_w.sum())
+            self.losses.append(float(loss.detach()))
+            return loss
+
+        def after_step(self):
+            if args.work_line:
+                project_work_line(model, work_ids)
+
+        def save(self, path: Path, validation, info: dict) -> None:
+            was_training = model.training
+            model.eval()
+            losses = self.losses
+            meta = rlm_model.default_meta(
+                METRICS, max_input_tokens=args.max_tokens, input_template=template, languages=[LANGUAGE],
+                number_format=fmt.config(),
+                training_data={
+                    "task": "triton kernel latency",
+                    "sources": "TritonBench channel G (GPU inferred A100) + Liger-Kernel benchmark speed rows (liger*)",
+                    "rows_train": len(train_rows), "rows_total": len(rows),
+                    "held_out_families": [] if args.all_rows else sorted({r["family"] for r in rows if r["split"] == "test"}),
+                    "gpus": dict(gpus.most_common()),
+                    "default_gpu": gpus.most_common(1)[0][0],
+                    "default_shape": "n=1048576 | work 2^20",
+                    "default_shape_note": "1M elements (2^20) of work when the editor knows no shape",
+                    "steps": info["step"], "size": args.size, "params": n_params, "work_line": args.work_line,
+                    "liger_work": args.liger_work,
+                    **scale_data,
+                    "val_frac": args.val_frac,
+                    **({"extra_times": [str(p) for p in args.extra_times]} if args.extra_times else {}),
+                    "val_families": sorted({r["family"] for r in rows if r["split"] == "val"}),
+                    "minutes": round(info["minutes"], 1),
+                    "final_loss": sum(losses[-50:]) / max(1, len(losses[-50:])),
+                },
+            )
+            rlm_model.save_checkpoint(model, tok, path, meta)
+            (path / "train_log.json").write_text(json.dumps({"losses": losses, "final": bool(info.get("final")),
+                                                             "args": {k: str(v) for k, v in vars(args).items()}}))
+            model.train(was_training)
+
+        def state_dict(self):
+            return {"rng": rng.getstate(), "losses": self.losses}
+
+        def load_state_dict(self, state):
+            rng.setstate(state["rng"])
+            self.losses[:] = state.get("losses", [])
+
+    task = KernelTask()
+    snaps = {"next": args.snapshot_every_min}
+
+    def snapshots_and_log(loop: Loop) -> None:
+        step = loop.step
+        if step in args.keep_steps:
+            task.save(Path(f"{args.out}_step{step}"), None, loop.info())
+        if args.snapshot_every_min and loop.clock() >= snaps["next"] * 60:
+            task.save(Path(f"{args.out}_min{int(snaps['next'])}"), None, loop.info())
+            snaps["next"] += args.snapshot_every_min
+        if step % 25 == 0:
+            print(f"step {step} loss {sum(task.losses[-25:]) / 25:.3f} lr {loop.opt.param_groups[0]['lr']:.2e} "
+                  f"{loop.clock():.0f}s", flush=True)
+
+    if args.work_line and not resume:
+        project_work_line(model, work_ids)
+    loop = Loop(task, LoopConfig(
+        out=args.out, last_dir=args.out, lr=args.lr, weight_decay=0.01, clip=1.0, warmup=0.05, min_lr_ratio=0.1,
+        schedule_steps=args.expected_steps, stop_at_schedule_end=False, max_steps=args.max_steps,
+        max_minutes=args.budget_min, eval_at_epoch_end=False, save_every=args.save_every, resume=resume,
+        progress=not args.no_progress, desc="triton", hooks=[snapshots_and_log]))
+    model.train()
+    loop.run()
+    print(f"saved {args.out} after {loop.step} steps, {time.time() - t0:.0f}s", flush=True)
     return args.out
 
 
