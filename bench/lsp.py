@@ -1,6 +1,6 @@
 """Language server timings and memory, measured through the real server process over stdio.
 
-    python bench/lsp.py [--model DIR] [--edits 10000] [--repeats 30] [--into-benchmarks]
+    python bench/lsp.py [--model DIR] [--edits 10000] [--repeats 30] [--no-write]
 
 1. didChange of one function in a 1,000-line file -> refreshed hints (debounce set to 0, so it
    is excluded): from sending didChange to the inlay-hint answer that shows the new number,
@@ -12,8 +12,8 @@
    over 20 files, each edit a new function body, with a checkpoint every quarter.
 
 Without --model it uses the shipped model, or (when there is none yet) builds the tiny
-random-weight test model; the table says which. Writes docs/benchmarks-lsp.md, or the `lsp`
-section of docs/benchmarks.md with --into-benchmarks.
+random-weight test model; the table says which. Writes the `lsp` section of docs/benchmarks.md
+(bench.report.publish; --no-write prints it only).
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the test client, tests/lsp_client.py
 
+from bench.report import add_write_flag, machine, publish  # noqa: E402
 from lsp_client import LspClient, file_uri  # noqa: E402
 
-DOC = ROOT / "docs" / "benchmarks-lsp.md"
 FUNCTIONS = 48
 
 
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", help="model directory (default: shipped model, else the tiny test model)")
     parser.add_argument("--edits", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--into-benchmarks", action="store_true", help="write the `lsp` section of docs/benchmarks.md")
+    add_write_flag(parser)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -253,8 +253,6 @@ def main(argv: list[str] | None = None) -> int:
         change = bench_change(model, root, args.repeats)
         cold, cold_all, cold_ready = cold_start(model, root)
         memory = bench_memory(model, root, args.edits)
-
-    from bench.report import machine  # noqa: PLC0415
 
     rss = memory["rss_kib"]
     rows = ", ".join(f"{n:,} edits: {kib / 1024:.0f} MiB" for n, kib in rss)
@@ -285,13 +283,8 @@ pygls 2.1 itself kept one Future per notification (about 2.5 kB per keystroke), 
         "memory": memory,
         "model": model_text,
     }
-    print(json.dumps(result, indent=1))
-    if args.into_benchmarks:
-        from bench.report import write_section  # noqa: PLC0415
-
-        write_section("lsp", md)
-    else:
-        DOC.write_text("# Benchmarks: language server\n\n" + md)
+    print(json.dumps(result, indent=1), file=sys.stderr)
+    publish("lsp", md, write=not args.no_write)
     return 0
 
 
