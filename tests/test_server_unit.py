@@ -382,8 +382,8 @@ def test_hover_says_when_the_model_read_only_the_start_of_a_long_function():
     n = len(long_one.snippet.code.split())
     assert n > 4
     note = hover.reading_note(long_one, Limited())
-    assert note == (f"_The model read the first 4 of this function's {n} tokens; "
-                    "what comes after is not in the prediction._")
+    assert note == (f"_Only part of this function was read: 4 of its {n} tokens, from its start "
+                    "and its end; the middle is not in the prediction._")
     md = hover.markdown(long_one, Settings(), {}, "fake-1", note=note)
     assert md.rstrip().endswith(note)
     assert hover.reading_note(long_one, Limited(limit=10_000)) == ""

@@ -59,7 +59,8 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
 
 
 def reading_note(r: FunctionResult, predictor) -> str:
-    """A line for a function longer than the model's input: the model read only its start.
+    """A line for a function longer than the model's input: the model read only its start and end
+    (`predictor.head_and_tail`).
     '' when it read all of it, or when the predictor cannot tell (`read_limit`: None for kernels)."""
     if not hasattr(predictor, "read_limit"):
         return ""
@@ -69,8 +70,8 @@ def reading_note(r: FunctionResult, predictor) -> str:
         return ""
     if cut is None:
         return ""
-    return (f"_The model read the first {cut[0]} of this function's {cut[1]} tokens; "
-            "what comes after is not in the prediction._")
+    return (f"_Only part of this function was read: {cut[0]} of its {cut[1]} tokens, from its "
+            "start and its end; the middle is not in the prediction._")
 
 
 def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
