@@ -5,6 +5,10 @@ last chosen token of each row, shape (B, 1), to next-token logits, shape
 (B, V), and keeps its own KV cache. At each position only the tokens the
 number grammar allows can be chosen, so every output parses.
 
+With `merge_forced_start`, the tokens forced at the first positions (the <+> sign of a
+nonnegative first metric) are fed together with the start token, shape (B, 1 + F), in the first
+step: their logits would be thrown away, so the step that computes them is saved.
+
 Greedy picks the best allowed token. Sampling draws from the softmax over the
 allowed tokens (temperature 1 by default), with uniforms supplied per row so
 a row's result does not depend on what else is in the batch.
@@ -18,7 +22,7 @@ import numpy as np
 
 from rlm_lsp import numbers
 
-StepFn = Callable[[np.ndarray], np.ndarray]  # (B, 1) int64 -> (B, V) float
+StepFn = Callable[[np.ndarray], np.ndarray]  # (B, T) int64 -> (B, V) float, logits after the last of T
 
 
 def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool],
@@ -41,18 +45,27 @@ def constrained_decode(
     allowed: Sequence[np.ndarray],  # per position: (A,)
     uniforms: np.ndarray | None = None,  # (B, P) in [0, 1): sample; None: greedy
     temperature: float = 1.0,
+    merge_forced_start: bool = False,
 ) -> np.ndarray:
     """Returns the chosen token ids, shape (B, P)."""
-    tokens = start_ids.astype(np.int64)
+    fed = start_ids.astype(np.int64)[:, None]  # (B, 1)
     chosen = []
-    for pos, ids in enumerate(allowed):
-        logits = step(tokens[:, None])[:, ids].astype(np.float64)  # (B, A)
+    first = 0
+    while merge_forced_start and first < len(allowed) - 1 and len(allowed[first]) == 1:
+        forced = np.full(len(start_ids), allowed[first][0], dtype=np.int64)
+        chosen.append(forced)
+        fed = np.concatenate([fed, forced[:, None]], axis=1)  # (B, 1 + F)
+        first += 1
+    for pos in range(first, len(allowed)):
+        ids = allowed[pos]
+        logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
         if uniforms is None:
             pick = logits.argmax(axis=-1)
         else:
             pick = _sample(logits / temperature, uniforms[:, pos])
         tokens = ids[pick]  # (B,)
         chosen.append(tokens)
+        fed = tokens[:, None]
     return np.stack(chosen, axis=1)
 
 

@@ -247,7 +247,8 @@ class Predictor:
                 uniforms = np.concatenate([self._uniforms(key, n) for key in keys])
         step = self.model.stepper(hidden, mask, repeat=n)
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
-                                            temperature=self.config.temperature)
+                                            temperature=self.config.temperature,
+                                            merge_forced_start=self.model.merges_forced_start)
         read = self.config.number_format.decode_many
         values = np.array([read([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))

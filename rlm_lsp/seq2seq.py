@@ -50,6 +50,10 @@ class Seq2Seq:
         if self.layout not in LAYOUTS:
             raise ModelError(f"{model_dir / 'decoder_with_past_model.onnx'} has graph layout {self.layout!r}; "
                              f"this runtime knows {', '.join(LAYOUTS)}")
+        # The first step (decoder_model.onnx) takes several tokens, so forced tokens can ride along
+        # (`decode.constrained_decode(merge_forced_start=...)`). Old directories keep one token a
+        # step, so their predictions stay exactly what they were.
+        self.merges_forced_start = self.layout == SHARED_CROSS_KV
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
         self._vocab_width = 0 if self._logits_ids is None else int(self._logits_ids.max()) + 1
         if self._logits_ids is not None:
@@ -77,7 +81,7 @@ class Seq2Seq:
         shared = self.layout == SHARED_CROSS_KV
         mask_rows = attention_mask if shared else np.repeat(attention_mask, repeat, axis=0)  # (B, S) or (B*N, S)
 
-        def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, 1) -> (B*N, V)
+        def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, T) -> (B*N, V); T > 1 only at the first step
             if not cache:
                 outputs = self.decoder.run(None, {
                     "input_ids": input_ids[::repeat],

@@ -55,3 +55,42 @@ def test_same_input_twice_in_one_batch_gives_the_same_rows(tiny_model_dir):
     predictor = Predictor.from_dir(tiny_model_dir, samples=16, cache_size=0, batch_size=8)
     values = predictor.sample_values([TARGET, NEIGHBOURS[2], TARGET])
     assert np.array_equal(values[0], values[2])
+
+
+def test_forced_start_tokens_ride_along_with_the_start_token():
+    """merge_forced_start: the <+> of a nonnegative first metric is fed with the start token, one
+    step fewer, the same tokens chosen."""
+    from rlm_lsp import decode, numbers
+
+    tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
+    allowed = decode.allowed_ids(tokens, [True, False])
+    rng = np.random.default_rng(3)
+    table = rng.standard_normal((len(allowed) + 1, 50)).astype(np.float32)
+    shapes = []
+
+    def step(fed):  # logits depend on the position only, as a model's would on a fixed input
+        shapes.append(fed.shape)
+        return np.tile(table[sum(s[1] for s in shapes)], (fed.shape[0], 1))
+
+    uniforms = rng.random((3, len(allowed)))
+    plain = decode.constrained_decode(step, np.zeros(3, dtype=np.int64), allowed, uniforms)
+    plain_shapes, shapes[:] = list(shapes), []
+    merged = decode.constrained_decode(step, np.zeros(3, dtype=np.int64), allowed, uniforms, merge_forced_start=True)
+    assert np.array_equal(plain, merged)
+    assert merged[0, 0] == tokens["<+>"]
+    assert shapes[0] == (3, 2) and len(shapes) == len(plain_shapes) - 1
+
+
+def test_merged_first_step_chooses_what_the_unmerged_one_does(tiny_model_dir):
+    from rlm_lsp import decode
+
+    predictor = Predictor.from_dir(tiny_model_dir, samples=16, cache_size=0)
+    assert predictor.model.merges_forced_start
+    ids = np.array([predictor.token_ids(TARGET)], dtype=np.int64)
+    mask = np.ones_like(ids)
+    hidden = predictor.model.encode(ids, mask)
+    start = np.zeros(16, dtype=np.int64) + predictor.config.decoder_start_token_id
+    uniforms = predictor._shared_uniforms()
+    runs = [decode.constrained_decode(predictor.model.stepper(hidden, mask, repeat=16), start, predictor.allowed_ids,
+                                      uniforms, merge_forced_start=merge) for merge in (False, True)]
+    assert np.array_equal(runs[0], runs[1])
