@@ -383,6 +383,8 @@ class Loop:
                 total = self.schedule.total_steps
                 at_end = (cfg.stop_at_schedule_end and total and self.step >= total) or \
                     (cfg.max_steps and self.step >= cfg.max_steps)
+                if at_end or (cfg.max_minutes and self.clock() > cfg.max_minutes * 60):
+                    self.finished = True  # this step's saves are the final ones
                 every = cfg.eval_every or (cfg.steps_per_epoch if cfg.eval_at_epoch_end else 0)
                 due_min = cfg.eval_every_min and self._eval_due_by_clock()
                 if (every and self.step % every == 0) or at_end or due_min:
