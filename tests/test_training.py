@@ -316,3 +316,29 @@ def test_build_dataset_never_imports_dataset_stats():
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
     assert not [m for m in imported if "dataset_stats" in m]
+
+
+def test_experiments_have_a_main_and_run_nothing_at_import():
+    """experiments/*.py: a main(argv) each; the module body is imports, definitions, constants and
+    the `if __name__ == "__main__"` guard only (a read of the source: importing one needs its data)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "experiments"
+    scripts = sorted(p for p in root.glob("*.py") if p.name != "__init__.py")
+    assert scripts
+    inert = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
+    for path in scripts:
+        tree = ast.parse(path.read_text())
+        assert any(isinstance(n, ast.FunctionDef) and n.name == "main" for n in tree.body), path.name
+        for node in tree.body:
+            if isinstance(node, inert) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+                continue
+            if isinstance(node, ast.If):  # only the main guard
+                assert ast.unparse(node.test) in ("__name__ == '__main__'", '__name__ == "__main__"'), path.name
+                continue
+            assert isinstance(node, (ast.Assign, ast.AnnAssign)), f"{path.name}:{node.lineno} runs at import"
+            value = node.value
+            calls = [c for c in ast.walk(value) if isinstance(c, ast.Call)] if value is not None else []
+            # constants, and cheap constructors of constants (Path("..."), set literal, dict(...))
+            assert all(ast.unparse(c.func) in ("Path", "set", "frozenset", "dict", "tuple", "list", "re.compile")
+                       for c in calls), f"{path.name}:{node.lineno} calls at import: {ast.unparse(value)[:60]}"

@@ -1,6 +1,6 @@
 """How much does the kernel model's held-out ranking owe to the code? Predict with and without it.
 
-    python -m training.diagnostics.triton_no_code rlm_lsp/models/triton /tmp/other_model
+    python -m experiments.triton_no_code rlm_lsp/models/triton /tmp/other_model
 
 For each model directory, the held-out (test) rows are predicted through the runtime twice:
 with their kernel code, and with the code replaced by an empty `@triton.jit` def (so the model

@@ -1,7 +1,7 @@
 """How far to trust a roofline kernel model's residual: ms = prior(k) * r^alpha.
 
-    python -m training.diagnostics.triton_shrink --split val MODEL_DIR            # alpha 0, 0.1, ..., 1
-    python -m training.diagnostics.triton_shrink --split test MODEL_DIR --alpha 0.5
+    python -m experiments.triton_shrink --split val MODEL_DIR            # alpha 0, 0.1, ..., 1
+    python -m experiments.triton_shrink --split test MODEL_DIR --alpha 0.5
 
 For a model trained with `--target roofline`, r is its number (latency over the fitted curve
 prior(k) = c0 + c1 * 2^k ms). alpha = 1 is the model as trained, alpha = 0 the curve alone, which
@@ -27,7 +27,7 @@ def main(argv=None) -> dict:
     from rlm_lsp.kernels import ROOFLINE, roofline_ms
     from rlm_lsp.model_dir import ModelConfig
 
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.triton_shrink")
+    p = argparse.ArgumentParser(prog="python -m experiments.triton_shrink")
     p.add_argument("model", type=Path)
     p.add_argument("--split", default="val", choices=["val", "test"])
     p.add_argument("--alpha", type=float, nargs="*", help="default: 0, 0.1, ..., 1")

@@ -1,6 +1,6 @@
 """A seed ensemble of Triton models: each member's 16 samples pooled, median of the pool.
 
-    python -m training.diagnostics.triton_ensemble --split val MODEL_DIR MODEL_DIR...
+    python -m experiments.triton_ensemble --split val MODEL_DIR MODEL_DIR...
 
 Prints, on the chosen split's rows (the members must share their rows: same `liger_work` and
 `val_frac`), each member alone (median of its own samples) and the ensemble (median of all
@@ -39,7 +39,7 @@ def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.triton_ensemble")
+    p = argparse.ArgumentParser(prog="python -m experiments.triton_ensemble")
     p.add_argument("models", nargs="+", type=Path)
     p.add_argument("--split", default="val", choices=["val", "test"])
     p.add_argument("--out", type=Path, default=Path("training/work/triton_ensemble.json"))

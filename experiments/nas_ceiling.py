@@ -1,6 +1,6 @@
 """How much of a device's NAS-Bench-201 latency ranking any model of the architecture can explain.
 
-    python -m training.diagnostics.nas_ceiling --devices gold_6240 gold_6226 silver_4210r
+    python -m experiments.nas_ceiling --devices gold_6240 gold_6226 silver_4210r
 
 For each device: a gradient-boosting model that reads the *measured* latencies of the same arch on
 every other HELP device (log ms), fitted on the training archs, scored (Spearman) on all 3,125 test
@@ -25,7 +25,7 @@ XEONS = ["gold_6226", "gold_6240", "silver_4114", "silver_4210r"]
 def main(argv=None) -> dict:
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.nas_ceiling")
+    p = argparse.ArgumentParser(prog="python -m experiments.nas_ceiling")
     p.add_argument("--devices", nargs="+", default=["gold_6240", "gold_6226", "silver_4210r"])
     args = p.parse_args(argv)
     _, lat = data.load_latency()
@@ -34,7 +34,7 @@ def main(argv=None) -> dict:
     for d in args.devices:
         others = [o for o in sorted(lat) if o != d]
 
-        def features(ids):
+        def features(ids, others=others):
             return np.log([[lat[o][i] for o in others] for i in ids])
 
         model = HistGradientBoostingRegressor(max_iter=400, random_state=0)

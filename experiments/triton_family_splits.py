@@ -1,6 +1,6 @@
 """How much does a held-out-family Spearman move with the choice of families? Baselines over random splits.
 
-    python -m training.diagnostics.triton_family_splits [--splits 20] [--liger-work tensors]
+    python -m experiments.triton_family_splits [--splits 20] [--liger-work tensors]
 
 The kernel model is scored on 7 held-out families. This redraws the held-out families many times,
 by the rule that chose the real ones (`training.triton.data.choose_families`, with the seeds

@@ -1,6 +1,6 @@
 """How the GBM baseline's validation Spearman grows with the number of training problems.
 
-    python -m training.diagnostics.learning_curve [--fractions 0.125,0.25,0.5,1] [--seeds 3]
+    python -m experiments.learning_curve [--fractions 0.125,0.25,0.5,1] [--seeds 3]
 
 Training problems are subsampled whole (all their programs or none); validation is the usual 774
 programs of the validation problems. A cheap proxy for "is more of the same data the lever?": the
@@ -20,7 +20,7 @@ from training.evaluate import score
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.learning_curve")
+    p = argparse.ArgumentParser(prog="python -m experiments.learning_curve")
     p.add_argument("--fractions", default="0.125,0.25,0.5,1")
     p.add_argument("--seeds", type=int, default=3)
     args = p.parse_args(argv)

@@ -1,6 +1,6 @@
 """Does the kernel model read the launch mode? Full vs forward on the same Liger benchmark point.
 
-    python -m training.diagnostics.triton_modes rlm_lsp/models/triton /tmp/other_model
+    python -m experiments.triton_modes rlm_lsp/models/triton /tmp/other_model
 
 For the training-split Liger groups measured both `full` (forward + backward) and `forward`, it
 predicts both through the runtime and prints how many get identical predictions, and the median

@@ -1,6 +1,6 @@
 """Two or more NAS models pooled: each member's 16 samples through the runtime, median of the pool.
 
-    python -m training.diagnostics.nas_ensemble rlm_lsp/models/nas /tmp/nas_s1 [--split val --archs 625]
+    python -m experiments.nas_ensemble rlm_lsp/models/nas /tmp/nas_s1 [--split val --archs 625]
 
 Prints, per trained device and as the mean over them, Spearman of each member alone (median of its
 own samples, as `rlm predict` gives it) and of the pool (median of all members' samples: the
@@ -16,7 +16,7 @@ import numpy as np
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.nas_ensemble")
+    p = argparse.ArgumentParser(prog="python -m experiments.nas_ensemble")
     p.add_argument("models", nargs="+", type=Path)
     p.add_argument("--split", default="val", choices=["val", "test"])
     p.add_argument("--archs", type=int, default=625)

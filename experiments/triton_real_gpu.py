@@ -1,7 +1,7 @@
 """How does the shipped kernel model rank real timings from a GPU it never saw?
 
-    python -m training.diagnostics.triton_real_gpu                       # training/data/kernel_times_h200.jsonl
-    python -m training.diagnostics.triton_real_gpu --times FILE --gpu H100 --gpu A100
+    python -m experiments.triton_real_gpu                       # training/data/kernel_times_h200.jsonl
+    python -m experiments.triton_real_gpu --times FILE --gpu H100 --gpu A100
 
 The rows are `time_kernels.py` output: the built-in kernels of `training/triton/bench_kernels.py`
 timed on a real GPU. Each kernel function is predicted the way the editor predicts it: its own

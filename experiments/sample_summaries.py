@@ -1,8 +1,8 @@
 """Which summary of the same 16 samples ranks best: the median (shipped), the geometric mean, ...
 
-    python -m training.diagnostics.sample_summaries python           # 774 validation programs
-    python -m training.diagnostics.sample_summaries nas [--archs 625]  # validation archs, 26 devices
-    python -m training.diagnostics.sample_summaries nas --split test --devices gold_6240 ...
+    python -m experiments.sample_summaries python           # 774 validation programs
+    python -m experiments.sample_summaries nas [--archs 625]  # validation archs, 26 devices
+    python -m experiments.sample_summaries nas --split test --devices gold_6240 ...
 
 One sampling pass per model through the runtime (`Predictor.sample_values`, the draws `predict`
 uses); every summary is computed from those same draws, so the differences are the summaries'
@@ -75,7 +75,7 @@ def nas_report(model: Path, samples: int, split: str, archs: int, devices: list[
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m training.diagnostics.sample_summaries")
+    p = argparse.ArgumentParser(prog="python -m experiments.sample_summaries")
     p.add_argument("kind", choices=["python", "nas"])
     p.add_argument("--model", type=Path)
     p.add_argument("--samples", type=int, default=16)
