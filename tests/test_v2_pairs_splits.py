@@ -9,9 +9,9 @@ import gzip
 import json
 
 import pytest
-
 import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
+
 from training import ladders, measure_v2
 from training.dataset import is_validation
 from training.v2 import leetcode, splits, variants

@@ -141,7 +141,7 @@ def markdown(s: dict) -> str:
              "within-problem log10(max/min) p50 / p90 (groups) |", "|---|---|---|---|---|---|---|---|"]
     for name, x in s["sources"].items():
         shares = ", ".join("%s %.0f%%" % (k, 100 * v) for k, v in x["status_share"].items())
-        m = " / ".join("{:,}".format(v) for v in x.get("memory_p10_p50_p90", []))
+        m = " / ".join(f"{v:,}" for v in x.get("memory_p10_p50_p90", []))
         w = x.get("within_problem")
         ws = "%.2f / %.2f (%d)" % (w["log10_max_over_min_p50"], w["log10_max_over_min_p90"], w["groups"]) if w else "–"
         lines.append("| %s | %d | %d | %d | %d | %s | %s | %s |" % (name, x["rows"], x["ok"], x["programs_ok"],
@@ -164,8 +164,8 @@ def markdown(s: dict) -> str:
             ", ".join("%s %d" % kv for kv in sorted(k["sources"].items()))))
     lines += ["", "| target (issue 24) | now | goal |", "|---|---|---|"]
     for name, t in s["targets"].items():
-        lines.append("| %s | %s | %s |" % (name, "{:,}".format(t[0]) + (" (%s)" % t[2] if len(t) > 2 else ""),
-                                          "{:,}".format(t[1])))
+        lines.append("| %s | %s | %s |" % (name, f"{t[0]:,}" + (" (%s)" % t[2] if len(t) > 2 else ""),
+                                          f"{t[1]:,}"))
     return "\n".join(lines)
 
 
