@@ -47,13 +47,14 @@ def nonnegative_of(meta: dict) -> list[bool]:
 
 
 def torch_step(model, enc, mask):
-    """A `decode.StepFn` over fixed encoder states (B, S, D): the T5 decoder, one token per call,
-    keeping its KV cache (cross-attention keys and values are projected once)."""
+    """A `decode.StepFn` over fixed encoder states (B, S, D): the T5 decoder on the tokens of each
+    call (the start token and any forced ones first, then one at a time), keeping its KV cache
+    (cross-attention keys and values are projected once)."""
     import torch
 
     past = None
 
-    def step(tokens: np.ndarray) -> np.ndarray:  # (B, 1) int64 -> (B, V) float32
+    def step(tokens: np.ndarray) -> np.ndarray:  # (B, T) int64 -> (B, V) float32, after the last of T
         nonlocal past
         ids = torch.from_numpy(np.ascontiguousarray(tokens, dtype=np.int64)).to(enc.device)
         res = model(encoder_outputs=(enc,), attention_mask=mask, decoder_input_ids=ids,
@@ -70,7 +71,8 @@ def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np
     adjacent); `uniforms` (B*R, P) or None for greedy."""
     rows = enc.shape[0]
     start = np.full(rows, model.config.decoder_start_token_id, dtype=np.int64)
-    return decode.constrained_decode(torch_step(model, enc, mask), start, allowed, uniforms, temperature)
+    return decode.constrained_decode(torch_step(model, enc, mask), start, allowed, uniforms, temperature,
+                                     merge_forced_start=True)  # the forced <+> rides with the start token
 
 
 def sample_values(model, tok, input_ids: Sequence[Sequence[int]], nonnegative: Sequence[bool], samples: int = 0,
