@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shipped NAS model's recipe (t4 -> t6 -> t8, docs/model-card.md), by steps instead of minutes,
+# The shipped NAS model's recipe (t4 -> t6 -> t8, rlm_lsp/models/nas/MODEL_CARD.md), by steps instead of minutes,
 # so it gives the shipped model's steps on any machine:
 #     bash training/nas/recipe.sh SEED OUT [THREADS]
 # SEED moves initialisation and batch order only (the arch split stays --split-seed 0).
