@@ -146,7 +146,7 @@ def train(args) -> Path:
     import torch
     from tokenizers import Tokenizer
 
-    from training.train import lr_factor
+    from training.loop import lr_factor
 
     if not (args.max_steps or args.max_minutes):
         sys.exit("pretrain train: give --max-steps or --max-minutes")

@@ -10,13 +10,17 @@ measurement is -100 (ignored by the loss). Loss: teacher-forced cross-entropy,
 weighted per position in the block (the exponent and the leading digit carry the
 magnitude, the last digits are mostly noise).
 
-Every `--eval-every` steps (and at the end of each epoch) the validation loss and a
-greedy-decode Spearman per metric are computed; the best checkpoint (by the mean
-Spearman, validation loss breaking ties) goes to OUT/best, the latest to OUT/last
-with the optimiser state, so `--resume` continues where it stopped. Training stops
-at `--epochs`, `--max-steps`, `--max-minutes` or after `--patience` evaluations
-without improvement, whichever comes first; the learning-rate schedule (linear
-warm-up, cosine decay) is sized to the step budget that fits in `--max-minutes`.
+The loop is `training.loop` (`RlmTask` here is what is specific to this model). Every
+`--eval-every` steps (default: at the end of each epoch) the validation loss and a Spearman
+per metric are computed, decoded by the runtime's decoder (`training.decoding`: the allowed
+tokens, `--eval-samples` shared stratified draws and the geometric-mean point estimate that
+`rlm-export` ships by default); the best checkpoint (by the mean Spearman, validation loss
+breaking ties) goes to OUT/best, the latest to OUT/last with the optimiser, scheduler and
+random state, so `--resume` continues where it stopped. Training stops at `--epochs`,
+`--max-steps`, `--max-minutes` or after `--patience` evaluations without improvement,
+whichever comes first; the learning-rate schedule (linear warm-up, cosine decay:
+`training.loop.Cosine`, transformers' curve) is sized to the step budget that fits in
+`--max-minutes`.
 
 The defaults are the shipped model's recipe (python-v3): from scratch, label jitter from the
 first step, batch 64, about 940 steps. It was trained on a GPU (`training/device_sweep.sh`, 6.5
@@ -134,12 +138,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--eval-every", type=int, default=0, help="steps; 0 = once per epoch")
     p.add_argument("--eval-max", type=int, default=500, help="validation rows used during training")
     p.add_argument("--eval-samples", type=int, default=8,
-                   help="draws per validation row; the median is scored (0 = greedy)")
+                   help="shared draws per validation row, decoded as the runtime does; their point estimate "
+                        "(geometric mean) is scored (0 or 1 = greedy)")
     p.add_argument("--patience", type=int, default=6)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--device", default="auto")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar (never shown off a terminal)")
     return p.parse_args(argv)
 
 
