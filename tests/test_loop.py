@@ -132,6 +132,23 @@ def test_progress_bar_is_quiet_off_a_terminal(tmp_path, capsys):
     assert "it/s" not in err and "s/it" not in err and "%|" not in err
 
 
+def test_progress_bar_on_a_terminal_shows_steps_or_the_clock(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    # by steps: n/5 it; on the clock (no step limit): seconds of the 1-second budget, in s/s
+    for name, kw, shown in (("steps", {"schedule_steps": 5}, ("5/5 [", "it/s")),
+                            ("clock", {"max_minutes": 1 / 60}, ("/1 [", "s/s"))):
+        term = Terminal()
+        monkeypatch.setattr(sys, "stderr", term)
+        Loop(ToyTask(), LoopConfig(out=tmp_path / name, lr=0.05, epochs=1, steps_per_epoch=8, **kw)).run()
+        assert all(part in term.getvalue() for part in shown), term.getvalue()[-300:]
+
+
 # --- the runtime's decoder, driven by torch -----------------------------------------------------
 
 

@@ -333,9 +333,13 @@ class Loop:
         from tqdm import tqdm
 
         cfg, task = self.cfg, self.task
-        total_hint = cfg.max_steps or self.schedule.total_steps or None
-        bar = tqdm(total=total_hint, initial=self.step, disable=None if cfg.progress else True,
-                   dynamic_ncols=True, desc=cfg.desc, file=sys.stderr)
+        steps = [n for n in (cfg.max_steps, self.schedule.total_steps if cfg.stop_at_schedule_end else 0)
+                 if 0 < n < 10**8]
+        # The ETA follows what ends the run: its steps, else the clock of max_minutes (in seconds).
+        by_clock = not steps and bool(cfg.max_minutes)
+        bar = tqdm(total=round(cfg.max_minutes * 60) if by_clock else (min(steps) if steps else None),
+                   initial=int(self.clock()) if by_clock else self.step, unit="s" if by_clock else "it",
+                   disable=None if cfg.progress else True, dynamic_ncols=True, desc=cfg.desc, file=sys.stderr)
         run_start = time.time() - self.spent
         timing_from, run_steps, stop = None, 0, False
         while not stop and self.epoch < cfg.epochs:
@@ -358,7 +362,7 @@ class Loop:
                 self.step += 1
                 self.last_loss = loss.item()
                 self.spent = time.time() - run_start
-                bar.update(1)
+                bar.update(max(0, int(self.clock()) - bar.n) if by_clock else 1)
                 bar.set_postfix(loss=f"{self.last_loss:.3f}", lr=f"{self.opt.param_groups[0]['lr']:.1e}",
                                 ep=self.epoch)
                 run_steps += 1
@@ -371,7 +375,8 @@ class Loop:
                         remaining = cfg.max_minutes * 60 - self.spent
                         fit = self.step + int(remaining / per_step * 0.85)  # leave room for evaluations
                         self.schedule.total_steps = max(self.step + 1, min(self.schedule.total_steps, fit))
-                        bar.total = self.schedule.total_steps
+                        if not by_clock:
+                            bar.total = self.schedule.total_steps
                         self.budget_sized = True
                         n_evals = max(1, self.schedule.total_steps // max(1, cfg.eval_every or cfg.steps_per_epoch or 1))
                         print(f"\n{per_step:.2f}s/step: schedule sized to {self.schedule.total_steps} steps "
