@@ -181,3 +181,22 @@ def test_torch_step_decode_matches_the_onnx_runtime(tiny_checkpoint, tiny_model_
         for i, row in enumerate(rows):
             for k, m in enumerate(pred.config.metric_names):
                 assert row[m].value == point[i, k]
+
+
+def test_a_long_input_is_read_as_the_runtime_reads_it(tiny_checkpoint, tiny_model_dir_fp32):
+    """predict_checkpoint's inputs: a function longer than max_input_tokens is cut by head and tail
+    (rlm_lsp.predictor.head_and_tail), so the torch decode gives the runtime's samples for it too."""
+    from rlm_lsp import Predictor, numbers
+    from training.evaluate import encode_inputs
+    from training.rlm_model import load_checkpoint
+
+    model, tok, meta = load_checkpoint(tiny_checkpoint)
+    long_code = "def f(n):\n" + "".join(f"    x{i} = [{i}] * n\n" for i in range(120)) + "    return x0\n"
+    pred = Predictor.from_dir(tiny_model_dir_fp32, samples=4, device="cpu", cache_size=0)
+    assert pred.read_limit(long_code) is not None  # it is too long
+    names = [m["name"] for m in meta["metrics"]]
+    ids = encode_inputs(tok, meta, [long_code], names, as_runtime=True)
+    assert len(ids[0]) == meta["max_input_tokens"]
+    ours = decoding.sample_values(model, tok, ids, decoding.nonnegative_of(meta), 4, numbers.format_of(meta))
+    np.testing.assert_array_equal(ours, pred.sample_values([long_code]))
+

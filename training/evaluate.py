@@ -114,14 +114,22 @@ def score(
 # --- PyTorch checkpoints, decoded by the runtime's decoder ----------------------------------------
 
 
-def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], language="python"):
-    """Rendered, normalised, truncated token ids (EOS last), exactly as training sees them."""
+def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], language="python",
+                  as_runtime: bool = False):
+    """Rendered, normalised token ids (EOS last), cut to `max_input_tokens`: at the end, exactly as
+    training sees them, or with `as_runtime` by head and tail, as `rlm_lsp.Predictor` reads a
+    too-long input (`predictor.head_and_tail`, the elision marker between)."""
+    from rlm_lsp.predictor import ELISION, head_and_tail
+
     template = meta["input_template"]
     max_len = int(meta["max_input_tokens"])
     texts = [
         render(template, metrics, language, preprocess.apply(meta.get("preprocess", "none"), c))
         for c in codes
     ]
+    if as_runtime:
+        marker = tok.encode(ELISION, add_special_tokens=False).ids
+        return [head_and_tail(e.ids, max_len, marker) for e in tok.encode_batch(texts)]
     return [truncate(e.ids, max_len, tok) for e in tok.encode_batch(texts)]
 
 
@@ -157,8 +165,9 @@ def predict_checkpoint(
     batch_size: int = 32, seed: int = 0,
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}, decoded as the
-    checkpoint's default export will be: shared draws, the export's point estimate and temperature."""
-    ids = encode_inputs(tok, meta, codes, metrics)
+    checkpoint's default export will be: inputs cut by head and tail, shared draws, the export's
+    point estimate and temperature."""
+    ids = encode_inputs(tok, meta, codes, metrics, as_runtime=True)
     fmt = numbers.format_of(meta)
     nonneg = decoding.nonnegative_of(meta)
     kind = meta.get("point_estimate", decoding.DEFAULT_POINT_ESTIMATE)
