@@ -342,3 +342,26 @@ def test_experiments_have_a_main_and_run_nothing_at_import():
             # constants, and cheap constructors of constants (Path("..."), set literal, dict(...))
             assert all(ast.unparse(c.func) in ("Path", "set", "frozenset", "dict", "tuple", "list", "re.compile")
                        for c in calls), f"{path.name}:{node.lineno} calls at import: {ast.unparse(value)[:60]}"
+
+
+def test_validation_rows_are_cut_as_the_runtime_cuts_them():
+    """Training rows too long for --max-input-tokens keep their start; validation rows are read by
+    head and tail (rlm_lsp.predictor.head_and_tail), as the runtime reads them."""
+    from rlm_lsp.predictor import ELISION, head_and_tail
+    from training import train
+    from training.rlm_model import train_tokenizer
+
+    examples = dataset.synthetic_examples(4)
+    args = train.parse_args(["--augment", "0", "--max-input-tokens", "24"])
+    tok = train_tokenizer([e.code for e in examples] * 5, vocab_size=300)
+    key = (("memory", "latency"), False)
+    full = train.encode_examples(tok, examples, ["memory", "latency"], args.__class__(**{**vars(args), "max_input_tokens": 10**6}),
+                                 train=False, rng=random.Random(0))
+    cut_train = train.encode_examples(tok, examples, ["memory", "latency"], args, train=True, rng=random.Random(0))
+    cut_val = train.encode_examples(tok, examples, ["memory", "latency"], args, train=False, rng=random.Random(0))
+    marker = tok.encode(ELISION, add_special_tokens=False).ids
+    for f, t, v in zip(full, cut_train, cut_val):
+        ids = f.variants[key]
+        assert len(ids) > 24
+        assert t.variants[key] == ids[:23] + [ids[-1]]  # the start, then </s>
+        assert v.variants[key] == head_and_tail(ids, 24, marker) != t.variants[key]

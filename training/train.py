@@ -49,6 +49,7 @@ from typing import Sequence
 import numpy as np
 
 from rlm_lsp import numbers, preprocess
+from rlm_lsp.predictor import ELISION, head_and_tail
 from rlm_lsp.template import CENSUS_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
 
 TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE}
@@ -186,9 +187,14 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
                 texts.append(render(TEMPLATES[args.template], named, ex.language, c))
                 keys.append((i, subset, aug_flag))
     encs = tok.encode_batch(texts)
+    # Training rows keep their start (the recipe the shipped models were trained with); validation
+    # rows are read as the runtime reads a too-long input, by head and tail, so the checkpoint is
+    # chosen on what the editor and the gate will feed it.
+    marker = tok.encode(ELISION, add_special_tokens=False).ids
     variants: list[dict] = [{} for _ in examples]
     for (i, subset, aug_flag), enc in zip(keys, encs):
-        variants[i][(subset, aug_flag)] = truncate(enc.ids, args.max_input_tokens, tok)
+        variants[i][(subset, aug_flag)] = (truncate(enc.ids, args.max_input_tokens, tok) if train
+                                           else head_and_tail(enc.ids, args.max_input_tokens, marker))
     out = []
     for i, ex in enumerate(examples):
         labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args)) for s in subsets}
