@@ -342,6 +342,9 @@ class Loop:
                    disable=None if cfg.progress else True, dynamic_ncols=True, desc=cfg.desc, file=sys.stderr)
         run_start = time.time() - self.spent
         timing_from, run_steps, stop = None, 0, False
+        total = self.schedule.total_steps
+        if (cfg.stop_at_schedule_end and total and self.step >= total) or (cfg.max_steps and self.step >= cfg.max_steps):
+            stop = True  # a resumed run that had already finished: no step past its end
         while not stop and self.epoch < cfg.epochs:
             skip = self.step - self.epoch_start  # > 0 when resuming mid-epoch
             if skip == 0 and self.step > 0 and task.start_epoch(self.epoch, self.step):
