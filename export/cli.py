@@ -115,18 +115,24 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     if not low <= temperature <= high:
         raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
     meta = check_checkpoint(checkpoint)
+    stages = _stages(5 + bool(eval_jsonl))
     weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
     version = model_version or meta.get("model_version") or f"{checkpoint.name}-{sha256_file(weights)[:8]}"
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(fp32_out) if fp32_out else Path(tmp) / "fp32"
+        stages.set_description("optimum export (fp32)")
         export_fp32(checkpoint, fp32)
+        stages.update()
         runtime = {"logits_token_ids": head_token_ids(checkpoint), "sampling_temperature": temperature,
                    "point_estimate": point_estimate}
         narrow_head(fp32, runtime["logits_token_ids"])
         write_model_config(fp32, checkpoint, meta, version + "-fp32", {"precision": "fp32", **runtime})
         report: dict = {"checkpoint": str(checkpoint), "model_version": version}
         samples = samples or SAMPLE_CODES
+        stages.set_description("parity against PyTorch")
         report["parity"] = check_parity(checkpoint, fp32, samples)
+        stages.update()
+        stages.set_description(f"{layout} graphs ({'int8' if int8 else 'fp32'})")
         staging = Path(tmp) / "final"
         precision = "int8" if int8 else "fp32"
         if layout == "fast":
@@ -138,18 +144,35 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
         else:
             shutil.copytree(fp32, staging)
         write_model_config(staging, checkpoint, meta, version, {"precision": precision, **runtime})
+        stages.update()
+        stages.set_description("agreement and fidelity against fp32")
         report["layout"] = layout
         if int8 or layout == "fast":
             report["int8_greedy_equals_fp32" if int8 else "greedy_equals_fp32"] = onnx_agreement(fp32, staging, samples)
             report["fidelity"] = fidelity(fp32, staging, samples)
+        stages.update()
         if eval_jsonl:
+            stages.set_description("Spearman on --eval-jsonl")
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
+            stages.update()
+        stages.set_description("write")
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())
         (staging / "export_report.json").write_text(json.dumps(report, indent=2) + "\n")
         if out.exists():
             shutil.rmtree(out)
         shutil.copytree(staging, out)
+        stages.update()
+    stages.close()
     return report
+
+
+def _stages(total: int):
+    """A tqdm bar over the export's stages (with the elapsed time and an ETA) on a terminal; silent
+    when stderr is not one (CI, logs)."""
+    from tqdm import tqdm  # the train extra, which export needs
+
+    return tqdm(total=total, unit="stage", file=sys.stderr, disable=not sys.stderr.isatty(),
+                bar_format="{desc}: {n}/{total} stages [{elapsed}<{remaining}]")
 
 
 def _compare(fp32: Path, final: Path, rows_path: Path, limit: int) -> dict:

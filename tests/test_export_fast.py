@@ -112,3 +112,15 @@ def test_layout_option_is_checked(tiny_checkpoint, tmp_path):
     with pytest.raises(ExportError, match="--layout"):
         export(tiny_checkpoint, tmp_path / "never", layout="merged")
     assert not (tmp_path / "never").exists()
+
+
+def test_export_stage_bar_is_silent_off_a_terminal(capsys):
+    """rlm-export shows its stages with an ETA on a terminal only; in CI and logs it says nothing."""
+    from rlm_lsp.export.cli import _stages
+
+    bar = _stages(3)
+    assert bar.disable  # pytest's captured stderr is not a terminal
+    bar.set_description("optimum export (fp32)")
+    bar.update()
+    bar.close()
+    assert capsys.readouterr().err == ""
