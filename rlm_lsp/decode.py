@@ -77,3 +77,16 @@ def _sample(logits: np.ndarray, u: np.ndarray) -> np.ndarray:
     cdf /= cdf[:, -1:]
     pick = (cdf < u[:, None]).sum(axis=-1)
     return np.minimum(pick, logits.shape[-1] - 1)
+
+
+def stratified_uniforms(seed: int, n: int, positions: int, key: str | None = None) -> np.ndarray:
+    """(n, positions) uniforms for one input's n samples, stratified per decoding position.
+
+    Latin hypercube: at each position the n uniforms fall one in each of the n equal slices of
+    [0, 1), in a random order. Each sample is still an exact draw from the model, but together they
+    cover its distribution evenly, so the median and the p10-p90 of 16 samples are as steady as
+    those of about 48 independent ones (measured: docs/model-card.md). `key` None: the draws every
+    input shares (common random numbers); else a hex digest that seeds the input's own draws."""
+    rng = np.random.default_rng([seed, 0x6A7E] if key is None else [seed, int(key[:16], 16)])
+    slices = np.stack([rng.permutation(n) for _ in range(positions)], axis=1)  # (n, positions)
+    return (slices + rng.random((n, positions))) / n

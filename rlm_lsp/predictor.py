@@ -260,17 +260,9 @@ class Predictor:
         return self._shared
 
     def _uniforms(self, key: str, n: int) -> np.ndarray:
-        """(N, P) uniforms for one input's N samples, stratified per decoding position.
-
-        Latin hypercube: at each position the N uniforms fall one in each of the N equal
-        slices of [0, 1), in a random order. Each sample is still an exact draw from the
-        model, but together they cover its distribution evenly, so the median and the
-        p10-p90 of 16 samples are as steady as those of about 48 independent ones
-        (measured: docs/model-card.md).
-        """
-        rng = np.random.default_rng([self.seed, 0x6A7E] if self.shared_draws else [self.seed, int(key[:16], 16)])
-        slices = np.stack([rng.permutation(n) for _ in self._allowed], axis=1)  # (N, P)
-        return (slices + rng.random((n, len(self._allowed)))) / n
+        """(N, P) stratified uniforms for one input's N samples (`decode.stratified_uniforms`):
+        the shared draws, or the input's own ones seeded by its cache key."""
+        return decode.stratified_uniforms(self.seed, n, len(self._allowed), None if self.shared_draws else key)
 
     def _aggregate(self, samples: np.ndarray, tokens: int = 0, truncated: bool = False) -> dict[str, Prediction]:
         """(N, M) sampled values -> point estimate and p10..p90 per metric."""

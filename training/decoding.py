@@ -16,12 +16,11 @@ checkpoint is chosen by the decoder the editor and the gate use: non-negative me
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
 
 import numpy as np
 
 from rlm_lsp import decode, numbers
-from rlm_lsp.predictor import Predictor, point_estimate
+from rlm_lsp.predictor import point_estimate
 
 # What `rlm-export` writes into rlm_config.json when not told otherwise (`--point-estimate`,
 # `--temperature`): a checkpoint is scored as its default export will predict.
@@ -31,9 +30,8 @@ DEFAULT_TEMPERATURE = 1.0
 
 def shared_uniforms(samples: int, positions: int, seed: int = 0) -> np.ndarray:
     """The (samples, positions) stratified draws a `Predictor(samples=..., seed=...)` gives every
-    input: the runtime's own function (`Predictor._uniforms`, which reads only these fields)."""
-    fields = SimpleNamespace(seed=int(seed), shared_draws=True, _allowed=[None] * positions)
-    return Predictor._uniforms(fields, "", samples)
+    input: the runtime's own function."""
+    return decode.stratified_uniforms(int(seed), samples, positions)
 
 
 def allowed_ids(tok, nonnegative: Sequence[bool], number_format: numbers.NumberFormat) -> list[np.ndarray]:
