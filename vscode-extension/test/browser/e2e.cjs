@@ -103,6 +103,7 @@ async function main() {
     const hover = page.locator(".monaco-hover-content", { hasText: "rlm's estimate" });
     await hover.first().waitFor({ timeout: TIMEOUT });
     result.hover = clean(await hover.first().innerText());
+    await page.waitForTimeout(800); // the hover fades in: a shot taken at once shows it half transparent
     await page.screenshot({ path: path.join(SHOTS, "vscode-hover.png") });
     await page.keyboard.press("Escape");
 
