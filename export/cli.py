@@ -32,6 +32,7 @@ from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
 from rlm_lsp.seq2seq import SHARED_CROSS_KV
 
 LAYOUTS = ("fast", "optimum")
+CARD = "MODEL_CARD.md"  # a shipped model directory's own card (not part of the model's hashed files)
 SAMPLE_CODES = [
     "def f(n):\n    return sum(range(n))\n",
     "def build(n):\n    return [[0] * n for _ in range(n)]\n",
@@ -158,6 +159,9 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
         stages.set_description("write")
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())
         (staging / "export_report.json").write_text(json.dumps(report, indent=2) + "\n")
+        card = out / CARD
+        if card.is_file():  # the model's card is written by hand: a re-export keeps it
+            shutil.copy2(card, staging / CARD)
         if out.exists():
             shutil.rmtree(out)
         shutil.copytree(staging, out)

@@ -124,3 +124,30 @@ def test_export_stage_bar_is_silent_off_a_terminal(capsys):
     bar.update()
     bar.close()
     assert capsys.readouterr().err == ""
+
+
+def test_reexport_keeps_the_model_card(tmp_path, monkeypatch):
+    """A model directory's MODEL_CARD.md is written by hand; exporting into the directory again
+    replaces the model files and keeps the card."""
+    from rlm_lsp.export import cli
+
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / cli.CARD).write_text("# card\n")
+    (out / "stale.onnx").write_text("old")
+
+    def fake_export(checkpoint, fp32):
+        fp32.mkdir(parents=True)
+
+    monkeypatch.setattr(cli, "check_checkpoint", lambda checkpoint: {})
+    monkeypatch.setattr(cli, "export_fp32", fake_export)
+    monkeypatch.setattr(cli, "head_token_ids", lambda checkpoint: [1, 2])
+    monkeypatch.setattr(cli, "narrow_head", lambda fp32, ids: None)
+    monkeypatch.setattr(cli, "write_model_config", lambda d, *a: (d / "rlm_config.json").write_text("{}"))
+    monkeypatch.setattr("rlm_lsp.export.parity.check_parity", lambda *a: {"inputs": 0, "token_exact": 0})
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "model.safetensors").write_bytes(b"w")
+    cli.export(ckpt, out, int8=False, layout="optimum", model_version="t")
+    assert (out / cli.CARD).read_text() == "# card\n"
+    assert not (out / "stale.onnx").exists() and (out / "rlm_config.json").exists()
