@@ -28,11 +28,28 @@ import numpy as np
 from rlm_lsp.seq2seq import LAYOUT_KEY, SHARED_CROSS_KV
 
 
-def int8_matmuls(model, skip: Sequence[str] = ()):
+WEIGHT_BITS = 7  # weights in -63..63: see int8_matmuls
+
+
+def int8_matmuls(model, skip: Sequence[str] = (), weight_bits: int = WEIGHT_BITS):
     """MatMul(X, W) with W a 2-D fp32 initializer -> MatMulInteger on per-row quantized X.
 
     y = (round(x / s_row) . w_q) * s_row * s_col, with s_row = max|x_row| / 127 and
-    s_col = max|w_col| / 127. `skip`: names of MatMul nodes to leave in fp32.
+    s_col = max|w_col| / q, q = 2^(weight_bits - 1) - 1. `skip`: names of MatMul nodes to leave
+    in fp32.
+
+    Why 7-bit weights by default: onnxruntime's uint8 x int8 kernel on AVX2 without VNNI
+    (`vpmaddubsw`) adds adjacent products in int16 and saturates there: with activation codes up
+    to 255 and weights up to 127 a pair reaches 64,770 > 32,767, and a saturated sum was measured
+    off by 8x on a random matrix. With |w_q| <= 63 a pair stays under 32,130, so every kernel
+    (AVX2, AVX-512, VNNI) computes the same exact integers: the outputs do not depend on the CPU.
+
+    Few nodes, because opening a session costs time per node (onnxruntime's graph passes and
+    memory planner): X keeps its shape, (..., K) -> uint8 (..., K), since MatMulInteger takes
+    any leading dimensions; six nodes per quantized input (the row scale (..., 1) by broadcast:
+    Abs, ReduceMax, Max, Mul; then Div and QuantizeLinear with scale 1 and zero point 128) and
+    four per matmul (MatMulInteger, Cast, the row scale, the column scale). QuantizeLinear rounds
+    half to even and saturates to uint8; |x / s_row| <= 127, so the codes are 1..255.
     """
     from onnx import helper, numpy_helper, TensorProto
 
@@ -55,45 +72,34 @@ def int8_matmuls(model, skip: Sequence[str] = ()):
             const("rlm_q/axis_last", np.array([-1], dtype=np.int64))
             const("rlm_q/inv127", np.array(1.0 / 127.0, dtype=np.float32))
             const("rlm_q/tiny", np.array(1e-30, dtype=np.float32))
+            const("rlm_q/one", np.array(1.0, dtype=np.float32))
             const("rlm_q/zero_point", np.array(128, dtype=np.uint8))
-            const("rlm_q/rows_1", np.array([-1, 1], dtype=np.int64))
-            const("rlm_q/flat", np.array([-1], dtype=np.int64))
             consts_added = True
         x = node.input[0]
         w = numpy_helper.to_array(weight).astype(np.float32)  # (K, N)
         if x not in quantized:
             p = f"rlm_q/{len(quantized)}"
-            const(f"{p}/rows_k", np.array([-1, w.shape[0]], dtype=np.int64))
             nodes += [
                 helper.make_node("Abs", [x], [f"{p}/abs"]),
                 helper.make_node("ReduceMax", [f"{p}/abs", "rlm_q/axis_last"], [f"{p}/amax"], keepdims=1),
                 helper.make_node("Max", [f"{p}/amax", "rlm_q/tiny"], [f"{p}/amax_safe"]),
                 helper.make_node("Mul", [f"{p}/amax_safe", "rlm_q/inv127"], [f"{p}/scale"]),  # (..., 1)
-                helper.make_node("Reshape", [f"{p}/scale", "rlm_q/flat"], [f"{p}/scale_m"]),  # (M,)
-                helper.make_node("Reshape", [f"{p}/scale", "rlm_q/rows_1"], [f"{p}/scale_m1"]),  # (M, 1)
-                helper.make_node("Reshape", [x, f"{p}/rows_k"], [f"{p}/x_mk"]),  # (M, K)
-                helper.make_node("Shape", [f"{p}/scale_m"], [f"{p}/m"]),
-                helper.make_node("ConstantOfShape", [f"{p}/m"], [f"{p}/zp_m"],
-                                 value=numpy_helper.from_array(np.array([128], dtype=np.uint8))),
-                # one scale per row; round half to even, + 128, saturated to uint8 [1, 255]
-                helper.make_node("QuantizeLinear", [f"{p}/x_mk", f"{p}/scale_m", f"{p}/zp_m"], [f"{p}/u8"], axis=0),
-                helper.make_node("Shape", [x], [f"{p}/lead"], start=0, end=-1),
+                helper.make_node("Div", [x, f"{p}/scale"], [f"{p}/x_scaled"]),  # (..., K) in [-127, 127]
+                helper.make_node("QuantizeLinear", [f"{p}/x_scaled", "rlm_q/one", "rlm_q/zero_point"], [f"{p}/u8"]),
             ]
-            quantized[x] = (f"{p}/u8", f"{p}/scale_m1", f"{p}/lead")
-        xq, row_scale, lead = quantized[x]
-        col_scale = np.maximum(np.abs(w).max(axis=0), 1e-30) / 127.0  # (N,)
-        wq = np.clip(np.round(w / col_scale), -127, 127).astype(np.int8)
+            quantized[x] = (f"{p}/u8", f"{p}/scale")
+        xq, row_scale = quantized[x]
+        qmax = 2 ** (weight_bits - 1) - 1
+        col_scale = np.maximum(np.abs(w).max(axis=0), 1e-30) / qmax  # (N,)
+        wq = np.clip(np.round(w / col_scale), -qmax, qmax).astype(np.int8)
         base = f"rlm_q/{node.name or node.output[0]}"
         const(f"{base}/w", wq)
         const(f"{base}/w_scale", col_scale.astype(np.float32))
-        const(f"{base}/n", np.array([w.shape[1]], dtype=np.int64))
         nodes += [
-            helper.make_node("MatMulInteger", [xq, f"{base}/w", "rlm_q/zero_point"], [f"{base}/i32"]),  # (M, N)
+            helper.make_node("MatMulInteger", [xq, f"{base}/w", "rlm_q/zero_point"], [f"{base}/i32"]),  # (..., N)
             helper.make_node("Cast", [f"{base}/i32"], [f"{base}/f32"], to=TensorProto.FLOAT),
             helper.make_node("Mul", [f"{base}/f32", row_scale], [f"{base}/row"]),
-            helper.make_node("Mul", [f"{base}/row", f"{base}/w_scale"], [f"{base}/y_mn"]),
-            helper.make_node("Concat", [lead, f"{base}/n"], [f"{base}/shape"], axis=0),
-            helper.make_node("Reshape", [f"{base}/y_mn", f"{base}/shape"], list(node.output)),
+            helper.make_node("Mul", [f"{base}/row", f"{base}/w_scale"], list(node.output)),
         ]
     del graph.node[:]
     graph.node.extend(nodes)
@@ -257,3 +263,38 @@ def _drop_unused_initializers(graph) -> None:
     keep = [i for i in graph.initializer if i.name in used]
     del graph.initializer[:]
     graph.initializer.extend(keep)
+
+
+def pre_optimize(model):
+    """The graph after onnxruntime's basic optimisations (constant folding, redundant-node
+    elimination, common subexpressions), saved once at export so a session does not redo them at
+    every start: about a third fewer nodes, and each node costs load time.
+
+    Basic optimisations are semantics-preserving rewrites in standard ONNX ops, applied before
+    onnxruntime assigns nodes to execution providers, so the graph stays valid for any provider
+    and machine; the runtime still applies its extended and layout optimisations when it loads
+    it. Returns a new ModelProto with the metadata of `model` (its layout) and only the opset
+    imports its nodes use.
+    """
+    import tempfile
+    from pathlib import Path
+
+    import onnx
+    import onnxruntime as ort
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "optimized.onnx"
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        options.optimized_model_filepath = str(path)
+        options.log_severity_level = 3
+        ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        optimized = onnx.load(str(path))
+    used = {node.domain or "" for node in optimized.graph.node} | {""}
+    imports = [o for o in optimized.opset_import if (o.domain or "") in used]
+    del optimized.opset_import[:]
+    optimized.opset_import.extend(imports)
+    del optimized.metadata_props[:]
+    optimized.metadata_props.extend(model.metadata_props)
+    optimized.producer_name, optimized.producer_version = model.producer_name, model.producer_version
+    return optimized

@@ -119,7 +119,8 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
 
     All three graphs: int8 MatMulInteger with per-row activation scales (`int8`), the decoders'
     embeddings cut to `decoder_token_ids`, the encoder's embedding in int8 rows (`int8`), and
-    decoder_with_past reading the cross-attention K/V once per input (`share_cross_kv`).
+    decoder_with_past reading the cross-attention K/V once per input (`share_cross_kv`); each graph
+    saved after onnxruntime's basic optimisations (`pre_optimize`: fewer nodes, a faster start).
     With int8=False the rewrites are exact (fp32 everywhere, same layout).
     """
     import onnx
@@ -140,4 +141,4 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
             fast_graphs.int8_matmuls(model)
         fast_graphs.set_layout(model, fast_graphs.SHARED_CROSS_KV)
         onnx.checker.check_model(model)
-        onnx.save(model, str(out_dir / name))
+        onnx.save(fast_graphs.pre_optimize(model), str(out_dir / name))

@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 
 from rlm_lsp.model_dir import ModelError
-from rlm_lsp.sessions import open_session
+from rlm_lsp.sessions import open_sessions
 
 
 LAYOUT_KEY = "rlm_graph_layout"  # the exporter's rlm_lsp.export.fast_graphs.LAYOUT_KEY
@@ -39,9 +39,9 @@ LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
 class Seq2Seq:
     def __init__(self, model_dir: Path, providers: list[str], threads: int = 1,
                  logits_token_ids: Sequence[int] | None = None):
-        self.encoder = open_session(model_dir / "encoder_model.onnx", providers, threads)
-        self.decoder = open_session(model_dir / "decoder_model.onnx", providers, threads)
-        self.decoder_past = open_session(model_dir / "decoder_with_past_model.onnx", providers, threads)
+        self.encoder, self.decoder, self.decoder_past = open_sessions(
+            [model_dir / name for name in ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")],
+            providers, threads)
         self.providers = self.encoder.get_providers()
         self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]

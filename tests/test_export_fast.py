@@ -90,8 +90,9 @@ def test_old_layout_directories_load_and_predict(legacy_int8):
     assert predictor.model.layout == OPTIMUM
     values = predictor.sample_values(CODES)
     assert values.shape == (len(CODES), 4, 2) and np.all(np.isfinite(values))
-    if (DEFAULT_DIR / "rlm_config.json").is_file():
-        assert Predictor.default(samples=1).model.layout == OPTIMUM
+    if (DEFAULT_DIR / "rlm_config.json").is_file():  # the shipped default: the layout its config names
+        config = json.loads((DEFAULT_DIR / "rlm_config.json").read_text())
+        assert Predictor.default(samples=1).model.layout == config.get("graph_layout", OPTIMUM)
 
 
 def test_an_unknown_layout_is_refused_with_the_file_named(model_copy):
@@ -151,3 +152,56 @@ def test_reexport_keeps_the_model_card(tmp_path, monkeypatch):
     cli.export(ckpt, out, int8=False, layout="optimum", model_version="t")
     assert (out / cli.CARD).read_text() == "# card\n"
     assert not (out / "stale.onnx").exists() and (out / "rlm_config.json").exists()
+
+
+def test_fast_graphs_are_saved_optimised_and_smaller_than_the_old_ones(tiny_model_dir, legacy_int8):
+    """Load time goes with node count: the fast layout's graphs are saved after onnxruntime's basic
+    optimisations (doing them again changes nothing) and have fewer nodes than the old layout's."""
+    for name in ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx"):
+        model = onnx.load(str(tiny_model_dir / name))
+        old = onnx.load(str(legacy_int8 / name))
+        again = fast_graphs.pre_optimize(model)
+        assert len(again.graph.node) == len(model.graph.node), name
+        assert len(model.graph.node) < len(old.graph.node), name
+        assert not any(n.op_type == "Constant" for n in model.graph.node), name
+        assert {o.domain or "" for o in model.opset_import} == {""}, name  # standard ONNX only
+        assert dict((p.key, p.value) for p in model.metadata_props)[fast_graphs.LAYOUT_KEY] == SHARED_CROSS_KV
+
+
+def test_int8_matmul_rewrite_is_lean_and_keeps_rows_apart():
+    """Four nodes per matmul and six per quantized input, any leading shape, rows independent."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    rng = np.random.default_rng(1)
+    weights = [numpy_helper.from_array(rng.standard_normal((16, n)).astype(np.float32), f"w{n}") for n in (8, 24)]
+    nodes = [helper.make_node("MatMul", ["x", w.name], [f"y{i}"]) for i, w in enumerate(weights)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", "s", 16])],
+                              [helper.make_tensor_value_info(f"y{i}", TensorProto.FLOAT, None) for i in range(2)],
+                              weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    fast_graphs.int8_matmuls(model)
+    assert len(model.graph.node) == 6 + 4 * 2
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    x = rng.standard_normal((3, 5, 16)).astype(np.float32)
+    x[1] *= 1000.0  # a loud neighbour
+    x[2, 2] = 0.0  # an all-zero row
+    y0, y1 = session.run(None, {"x": x})
+    assert y0.shape == (3, 5, 8) and y1.shape == (3, 5, 24)
+    assert np.all(y0[2, 2] == 0) and np.all(np.isfinite(y1))
+    alone = session.run(None, {"x": x[:1]})
+    assert np.array_equal(alone[0][0], y0[0]) and np.array_equal(alone[1][0], y1[0])
+    exact = x.astype(np.float64) @ numpy_helper.to_array(weights[1])
+    w = numpy_helper.to_array(weights[1])
+    bound = np.linalg.norm(x, axis=-1, keepdims=True) * np.linalg.norm(w, axis=0)  # |x_row . w_col| at most
+    assert np.all(np.abs(y1 - exact) <= 0.02 * bound)  # int8 error, relative to each row's own scale
+
+
+def test_sessions_open_in_order_with_their_own_graphs(tiny_model_dir):
+    from rlm_lsp.sessions import open_sessions
+
+    names = ["decoder_with_past_model.onnx", "encoder_model.onnx", "decoder_model.onnx"]
+    sessions = open_sessions([tiny_model_dir / n for n in names], ["CPUExecutionProvider"])
+    firsts = [{i.name for i in s.get_inputs()} for s in sessions]
+    assert "past_key_values.0.decoder.key" in firsts[0] and firsts[1] == {"input_ids", "attention_mask"}
+    assert "encoder_hidden_states" in firsts[2]
