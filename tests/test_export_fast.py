@@ -195,6 +195,15 @@ def test_int8_matmul_rewrite_is_lean_and_keeps_rows_apart():
     w = numpy_helper.to_array(weights[1])
     bound = np.linalg.norm(x, axis=-1, keepdims=True) * np.linalg.norm(w, axis=0)  # |x_row . w_col| at most
     assert np.all(np.abs(y1 - exact) <= 0.02 * bound)  # int8 error, relative to each row's own scale
+    # The same integers as exact arithmetic: no int16 saturation in onnxruntime's AVX2 kernel
+    # (7-bit weights), so every CPU gives these bits.
+    scale = np.maximum(np.abs(x).max(axis=-1, keepdims=True), np.float32(1e-30)) * np.float32(1 / 127)
+    codes = np.round(x / scale).astype(np.int64)
+    col = np.maximum(np.abs(w).max(axis=0), 1e-30) / 63.0
+    wq = np.round(w / col).astype(np.int64)
+    assert np.abs(wq).max() == 63
+    ints = (codes @ wq).astype(np.float32)
+    assert np.array_equal(y1, ints * scale * col.astype(np.float32))
 
 
 def test_sessions_open_in_order_with_their_own_graphs(tiny_model_dir):
