@@ -122,6 +122,10 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
     decoder_with_past reading the cross-attention K/V once per input (`share_cross_kv`); each graph
     saved after onnxruntime's basic optimisations (`pre_optimize`: fewer nodes, a faster start).
     With int8=False the rewrites are exact (fp32 everywhere, same layout).
+
+    The decoders' number head (the MatMul giving `logits`, d_model x 33, a few kFLOP a row) stays
+    fp32: its per-row quantization moved the logits straight, and the greedy decode of c1 agreed
+    with fp32 on 30 of 40 inputs with it in fp32 against 21 with it in int8 (KL 0.00041 vs 0.00047).
     """
     import onnx
 
@@ -137,8 +141,9 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
             fast_graphs.trim_embeddings(model, decoder_token_ids)
         if name == "decoder_with_past_model.onnx":
             fast_graphs.share_cross_kv(model)
-        if int8:
-            fast_graphs.int8_matmuls(model)
+        if int8:  # the decoders' number head (d_model x 33) stays fp32: see the docstring
+            head = [n.name for n in model.graph.node if n.op_type == "MatMul" and "logits" in n.output]
+            fast_graphs.int8_matmuls(model, skip=head)
         fast_graphs.set_layout(model, fast_graphs.SHARED_CROSS_KV)
         onnx.checker.check_model(model)
         onnx.save(fast_graphs.pre_optimize(model), str(out_dir / name))

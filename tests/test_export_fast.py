@@ -214,3 +214,12 @@ def test_sessions_open_in_order_with_their_own_graphs(tiny_model_dir):
     firsts = [{i.name for i in s.get_inputs()} for s in sessions]
     assert "past_key_values.0.decoder.key" in firsts[0] and firsts[1] == {"input_ids", "attention_mask"}
     assert "encoder_hidden_states" in firsts[2]
+
+
+def test_decoders_keep_only_their_number_head_in_fp32(tiny_model_dir):
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        graph = onnx.load(str(tiny_model_dir / name)).graph
+        weights = {i.name for i in graph.initializer}
+        fp32 = [n for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights]
+        assert [n.output[0] for n in fp32] == ["logits"], name
+        assert any(n.op_type == "MatMulInteger" for n in graph.node), name
