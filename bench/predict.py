@@ -133,7 +133,8 @@ def staged(predictor, code: str) -> dict[str, float]:
     start = np.full(p.samples, p.config.decoder_start_token_id, dtype=np.int64)
     uniforms = p._shared_uniforms() if p.samples > 1 else None
     tokens = decode.constrained_decode(step, start, p.allowed_ids, uniforms, temperature=p.config.temperature,
-                                       merge_forced_start=p.model.merges_forced_start)
+                                       merge_forced_start=p.model.merges_forced_start,
+                                       merge_forced_later=p.model.merges_forced_later)
     values = np.array([p.config.number_format.decode_many([p._id_to_token[t] for t in row]) for row in tokens])
     p._aggregate(values)
     t3 = clock()

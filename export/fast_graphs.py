@@ -25,7 +25,7 @@ from typing import Sequence
 
 import numpy as np
 
-from rlm_lsp.seq2seq import LAYOUT_KEY, SHARED_CROSS_KV
+from rlm_lsp.seq2seq import LAYOUT_KEY, MANY, PAST_STEP_TOKENS_KEY, SHARED_CROSS_KV
 
 
 WEIGHT_BITS = 7  # weights in -63..63: see int8_matmuls
@@ -111,10 +111,12 @@ def int8_matmuls(model, skip: Sequence[str] = (), weight_bits: int = WEIGHT_BITS
 def share_cross_kv(model):
     """decoder_with_past: cross-attention K/V and encoder_attention_mask with B rows, queries B*N.
 
-    In each EncDecAttention block of optimum's graph, Q (B*N, H, 1, d) meets K^T (B, H, d, S).
-    Q is reshaped to (B, N, H, d) and transposed to (B, H, N, d); scores (B, H, N, S) take the
-    mask bias (B, H, 1, S) by broadcast; softmax . V gives (B, H, N, d), transposed to (B, N, H, d),
-    which is the (B*N, 1, H, d) tensor the block's output projection reshapes.
+    In each EncDecAttention block of optimum's graph, Q (B*N, H, T, d) meets K^T (B, H, d, S).
+    Q is laid out as (B, H, N*T, d), query rows (sample, position); scores (B, H, N*T, S) take the
+    mask bias by broadcast, cut to its first query row (B, H, 1, S): cross-attention has no
+    position bias, so the rows are all the same; softmax . V gives (B, H, N*T, d), laid back out as
+    the (B*N, H, T, d) tensor the block's output projection reads. T is 1 in a plain step and
+    more when forced tokens ride along (`decode.constrained_decode(merge_forced_start=True)`).
     """
     from onnx import helper, numpy_helper
 
@@ -126,7 +128,9 @@ def share_cross_kv(model):
     keys = [i.name for i in graph.input if i.name.startswith("past_key_values.") and i.name.endswith(".encoder.key")]
     if not keys:
         raise ValueError("decoder_with_past has no past_key_values.*.encoder.key inputs")
-    new_inits = []
+    new_inits = [numpy_helper.from_array(np.array([value], dtype=np.int64), f"rlm_kv/{name}")
+                 for name, value in (("zero", 0), ("one", 1), ("query_axis", 2))]
+    cut_bias: dict[str, str] = {}  # the scores' bias (B, H, T, S) -> its first query row
     for key in keys:
         value = key[: -len("key")] + "value"
         heads, head_dim = (_input_dim(graph, key, 1), _input_dim(graph, key, 3))
@@ -134,30 +138,40 @@ def share_cross_kv(model):
         scores = _only(n for n in consumers[transpose_k.output[0]] if n.op_type == "MatMul")
         if scores.input[1] != transpose_k.output[0]:
             raise ValueError(f"the cross-attention scores of {key} are not Q . K^T")
+        bias_add = _only(consumers[scores.output[0]])
+        if bias_add.op_type != "Add" or bias_add.input[0] != scores.output[0]:
+            raise ValueError(f"the cross-attention scores of {key} are not followed by their bias")
         context = _only(n for n in consumers[value] if n.op_type == "MatMul")
         after = _only(consumers[context.output[0]])
         if after.op_type != "Transpose" or list(after.attribute[0].ints) != [0, 2, 1, 3]:
             raise ValueError(f"unexpected node after the cross-attention context of {key}: {after.op_type}")
         p = f"rlm_kv/{key}"
         q = scores.input[0]
-        new_inits.append(numpy_helper.from_array(np.array([-1, heads, 1, head_dim], dtype=np.int64), f"{p}/rows"))
+        new_inits.append(numpy_helper.from_array(np.array([-1, heads, head_dim], dtype=np.int64), f"{p}/split_tail"))
         nodes = [
+            helper.make_node("Transpose", [q], [f"{p}/q_rows"], perm=[0, 2, 1, 3]),  # (B*N, T, H, d)
             helper.make_node("Shape", [key], [f"{p}/kshape"], start=0, end=1),  # (B,)
             helper.make_node("Concat", [f"{p}/kshape", f"{p}/split_tail"], [f"{p}/split"], axis=0),
-            helper.make_node("Reshape", [q, f"{p}/split"], [f"{p}/q_bn"]),  # (B, N, H, d)
-            helper.make_node("Transpose", [f"{p}/q_bn"], [f"{p}/q_bhn"], perm=[0, 2, 1, 3]),  # (B, H, N, d)
+            helper.make_node("Reshape", [f"{p}/q_rows", f"{p}/split"], [f"{p}/q_bn"]),  # (B, N*T, H, d)
+            helper.make_node("Transpose", [f"{p}/q_bn"], [f"{p}/q_bhn"], perm=[0, 2, 1, 3]),  # (B, H, N*T, d)
         ]
-        new_inits.append(numpy_helper.from_array(np.array([-1, heads, head_dim], dtype=np.int64), f"{p}/split_tail"))
         scores.input[0] = f"{p}/q_bhn"
+        bias = bias_add.input[1]
+        if bias not in cut_bias:
+            cut_bias[bias] = f"rlm_kv/bias_row/{len(cut_bias)}"
+            _insert_before(graph, bias_add, [helper.make_node(
+                "Slice", [bias, "rlm_kv/zero", "rlm_kv/one", "rlm_kv/query_axis"], [cut_bias[bias]])])  # (B, H, 1, S)
+        bias_add.input[1] = cut_bias[bias]
         context_out = context.output[0]
-        context.output[0] = f"{p}/ctx_bhn"  # (B, H, N, d)
-        nodes += [
-            helper.make_node("Transpose", [f"{p}/ctx_bhn"], [f"{p}/ctx_bnh"], perm=[0, 2, 1, 3]),  # (B, N, H, d)
-            helper.make_node("Reshape", [f"{p}/ctx_bnh", f"{p}/rows"], [f"{p}/ctx_rows"]),  # (B*N, H, 1, d)
-            helper.make_node("Identity", [f"{p}/ctx_rows"], [context_out]),
+        context.output[0] = f"{p}/ctx_bhn"  # (B, H, N*T, d)
+        after_nodes = [
+            helper.make_node("Transpose", [f"{p}/ctx_bhn"], [f"{p}/ctx_bnh"], perm=[0, 2, 1, 3]),  # (B, N*T, H, d)
+            helper.make_node("Shape", [f"{p}/q_rows"], [f"{p}/rows_shape"]),
+            helper.make_node("Reshape", [f"{p}/ctx_bnh", f"{p}/rows_shape"], [f"{p}/ctx_rows"]),  # (B*N, T, H, d)
+            helper.make_node("Transpose", [f"{p}/ctx_rows"], [context_out], perm=[0, 2, 1, 3]),  # (B*N, H, T, d)
         ]
-        _insert_before(graph, scores, nodes[:4])
-        _insert_after(graph, context, nodes[4:])
+        _insert_before(graph, scores, nodes)
+        _insert_after(graph, context, after_nodes)
     graph.initializer.extend(new_inits)
     for inp in graph.input:  # B rows, not B*N: name the dimension apart from input_ids' batch
         if inp.name == "encoder_attention_mask" or inp.name.endswith((".encoder.key", ".encoder.value")):
@@ -165,6 +179,7 @@ def share_cross_kv(model):
             dim.Clear()
             dim.dim_param = "encoder_batch_size"
     set_layout(model, SHARED_CROSS_KV)
+    _set_meta(model, PAST_STEP_TOKENS_KEY, MANY)
     return model
 
 
@@ -215,12 +230,16 @@ def quantize_embedding(model):
 
 
 def set_layout(model, layout: str) -> None:
+    _set_meta(model, LAYOUT_KEY, layout)
+
+
+def _set_meta(model, key: str, value: str) -> None:
     for prop in model.metadata_props:
-        if prop.key == LAYOUT_KEY:
-            prop.value = layout
+        if prop.key == key:
+            prop.value = value
             return
     entry = model.metadata_props.add()
-    entry.key, entry.value = LAYOUT_KEY, layout
+    entry.key, entry.value = key, value
 
 
 def _token_embedding(graph, inits):

@@ -40,7 +40,8 @@ def onnx_greedy_tokens(predictor: Predictor, token_ids: list[int]) -> list[int]:
     hidden = predictor.model.encode(ids, mask)
     start = np.array([predictor.config.decoder_start_token_id], dtype=np.int64)
     tokens = decode.constrained_decode(predictor.model.stepper(hidden, mask), start, predictor.allowed_ids,
-                                       merge_forced_start=predictor.model.merges_forced_start)
+                                       merge_forced_start=predictor.model.merges_forced_start,
+                                       merge_forced_later=predictor.model.merges_forced_later)
     return [int(t) for t in tokens[0]]
 
 

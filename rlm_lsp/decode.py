@@ -7,7 +7,9 @@ number grammar allows can be chosen, so every output parses.
 
 With `merge_forced_start`, the tokens forced at the first positions (the <+> sign of a
 nonnegative first metric) are fed together with the start token, shape (B, 1 + F), in the first
-step: their logits would be thrown away, so the step that computes them is saved.
+step: their logits would be thrown away, so the step that computes them is saved. With
+`merge_forced_later` too, a forced token later on (the <+> of a later nonnegative metric) is fed
+with the token before it, the last of the previous number: one step fewer again.
 
 Greedy picks the best allowed token. Sampling draws from the softmax over the
 allowed tokens (temperature 1 by default), with uniforms supplied per row so
@@ -46,17 +48,19 @@ def constrained_decode(
     uniforms: np.ndarray | None = None,  # (B, P) in [0, 1): sample; None: greedy
     temperature: float = 1.0,
     merge_forced_start: bool = False,
+    merge_forced_later: bool = False,
 ) -> np.ndarray:
     """Returns the chosen token ids, shape (B, P)."""
     fed = start_ids.astype(np.int64)[:, None]  # (B, 1)
-    chosen = []
-    first = 0
-    while merge_forced_start and first < len(allowed) - 1 and len(allowed[first]) == 1:
-        forced = np.full(len(start_ids), allowed[first][0], dtype=np.int64)
-        chosen.append(forced)
-        fed = np.concatenate([fed, forced[:, None]], axis=1)  # (B, 1 + F)
-        first += 1
-    for pos in range(first, len(allowed)):
+    chosen: list[np.ndarray] = []
+    pos = 0
+    while pos < len(allowed):
+        merge = merge_forced_later if chosen else merge_forced_start
+        while merge and pos < len(allowed) - 1 and len(allowed[pos]) == 1:
+            forced = np.full(len(start_ids), allowed[pos][0], dtype=np.int64)
+            chosen.append(forced)
+            fed = np.concatenate([fed, forced[:, None]], axis=1)  # (B, 1 + F)
+            pos += 1
         ids = allowed[pos]
         logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
         if uniforms is None:
@@ -66,6 +70,7 @@ def constrained_decode(
         tokens = ids[pick]  # (B,)
         chosen.append(tokens)
         fed = tokens[:, None]
+        pos += 1
     return np.stack(chosen, axis=1)
 
 

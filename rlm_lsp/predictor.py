@@ -248,7 +248,8 @@ class Predictor:
         step = self.model.stepper(hidden, mask, repeat=n)
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
                                             temperature=self.config.temperature,
-                                            merge_forced_start=self.model.merges_forced_start)
+                                            merge_forced_start=self.model.merges_forced_start,
+                                            merge_forced_later=self.model.merges_forced_later)
         read = self.config.number_format.decode_many
         values = np.array([read([self._id_to_token[t] for t in row]) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))

@@ -32,6 +32,9 @@ from rlm_lsp.sessions import open_sessions
 
 
 LAYOUT_KEY = "rlm_graph_layout"  # the exporter's rlm_lsp.export.fast_graphs.LAYOUT_KEY
+# decoder_with_past metadata: "many" where a later step may take several tokens (forced tokens ride
+# along with the token before them); fast-layout graphs exported before it take one.
+PAST_STEP_TOKENS_KEY, MANY = "rlm_past_step_tokens", "many"
 OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"
 LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
 
@@ -51,9 +54,13 @@ class Seq2Seq:
             raise ModelError(f"{model_dir / 'decoder_with_past_model.onnx'} has graph layout {self.layout!r}; "
                              f"this runtime knows {', '.join(LAYOUTS)}")
         # The first step (decoder_model.onnx) takes several tokens, so forced tokens can ride along
-        # (`decode.constrained_decode(merge_forced_start=...)`). Old directories keep one token a
-        # step, so their predictions stay exactly what they were.
+        # (`decode.constrained_decode(merge_forced_start=...)`); so do later steps where
+        # decoder_with_past says so (`merge_forced_later`: same logits, bit for bit, one step fewer
+        # per later nonnegative metric). Old directories keep one token a step, so their
+        # predictions stay exactly what they were.
         self.merges_forced_start = self.layout == SHARED_CROSS_KV
+        meta = self.decoder_past.get_modelmeta().custom_metadata_map
+        self.merges_forced_later = self.merges_forced_start and meta.get(PAST_STEP_TOKENS_KEY) == MANY
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
         self._vocab_width = 0 if self._logits_ids is None else int(self._logits_ids.max()) + 1
         if self._logits_ids is not None:
@@ -81,7 +88,7 @@ class Seq2Seq:
         shared = self.layout == SHARED_CROSS_KV
         mask_rows = attention_mask if shared else np.repeat(attention_mask, repeat, axis=0)  # (B, S) or (B*N, S)
 
-        def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, T) -> (B*N, V); T > 1 only at the first step
+        def step(input_ids: np.ndarray) -> np.ndarray:  # (B*N, T) -> (B*N, V); T > 1: forced tokens ride along
             if not cache:
                 outputs = self.decoder.run(None, {
                     "input_ids": input_ids[::repeat],
