@@ -5,8 +5,10 @@ Steps, each reported:
 2. the decoders' output projection is cut to the number tokens (all decoding can pick);
    parity: constrained greedy decode in ONNX fp32 equals PyTorch's, token for token, on sample inputs;
 3. the shipped graphs (default --layout fast, issue 28): int8 MatMulInteger with per-row activation
-   scales (VNNI), int8 encoder embedding, decoder embeddings cut to the tokens they are fed, and
-   cross-attention K/V kept once per input instead of once per sample (rlm_lsp.export.fast_graphs).
+   scales (VNNI) and 7-bit weights (no int16 saturation on AVX2), the decoders' number head in fp32,
+   int8 encoder embedding, decoder embeddings cut to the tokens they are fed, cross-attention K/V
+   kept once per input instead of once per sample, saved after onnxruntime's basic optimisations
+   (rlm_lsp.export.fast_graphs).
    --layout optimum keeps the older graphs (weight-only MatMulNBits, K/V per sample).
    --no-int8 ships fp32 (same layout). Reported: on how many sample inputs the greedy decode
    equals fp32's, and the KL / value-shift budget of sampled outputs against fp32 (`fidelity`);
