@@ -390,6 +390,25 @@ def test_hover_says_when_the_model_read_only_the_start_of_a_long_function():
     assert hover.reading_note(long_one, FakePredictor()) == ""  # no tokenizer: no note, no error
 
 
+def test_hover_does_not_tokenize_again_when_the_prediction_counted_its_input():
+    from rlm_lsp.prediction import Prediction
+
+    class Counting(FakePredictor):
+        calls = 0
+
+        def read_limit(self, code, language="python"):
+            Counting.calls += 1
+            return (4, 9)
+
+    [r, *_] = Analyzer(FakePredictor()).analyze("u", SOURCE, None)
+    whole = {"memory": Prediction("memory", 1.0, 0.5, 2.0, "bytes", tokens=120)}
+    assert hover.reading_note(dataclasses.replace(r, predictions=whole), Counting()) == ""
+    assert Counting.calls == 0
+    cut = {"memory": Prediction("memory", 1.0, 0.5, 2.0, "bytes", tokens=900, truncated=True)}
+    assert "4 of its 9 tokens" in hover.reading_note(dataclasses.replace(r, predictions=cut), Counting())
+    assert Counting.calls == 1
+
+
 def test_words_label_each_number_flag_large_and_mark_unsure_ones():
     from rlm_lsp.server import words
 

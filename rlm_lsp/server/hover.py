@@ -61,7 +61,12 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
 def reading_note(r: FunctionResult, predictor) -> str:
     """A line for a function longer than the model's input: the model read only its start and end
     (`predictor.head_and_tail`).
-    '' when it read all of it, or when the predictor cannot tell (`read_limit`: None for kernels)."""
+    '' when it read all of it, or when the predictor cannot tell (`read_limit`: None for kernels).
+    A prediction that counted its input (`Prediction.tokens`) already says whether it was cut, so the
+    code is tokenized again only for a cut one (for the limit), or when nothing was counted."""
+    counted = [p for p in r.predictions.values() if getattr(p, "tokens", 0)]
+    if counted and not any(getattr(p, "truncated", False) for p in counted):
+        return ""
     if not hasattr(predictor, "read_limit"):
         return ""
     try:
