@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # the test client, tests/lsp_client.py
 
-from bench.report import add_write_flag, machine, publish  # noqa: E402
 from lsp_client import LspClient, file_uri  # noqa: E402
+
+from bench.report import add_write_flag, machine, publish  # noqa: E402
 
 FUNCTIONS = 48
 

@@ -24,12 +24,18 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from rlm_lsp.export.config import head_token_ids, write_model_config
-from rlm_lsp.export.onnx_export import (ExportError, build_fast, check_checkpoint, export_fp32, narrow_head,
-                                        quantize_int8)
+from rlm_lsp.export.onnx_export import (
+    ExportError,
+    build_fast,
+    check_checkpoint,
+    export_fp32,
+    narrow_head,
+    quantize_int8,
+)
 from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
 from rlm_lsp.seq2seq import SHARED_CROSS_KV
 

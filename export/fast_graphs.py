@@ -21,12 +21,11 @@ Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local:
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from rlm_lsp.seq2seq import LAYOUT_KEY, MANY, PAST_STEP_TOKENS_KEY, SHARED_CROSS_KV
-
 
 WEIGHT_BITS = 7  # weights in -63..63: see int8_matmuls
 
@@ -51,7 +50,7 @@ def int8_matmuls(model, skip: Sequence[str] = (), weight_bits: int = WEIGHT_BITS
     four per matmul (MatMulInteger, Cast, the row scale, the column scale). QuantizeLinear rounds
     half to even and saturates to uint8; |x / s_row| <= 127, so the codes are 1..255.
     """
-    from onnx import helper, numpy_helper, TensorProto
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     inits = {i.name: i for i in graph.initializer}
@@ -207,7 +206,7 @@ def trim_embeddings(model, keep_ids: Sequence[int]):
 
 def quantize_embedding(model):
     """The (V, D) token-embedding Gather of an encoder as int8 rows times a per-row scale."""
-    from onnx import helper, numpy_helper, TensorProto
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     inits = {i.name: i for i in graph.initializer}

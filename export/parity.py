@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -45,7 +45,7 @@ def onnx_greedy_tokens(predictor: Predictor, token_ids: list[int]) -> list[int]:
     return [int(t) for t in tokens[0]]
 
 
-Sample = Union[str, Tuple[str, Optional[Mapping[str, str]]]]
+Sample = str | tuple[str, Mapping[str, str] | None]
 
 
 def sample_inputs(predictor: Predictor, samples: Sequence[Sample]) -> list[list[int]]:

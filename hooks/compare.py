@@ -34,8 +34,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rlm_lsp.project_config import GateConfig
 from rlm_lsp import rules
+from rlm_lsp.project_config import GateConfig
 from rlm_lsp.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.snippets import Snippet, extract
 

@@ -29,12 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp import project_config as config_mod
 from rlm_lsp.errors import ModelError
+from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp.gate.compare import Function
-from rlm_lsp.project_config import ConfigError, GateConfig
 from rlm_lsp.gate.report import GateResult, Note
+from rlm_lsp.project_config import ConfigError, GateConfig
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
 PYTHON_SUFFIXES = (".py", ".pyw")

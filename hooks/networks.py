@@ -8,9 +8,10 @@ nothing to compare with and is noted, not judged.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from rlm_lsp.gate.compare import Finding
 from rlm_lsp.gate.report import GateResult, Note

@@ -27,8 +27,8 @@ _WHERE = {"ModelConfig": "rlm_lsp.model_dir", "ModelError": "rlm_lsp.errors", "R
 
 if TYPE_CHECKING:
     from rlm_lsp.errors import ConfigError, InputError, ModelError, RlmError
-    from rlm_lsp.model_dir import ModelConfig
     from rlm_lsp.model import Model, Router
+    from rlm_lsp.model_dir import ModelConfig
     from rlm_lsp.prediction import Prediction
     from rlm_lsp.predictor import Predictor
 

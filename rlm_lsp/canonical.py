@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import ast
 
-from rlm_lsp.canonical_scopes import Scope, Binder, is_dunder
+from rlm_lsp.canonical_scopes import Binder, Scope, is_dunder
 
 
 def canonicalize(tree: ast.Module, outside: frozenset[str] = frozenset()) -> ast.Module:

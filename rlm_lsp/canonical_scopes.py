@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 @dataclass(eq=False)
 class Scope:
     kind: str  # "module" | "function" | "class" | "comp"
-    parent: "Scope | None"
+    parent: Scope | None
     node: ast.AST | None = None
     bound: dict[str, str] = field(default_factory=dict)  # name -> "v" | "f" | "C"
     imported: set[str] = field(default_factory=set)
@@ -27,7 +27,7 @@ class Scope:
             return  # a def keeps its kind when the name is reassigned
         self.bound[name] = kind
 
-    def module(self) -> "Scope":
+    def module(self) -> Scope:
         scope = self
         while scope.parent is not None:
             scope = scope.parent

@@ -17,11 +17,11 @@ import json
 import os
 import stat
 import sys
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Iterable, Iterator, Sequence
+from typing import IO
 
-from rlm_lsp import __version__
-from rlm_lsp import kernels, model, snippets
+from rlm_lsp import __version__, kernels, model, snippets
 from rlm_lsp.errors import FileProblem, InputError, ModelError
 from rlm_lsp.prediction import Prediction
 from rlm_lsp.predictor import Predictor

@@ -18,7 +18,7 @@ a row's result does not depend on what else is in the batch.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

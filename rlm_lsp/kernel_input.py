@@ -18,7 +18,7 @@ import math
 import re
 import textwrap
 import tokenize
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 LANGUAGE = "triton"
 METRIC = "kernel_latency"

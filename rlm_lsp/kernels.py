@@ -18,16 +18,41 @@ importable from here too.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from rlm_lsp import snippets as snippets_mod
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.kernel_input import (  # noqa: F401 - the renderer's names, importable from here
-    FALLBACK_GPU, FALLBACK_SHAPE, LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, ROOFLINE, TARGETS, TEMPLATE, TEMPLATE_V1,
-    TEMPLATE_V2, TEMPLATE_V4, WORK_MAX, WORK_MIN, WORK_TOKENS, _valid_curve, gpu_text, kernel_text, model_context,
-    model_fields, parse_shape_hint, roofline_ms, shape_text, strip_comments, target_scale, work_bucket, work_scale,
-    work_token)
+    FALLBACK_GPU,
+    FALLBACK_SHAPE,
+    LANGUAGE,
+    METRIC,
+    MODE_TOKENS,
+    PER_WORK,
+    ROOFLINE,
+    TARGETS,
+    TEMPLATE,
+    TEMPLATE_V1,
+    TEMPLATE_V2,
+    TEMPLATE_V4,
+    WORK_MAX,
+    WORK_MIN,
+    WORK_TOKENS,
+    _valid_curve,
+    gpu_text,
+    kernel_text,
+    model_context,
+    model_fields,
+    parse_shape_hint,
+    roofline_ms,
+    shape_text,
+    strip_comments,
+    target_scale,
+    work_bucket,
+    work_scale,
+    work_token,
+)
 from rlm_lsp.model import FUNCTION, KERNEL, Router
 from rlm_lsp.model_dir import MetricSpec
 from rlm_lsp.prediction import Prediction
@@ -70,7 +95,7 @@ class KernelModel:
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, gpu: str | None = None, shape_hint=None,
-             **kwargs) -> "KernelModel":
+             **kwargs) -> KernelModel:
         from rlm_lsp.predictor import Predictor
 
         path = Path(model_dir) if model_dir else MODEL_DIR
@@ -86,7 +111,7 @@ class KernelModel:
     def available(model_dir: str | Path | None = None) -> bool:
         return ((Path(model_dir) if model_dir else MODEL_DIR) / "rlm_config.json").is_file()
 
-    def with_target(self, gpu: str | None = None, shape_hint=None) -> "KernelModel":
+    def with_target(self, gpu: str | None = None, shape_hint=None) -> KernelModel:
         """The same model (same sessions, same cache) on another GPU or work size."""
         return KernelModel(self.predictor, gpu, shape_hint)
 

@@ -14,7 +14,8 @@ kernel model behind that same call: the kind of each code is decided once, by `k
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import Protocol, runtime_checkable
 
 from rlm_lsp import snippets
 from rlm_lsp.errors import InputError

@@ -75,7 +75,7 @@ class ModelConfig:
         raise KeyError(name)
 
     @classmethod
-    def load(cls, path: str | Path, verify_hashes: bool = True) -> "ModelConfig":
+    def load(cls, path: str | Path, verify_hashes: bool = True) -> ModelConfig:
         path = Path(path)
         if not path.is_dir():
             raise ModelError(f"model directory not found: {path}")
@@ -100,7 +100,7 @@ class ModelConfig:
         return config
 
     @classmethod
-    def _from_raw(cls, path: Path, raw: dict) -> "ModelConfig":
+    def _from_raw(cls, path: Path, raw: dict) -> ModelConfig:
         if raw.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"format_version {raw.get('format_version')!r}, expected {FORMAT_VERSION}")
         number_format = numbers.NumberFormat.from_config(raw["number_format"])

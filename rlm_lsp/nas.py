@@ -22,11 +22,11 @@ import dataclasses
 import functools
 import json
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
-from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
 from rlm_lsp.errors import InputError, ModelError, UnknownDevice
+from rlm_lsp.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
 from rlm_lsp.prediction import Prediction
 
 NAS_DIR = Path(__file__).parent / "models" / "nas"

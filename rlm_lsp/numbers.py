@@ -24,8 +24,8 @@ its logits so that every output parses.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 MANTISSA_DIGITS = 4
 EXP_MIN = -10
@@ -124,7 +124,7 @@ class NumberFormat:
                 "value": f"sign * d.ddd * 10^exp, one 6-token block ({order}) per metric in `metrics` order"}
 
     @classmethod
-    def from_config(cls, fmt: dict) -> "NumberFormat":
+    def from_config(cls, fmt: dict) -> NumberFormat:
         """Reads a `number_format` entry; raises ValueError on one this runtime cannot decode."""
         if (fmt.get("kind"), fmt.get("mantissa_digits"), fmt.get("exp_min"), fmt.get("exp_max")) != (
                 "P10", MANTISSA_DIGITS, EXP_MIN, EXP_MAX):

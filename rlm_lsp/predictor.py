@@ -17,8 +17,8 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 from tokenizers import Tokenizer
@@ -107,11 +107,11 @@ class Predictor:
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
 
     @classmethod
-    def from_dir(cls, path: str | Path, **kwargs) -> "Predictor":
+    def from_dir(cls, path: str | Path, **kwargs) -> Predictor:
         return cls(ModelConfig.load(path), **kwargs)
 
     @classmethod
-    def default(cls, **kwargs) -> "Predictor":
+    def default(cls, **kwargs) -> Predictor:
         if not (DEFAULT_DIR / "rlm_config.json").is_file():
             raise ModelError(f"no shipped default model at {DEFAULT_DIR}; pass a model directory")
         return cls.from_dir(DEFAULT_DIR, **kwargs)

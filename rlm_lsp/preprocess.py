@@ -31,7 +31,7 @@ import io
 import re
 import textwrap
 import tokenize
-from typing import Callable
+from collections.abc import Callable
 
 from rlm_lsp import canonical
 
@@ -169,7 +169,7 @@ def _unwrap_classes(tree: ast.Module) -> None:
                     inner = _DropSelf().visit(inner)
                 body.append(inner)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-            (stmt.args.args and stmt.args.args[0].arg in _SELF_NAMES)
+            stmt.args.args and stmt.args.args[0].arg in _SELF_NAMES
         ):
             _drop_self_param(stmt)  # a lone method, as the snippet extractor hands it over
             body.append(stmt)

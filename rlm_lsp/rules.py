@@ -26,8 +26,8 @@ import math
 import re
 import tokenize
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from rlm_lsp import preprocess
 from rlm_lsp.canonical import defined_names

@@ -22,14 +22,13 @@ decoding can pick. The step function puts them back at their token ids.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from rlm_lsp.model_dir import ModelError
 from rlm_lsp.sessions import open_sessions
-
 
 LAYOUT_KEY = "rlm_graph_layout"  # the exporter's rlm_lsp.export.fast_graphs.LAYOUT_KEY
 # decoder_with_past metadata: "many" where a later step may take several tokens (forced tokens ride

@@ -15,7 +15,7 @@ import onnxruntime as ort
 ort.set_default_logger_severity(3)  # errors only; warnings about providers are noise here
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def cuda_works(probe_model: str) -> bool:
     """True only if a CUDA session really loads on this machine."""
     if "CUDAExecutionProvider" not in ort.get_available_providers():

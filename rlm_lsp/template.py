@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import string
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rlm_lsp.code_census import code_census, kernel_census
 

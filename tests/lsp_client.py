@@ -16,8 +16,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 
 class LspError(Exception):
@@ -100,7 +101,7 @@ class LspClient:
                 self.proc.wait(timeout)
         return self.proc.returncode
 
-    def __enter__(self) -> "LspClient":
+    def __enter__(self) -> LspClient:
         return self
 
     def __exit__(self, *exc: Any) -> None:

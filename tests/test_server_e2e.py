@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from lsp_client import LspClient, LspError, file_uri
 
 pytestmark = pytest.mark.timeout(120)

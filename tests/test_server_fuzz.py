@@ -15,7 +15,6 @@ import random
 import time
 
 import pytest
-
 from lsp_client import LspClient, file_uri
 
 pytestmark = pytest.mark.timeout(240)

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from lsp_client import LspClient, LspError, file_uri
+
 from rlm_lsp.server.transport import Framer
 
 pytestmark = pytest.mark.timeout(180)
@@ -222,7 +222,7 @@ def test_17500_bad_messages_keep_the_log_under_1mb(tiny_model_dir, tmp_path):
             frame(b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "textDocument/inlayHint"}'),
             b"Content-Length: 7\r\n\r\n[1, 2, 3, 4]",
         ]
-        for batch in range(7):
+        for _ in range(7):
             c.send_raw(b"".join(bad[i % len(bad)] for i in range(2500)))
             assert c.inlay_hints(uri) == hints
         time.sleep(1)

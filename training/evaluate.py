@@ -29,9 +29,9 @@ import json
 import math
 import sys
 import time
+from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -193,7 +193,6 @@ def predict_checkpoint(
 
 def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16):
     from rlm_lsp import Predictor
-
     from rlm_lsp.predictor import point_estimate
 
     predictor = Predictor.from_dir(model_dir, samples=samples)

@@ -10,8 +10,8 @@ A checkpoint directory, as written by `save_checkpoint`, is what `rlm-export` re
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 

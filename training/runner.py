@@ -35,6 +35,7 @@ Modes:
 """
 import sys
 
+
 def _install_guard(root, trusted=(), protected=()):
     """Install the audit hook. ``trusted``: code objects allowed to read ``tb_frame``;
     ``protected``: classes whose attributes the program may not set."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from rlm_lsp import rules

@@ -8,7 +8,7 @@ a newer text. The server holds a new regression warning back until the edit sett
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from lsprotocol import types
 

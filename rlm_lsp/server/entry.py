@@ -16,7 +16,7 @@ import logging
 import os
 import sys
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 from lsprotocol import types
 

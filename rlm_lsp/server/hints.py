@@ -9,7 +9,7 @@ new results land the server sends workspace/inlayHint/refresh and the client ask
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from lsprotocol import types
 

@@ -6,7 +6,7 @@ version of the same function. Answered from the cache, like hints.
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from lsprotocol import types
 

@@ -8,7 +8,7 @@ both change with the same analysis.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from lsprotocol import types
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import logging
 import re
-from functools import lru_cache
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping
+from functools import lru_cache
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -128,7 +129,7 @@ class Settings:
         return (self.model_path, self.device, self.threads, self.gpu)
 
     @classmethod
-    def from_dict(cls, raw: Any, base: "Settings | None" = None) -> "Settings":
+    def from_dict(cls, raw: Any, base: Settings | None = None) -> Settings:
         """Settings from a client's dict (`{"rlm": {...}}` or the section itself), over `base`."""
         base = base or cls()
         if not isinstance(raw, Mapping):

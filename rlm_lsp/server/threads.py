@@ -12,7 +12,8 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 logger = logging.getLogger("rlm_lsp.server")
 

@@ -12,7 +12,8 @@ prints one significant digit and a `?` instead of a precise-looking number.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rlm_lsp.units import format_value
 

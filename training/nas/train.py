@@ -26,8 +26,8 @@ import itertools
 import json
 import random
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 

@@ -35,8 +35,21 @@ from collections import Counter
 from pathlib import Path
 
 from rlm_lsp import numbers
-from rlm_lsp.kernels import (LANGUAGE, METRIC, MODE_TOKENS, PER_WORK, ROOFLINE, TEMPLATE, TEMPLATE_V4,
-                             WORK_MAX, WORK_MIN, WORK_TOKENS, model_context, target_scale, work_bucket)
+from rlm_lsp.kernels import (
+    LANGUAGE,
+    METRIC,
+    MODE_TOKENS,
+    PER_WORK,
+    ROOFLINE,
+    TEMPLATE,
+    TEMPLATE_V4,
+    WORK_MAX,
+    WORK_MIN,
+    WORK_TOKENS,
+    model_context,
+    target_scale,
+    work_bucket,
+)
 from rlm_lsp.template import render
 from training import rlm_model
 from training.loop import STATE_FILE, Loop, LoopConfig, TaskBase
