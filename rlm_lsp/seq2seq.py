@@ -48,7 +48,8 @@ class Seq2Seq:
         self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]
         self._past_outputs = [o.name for o in self.decoder_past.get_outputs()]
-        self.layout = self.decoder_past.get_modelmeta().custom_metadata_map.get(LAYOUT_KEY, OPTIMUM)
+        meta = self.decoder_past.get_modelmeta().custom_metadata_map
+        self.layout = meta.get(LAYOUT_KEY, OPTIMUM)
         if self.layout not in LAYOUTS:
             raise ModelError(f"{model_dir / 'decoder_with_past_model.onnx'} has graph layout {self.layout!r}; "
                              f"this runtime knows {', '.join(LAYOUTS)}")
@@ -58,7 +59,6 @@ class Seq2Seq:
         # per later nonnegative metric). Old directories keep one token a step, so their
         # predictions stay exactly what they were.
         self.merges_forced_start = self.layout == SHARED_CROSS_KV
-        meta = self.decoder_past.get_modelmeta().custom_metadata_map
         self.merges_forced_later = self.merges_forced_start and meta.get(PAST_STEP_TOKENS_KEY) == MANY
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
         self._vocab_width = 0 if self._logits_ids is None else int(self._logits_ids.max()) + 1
