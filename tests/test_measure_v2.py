@@ -295,3 +295,35 @@ def test_timeout_and_memory_limit_rows():
     assert big["status"] == "memory_limit", big
     crash = execute.measure({"row": {"key": "k"}, "code": "print(1)\nraise KeyError(7)\n", "stdin": ""}, opts)
     assert crash["status"] == "error" and "KeyError" in crash["error"]
+
+
+@needs_bwrap
+def test_custom_validator_accepts_the_packages_answer_and_reruns_old_skips(env):
+    k = env / "kattis_packages"
+    progs = [json.loads(x) for x in gzip.open(k / "programs.jsonl.gz", "rt")]
+    for name, code in [("exact.py", "print(6 * 7)\n"), ("other.py", "print('42.0')\n")]:
+        progs.append(dict(progs[0], path="answer/submissions/accepted/" + name, problem_id="fake/answer",
+                          kattis_shortname="answer", code=code))
+    _gz(k / "programs.jsonl.gz", progs)
+    problems = [json.loads(x) for x in gzip.open(k / "problems.jsonl.gz", "rt")]
+    _gz(k / "problems.jsonl.gz", problems + [dict(problems[0], problem_id="fake/answer", validation="custom")])
+    inputs = [json.loads(x) for x in gzip.open(k / "inputs.jsonl.gz", "rt")]
+    _gz(k / "inputs.jsonl.gz", inputs + [{"problem_id": "fake/answer", "path": "answer/data/secret/1.in",
+                                          "group": "secret", "input_bytes": 1, "input": "\n", "answer": "42\n"}])
+    # a row written as skipped by an older source (custom validators were skipped): measured again
+    old = dict(_row("fake/kattis:answer/submissions/accepted/exact.py", "answer/data/secret/1.in", 1),
+               status="skipped", reason="custom output validator (not in the corpus)", memory_bytes=None)
+    path = measure_v2.work_path("kattis")
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(old) + "\n")
+    assert run(env, "--source", "kattis", "--memory-only") == 0
+    rows = {r["path"].rsplit("/", 1)[1]: r for r in _rows(path)[1:] if r["problem_id"] == "fake/answer"}
+    assert rows["exact.py"]["status"] == "ok" and rows["exact.py"]["validator"] == "custom"
+    assert rows["exact.py"]["checked"] and rows["exact.py"]["memory_bytes"] > 0
+    assert rows["other.py"]["status"] == "unverified" and not rows["other.py"]["checked"]
+    assert "custom validator" in rows["other.py"]["error"]
+    measure_v2.pack("kattis")
+    packed = {r["key"]: r for r in map(json.loads, gzip.open(measure_v2.data_path("kattis"), "rt"))}
+    assert packed[old["key"]]["status"] == "ok"   # the measured row replaces the old skip
+    n = len(_rows(path))
+    assert run(env, "--source", "kattis", "--memory-only") == 0 and len(_rows(path)) == n   # nothing left

@@ -365,3 +365,49 @@ def test_validation_rows_are_cut_as_the_runtime_cuts_them():
         assert len(ids) > 24
         assert t.variants[key] == ids[:23] + [ids[-1]]  # the start, then </s>
         assert v.variants[key] == head_and_tail(ids, 24, marker) != t.variants[key]
+
+
+def test_symmetric_kl_is_zero_for_equal_logits_and_ignores_unlabelled_positions():
+    import torch
+
+    from rlm_lsp import numbers
+    from training.train import symmetric_kl
+
+    groups = [torch.arange(4) for _ in range(numbers.TOKENS_PER_NUMBER)]
+    weights = torch.ones(numbers.TOKENS_PER_NUMBER)
+    a = torch.randn(3, numbers.TOKENS_PER_NUMBER, 6)
+    labels = torch.zeros(3, numbers.TOKENS_PER_NUMBER, dtype=torch.long)
+    assert symmetric_kl(a, a.clone(), labels, weights, groups).item() == 0.0
+    b = a.clone()
+    b[1, 2, :4] = torch.tensor([5.0, -5.0, 0.0, 0.0])
+    kl = symmetric_kl(a, b, labels, weights, groups).item()
+    assert kl > 0 and symmetric_kl(b, a, labels, weights, groups).item() == pytest.approx(kl)
+    labels[1, 2] = -100  # the one position that differs is unlabelled: nothing to compare
+    assert symmetric_kl(a, b, labels, weights, groups).item() == pytest.approx(0.0, abs=1e-7)
+    # columns outside the allowed tokens do not count
+    c = a.clone()
+    c[:, :, 4:] += 9.0
+    assert symmetric_kl(a, c, torch.zeros_like(labels), weights, groups).item() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_consistency_loss_pairs_the_rows_that_drew_their_rewrite(tmp_path, monkeypatch):
+    from training import train
+
+    seen = []
+    real = train.symmetric_kl
+
+    def spy(a, b, labels, weights, groups):
+        seen.append((a.shape[0], b.shape[0]))
+        return real(a, b, labels, weights, groups)
+
+    monkeypatch.setattr(train, "symmetric_kl", spy)
+    common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
+              "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2",
+              "--augment", "1.0", "--neutral", "0.8", "--preprocess", "canon_v1"]
+    best = train.train(common + ["--out", str(tmp_path / "k"), "--consistency", "1.0"])
+    assert json.loads((best / "rlm_meta.json").read_text())["train_args"]["consistency"] == 1.0
+    # --augment 1.0: every row with a rewrite draws it, and each is paired with its plain program
+    assert len(seen) == 2 and all(0 < a == b <= 8 for a, b in seen)
+    seen.clear()
+    train.train(common + ["--out", str(tmp_path / "n"), "--augment", "0"])  # no rewrites: never called
+    assert seen == []

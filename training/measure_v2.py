@@ -70,9 +70,16 @@ def read_rows(path: Path):
 
 
 def done_set(source: str, memory_only: bool) -> set:
-    """(key, input_id) already measured: any row for a memory-only run, else a row that is not memory-only."""
+    """(key, input_id) already measured: any row for a memory-only run, else a row that is not memory-only.
+    A row skipped for a reason the current task no longer has (``run_source``) is measured again."""
     return {(r["key"], r["input_id"]) for p in (data_path(source), work_path(source)) for r in read_rows(p)
-            if memory_only or not r.get("memory_only")}
+            if (memory_only or not r.get("memory_only")) and r.get("status") != "skipped"}
+
+
+def skipped_set(source: str) -> set:
+    """(key, input_id) of the rows written as skipped."""
+    return {(r["key"], r["input_id"]) for p in (data_path(source), work_path(source)) for r in read_rows(p)
+            if r.get("status") == "skipped"}
 
 
 def _open_append(path: Path):
@@ -120,8 +127,10 @@ def source_tasks(source: str, a) -> list:
 def run_source(source: str, a) -> dict:
     from training.harness import machine_info
     todo_all = source_tasks(source, a)
-    done = done_set(source, a.memory_only)
-    todo = [t for t in todo_all if (t["row"]["key"], t["row"]["input_id"]) not in done]
+    done, skipped = done_set(source, a.memory_only), skipped_set(source)
+    # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
+    todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
+            and not (k in skipped and t.get("skip"))]
     pending = len(todo)
     if a.limit is not None:
         todo = todo[: a.limit]
@@ -274,7 +283,9 @@ def pack(source: str) -> dict:
     for p in (data_path(source), work_path(source)):
         for r in read_rows(p):
             k = (r["key"], r["input_id"])
-            if k not in best or (best[k].get("memory_only") and not r.get("memory_only")):
+            was_skipped, skipped = best.get(k, {}).get("status") == "skipped", r.get("status") == "skipped"
+            if (k not in best or (was_skipped and not skipped)
+                    or (not skipped and best[k].get("memory_only") and not r.get("memory_only"))):
                 best[k] = r
     rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r.get("input_bytes") or 0,
                                                 r["input_id"]))

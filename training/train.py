@@ -138,6 +138,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="weight of an auxiliary regression loss on the mean-pooled encoder output "
                         "(standardised log10 targets); the head is training-only, never exported. "
                         "It gives the encoder a direct signal, so the decoder stops ignoring it sooner")
+    p.add_argument("--consistency", type=float, default=0.0,
+                   help="weight of a consistency loss: for the rows of a batch that drew their rewritten "
+                        "variant, the plain program is also run, and the symmetric KL between the two "
+                        "constrained number distributions (teacher-forced, position-weighted) is added "
+                        "(issue 22: a neutral rewrite should not move the prediction); 0 = off")
     p.add_argument("--freeze-encoder", action="store_true",
                    help="train the decoder only (e.g. a last phase teaching it to read a trained encoder)")
     p.add_argument("--epochs", type=int, default=8)
@@ -179,6 +184,26 @@ def weighted_loss(logits, labels, weights, groups):
                              reduction="sum")
         total = total + weights[p] * ce
         norm = norm + weights[p] * (local != -100).sum()
+    return total / norm.clamp(min=1e-6)
+
+
+def symmetric_kl(logits_a, logits_b, labels, weights, groups):
+    """Position-weighted mean of (KL(a||b) + KL(b||a)) / 2 over the constrained tokens of each
+    labelled position (-100 ignored): how far two inputs' number distributions are apart."""
+    import torch
+
+    total = logits_a.new_zeros((), dtype=torch.float32)
+    norm = logits_a.new_zeros((), dtype=torch.float32)
+    for p, cols in enumerate(groups):
+        lab = labels[:, p :: numbers.TOKENS_PER_NUMBER]
+        if lab.numel() == 0:
+            continue
+        la = logits_a[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
+        lb = logits_b[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
+        kl = 0.5 * ((la.exp() * (la - lb)).sum(-1) + (lb.exp() * (lb - la)).sum(-1))  # (B, n)
+        known = (lab != -100).float()
+        total = total + weights[p] * (kl * known).sum()
+        norm = norm + weights[p] * known.sum()
     return total / norm.clamp(min=1e-6)
 
 
@@ -275,6 +300,8 @@ class RlmTask(TaskBase):
         logits = self.model(encoder_outputs=(enc,), attention_mask=mask,
                             decoder_input_ids=self.model._shift_right(labels)).logits
         loss = weighted_loss(logits, labels, self.weights, self.groups)
+        if getattr(args, "consistency", 0.0) > 0:
+            loss = loss + args.consistency * self.consistency(batch, rows, logits, labels)
         if args.aux_weight and not args.freeze_encoder:
             target, known = _aux_targets([self.train_items[i].example for i in batch], self.metrics,
                                          self.aux_stats, self.device, skip_tiers=self.extra_tasks)
@@ -282,6 +309,19 @@ class RlmTask(TaskBase):
             err = (self.aux_head(pooled) - target) ** 2 * known
             loss = loss + args.aux_weight * err.sum() / known.sum().clamp(min=1)
         return loss
+
+    def consistency(self, batch, rows, logits, labels):
+        """Symmetric KL between a rewritten row's number distributions and its plain program's
+        (the rows of `batch` that drew their rewrite; zero when none did)."""
+        full = tuple(self.metrics)
+        paired = [k for k, (i, (ids, _)) in enumerate(zip(batch, rows))
+                  if (full, True) in self.train_items[i].variants and ids is self.train_items[i].variants[(full, True)]]
+        if not paired:
+            return logits.new_zeros(())
+        plain = [(self.train_items[batch[k]].variants[(full, False)], rows[k][1]) for k in paired]
+        ids, mask, plain_labels = collate(plain, self.pad_id, self.device)
+        plain_logits = forward_logits(self.model, ids, mask, plain_labels)
+        return symmetric_kl(logits[paired], plain_logits, plain_labels, self.weights, self.groups)
 
     def evaluate(self) -> Evaluation:
         res = evaluate_model(self.model, self.tok, self.val_items, self.metrics, self.weights, self.args,

@@ -20,7 +20,9 @@ Per task, in fresh sandboxed processes (``training.sandbox.run_child``, the same
 4. **check run**, only where the exact token comparison failed and the source has a laxer rule (Kattis'
    default validator: case-insensitive, float tolerance from ``validator_flags``; Project Euler: the
    answer appears in stdout): the program runs inside a small wrapper that captures its stdout and
-   prints OK / WA / EMPTY (the runner's untraced ``probe`` mode).  Not measured.
+   prints OK / WA / EMPTY (the runner's untraced ``probe`` mode).  Not measured.  A Kattis problem
+   with a custom validator (not in the corpus; check kind ``exact_only``) accepts the package's own
+   answer token for token; any other output is ``unverified`` (neither ok nor wrong) and stops there.
 5. **warm repeats**, when 1 + ``repeats`` runs of step 1's length fit in T: one process, 1 warm-up +
    ``repeats`` timed runs; ``exec_ms`` / ``cpu_ms`` = their median in-process wall / CPU time.
    Otherwise ``exec_ms`` is step 1's in-process time (``exec_runs`` 1).
@@ -246,6 +248,10 @@ def measure(task: dict, opts: dict) -> dict:
             got = (m.result.get("digests") or [[None]])[0][0]
             verdict = got == _digests(task["expected"].split())[0]
             row["check"] = "tokens"
+            if not verdict and (task.get("check") or {}).get("kind") == "exact_only":
+                row.update(checked=False, status="unverified",
+                           error="output differs from the package's answer; its custom validator is not in the corpus")
+                return row
             if not verdict and task.get("check"):
                 row["check"] = task["check"]["kind"]
                 spec = dict(_spec("probe", check_wrapper(code, task["expected"], task["check"]), stdin, sys_path),

@@ -149,14 +149,17 @@ def kattis_tasks(corpus: Path, k: int = 4, max_input_bytes: int = 1 << 20) -> li
         skip = None
         if _true(r.get("interactive")) or _true(pr.get("interactive")) or "interactive" in validation:
             skip = "interactive problem (needs its interactor)"
-        elif validation.startswith("custom"):
-            skip = "custom output validator (not in the corpus)"
         skip = skip or _skip_common(r)
         if not skip and definitions_only(code):
             skip = "no top-level code (definitions only: a grader calls it)"
         flags = kattis_flags(pr)
         check = None
-        if not flags["case_sensitive"] or flags["abs"] is not None or flags["rel"] is not None:
+        if validation.startswith("custom"):
+            # the validator is not in the corpus: the package's own answer, token for token, is
+            # accepted (a validator accepts its own answer); any other output is `unverified`
+            row["validator"] = "custom"
+            check = {"kind": "exact_only"}
+        elif not flags["case_sensitive"] or flags["abs"] is not None or flags["rel"] is not None:
             check = {"kind": "kattis", "args": [flags["abs"], flags["rel"], flags["case_sensitive"]]}
         inputs = picked.get(pid) or []
         if not inputs:
