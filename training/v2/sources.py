@@ -8,7 +8,6 @@ task with ``skip`` = the reason, and become ``skipped`` rows.
 """
 from __future__ import annotations
 
-import ast
 import gzip
 import hashlib
 import json
@@ -17,6 +16,7 @@ import os
 import re
 from pathlib import Path
 
+from rlm_lsp.shapes import definitions_only  # shared with the runtime's program_shape
 from training.py2to3 import convert
 
 CORPUS = Path(os.environ.get("RLM_CORPUS", Path(__file__).resolve().parents[3] / "shared" / "corpora"))
@@ -49,16 +49,6 @@ def _skip_common(r: dict) -> str | None:
     if third:
         return "third-party import: " + ", ".join(third)
     return None
-
-
-def definitions_only(code: str) -> bool:
-    """Only imports, functions, classes and docstrings at the top level: running it computes nothing."""
-    try:
-        body = ast.parse(code).body
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    keep = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    return all(isinstance(s, keep) or isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) for s in body)
 
 
 def _base(source: str, r: dict, problem_id, shape: str) -> tuple[dict, str]:
