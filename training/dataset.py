@@ -173,8 +173,14 @@ def is_validation(problem_id: str, fraction: float = 0.1, salt: str = "rlm-split
 def split_by_problem(
     examples: Sequence[Example], fraction: float = 0.1
 ) -> tuple[list[Example], list[Example]]:
-    train = [e for e in examples if not is_validation(e.problem_id, fraction)]
-    val = [e for e in examples if is_validation(e.problem_id, fraction)]
+    """By problem: `is_validation` of the problem id, unless the example carries its own split
+    (`extra["validation"]`: data v2's Kattis problems, split by their own hash)."""
+    def held_out(e: Example) -> bool:
+        own = e.extra.get("validation")
+        return own if isinstance(own, bool) else is_validation(e.problem_id, fraction)
+
+    train = [e for e in examples if not held_out(e)]
+    val = [e for e in examples if held_out(e)]
     return train, val
 
 

@@ -110,7 +110,11 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], nonnegative: S
     return out
 
 
-def point_values(values: np.ndarray, kind: str = DEFAULT_POINT_ESTIMATE) -> np.ndarray:
-    """(N, S, M) samples -> (N, M) point estimates, `rlm_lsp.predictor.point_estimate` of each."""
-    return np.array([[point_estimate(values[i, :, k], kind) for k in range(values.shape[2])]
+def point_values(values: np.ndarray, kind: str = DEFAULT_POINT_ESTIMATE,
+                 linear: Sequence[bool] | None = None) -> np.ndarray:
+    """(N, S, M) samples -> (N, M) point estimates, `rlm_lsp.predictor.point_estimate` of each;
+    metrics flagged in `linear` (growth exponents, which may be <= 0) get the plain mean."""
+    linear = list(linear or [False] * values.shape[2])
+    return np.array([[float(np.mean(values[i, :, k])) if linear[k] else point_estimate(values[i, :, k], kind)
+                      for k in range(values.shape[2])]
                      for i in range(values.shape[0])]).reshape(values.shape[0], values.shape[2])

@@ -79,6 +79,24 @@ def coverage(true: Sequence[float], low: Sequence[float], high: Sequence[float])
     return float(np.mean([lo <= t <= hi for t, lo, hi in zip(true, low, high)]))
 
 
+def growth_class(exponent: float) -> str | None:
+    """Issue 25's classes of a measured growth: flat < 0.25, ~linear 0.75–1.25, superlinear ≥ 1.75;
+    None between them (those rows are not scored)."""
+    if exponent < 0.25:
+        return "flat"
+    if 0.75 <= exponent <= 1.25:
+        return "linear"
+    if exponent >= 1.75:
+        return "superlinear"
+    return None
+
+
+def growth_class_accuracy(true: Sequence[float], pred: Sequence[float]) -> float:
+    """Share of rows with a measured class whose prediction falls in the same class (nan: none)."""
+    pairs = [(growth_class(t), growth_class(p)) for t, p in zip(true, pred) if growth_class(t)]
+    return sum(a == b for a, b in pairs) / len(pairs) if pairs else float("nan")
+
+
 def score(
     examples: Sequence[dataset.Example],
     preds: dict[str, dict[str, list[float]]],
@@ -104,7 +122,10 @@ def score(
             low = [preds[metric]["low"][i] for i in idx]
             high = [preds[metric]["high"][i] for i in idx]
             row["coverage"] = round(coverage(true, low, high), 4)
-        if true:
+        if true and metric.endswith("_growth"):  # exponents: absolute error, and the growth class
+            row["median_abs_error"] = round(float(np.median([abs(v - t) for t, v in zip(true, value)])), 4)
+            row["class_accuracy"] = round(growth_class_accuracy(true, value), 4)
+        elif true:
             err = [abs(math.log10(max(v, 1e-12)) - math.log10(max(t, 1e-12))) for t, v in zip(true, value)]
             row["median_abs_log10_error"] = round(float(np.median(err)), 4)
         out[metric] = row

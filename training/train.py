@@ -89,6 +89,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--data", nargs="+", default=[dataset.DEFAULT_DATA])
     p.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
     p.add_argument("--tiers", default="large", help="comma-separated measurement tiers to use")
+    p.add_argument("--v4-data", action="store_true",
+                   help="model v4's data (training.v4_data): v1's functions with their ladder growth, and data "
+                        "v2's scripts (Kattis on stdin, Euler, Rosetta); metrics default to memory, latency and "
+                        "their growth; needs --template shaped")
     p.add_argument("--aux-tiers", default="",
                    help="comma-separated tiers whose training-problem rows are added as extra tasks: the "
                         "template names their metrics as METRIC@TIER (e.g. memory@examples), so the model "
@@ -99,13 +103,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="re-read --data at each epoch start and add new training rows "
                         "(for a measurement run still appending)")
     p.add_argument("--reload-every-min", type=float, default=5.0)
-    p.add_argument("--metrics", default=",".join(dataset.METRIC_NAMES))
+    p.add_argument("--metrics", default=None,
+                   help="comma-separated (default: memory,latency; with --v4-data also their _growth)")
     p.add_argument("--preprocess", default="strip_v1", choices=preprocess.NAMES,
                    help="canon_v1: canonical names (issue 22's c1 recipe, with --neutral 0.8)")
     p.add_argument("--neutral", type=float, default=0.0,
                    help="share of augmented variants that also get a neutral rewrite (augment.neutral: an "
                         "unused assignment, an assert, swapped independent statements, ...), re-normalised "
                         "after; 0 = the v3 recipe's augmentation")
+    p.add_argument("--driver-prob", type=float, default=0.6,
+                   help="share of rewritten variants that get a stdin driver appended (v3's recipe: 0.6; a "
+                        "shaped model, told a function from a script, wants 0)")
     p.add_argument("--augment", type=float, default=0.3,
                    help="probability of a rewritten (stdin-driver / renamed) variant per example")
     p.add_argument("--subset-prob", type=float, default=0.0,
@@ -225,6 +233,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonneg
     groups = number_groups(tok, device, fmt)
     allowed = decoding.allowed_ids(tok, nonnegative or [True] * len(metrics), fmt)
     reps = max(args.eval_samples, 1)
+    linear = [m.endswith("_growth") for m in metrics]  # a growth exponent's estimate is the plain mean
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()
@@ -247,12 +256,12 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonneg
             for j, i in enumerate(batch):
                 draws_i = np.array([fmt.decode_many([id_to_token[t] for t in seq])
                                     for seq in toks[j * reps:(j + 1) * reps]], dtype=float)  # (R, M)
-                values[i] = list(decoding.point_values(draws_i[None], decoding.DEFAULT_POINT_ESTIMATE)[0])
+                values[i] = list(decoding.point_values(draws_i[None], decoding.DEFAULT_POINT_ESTIMATE, linear)[0])
     examples = [it.example for it in val_items]
     preds = {m: {"value": [v[k] for v in values]} for k, m in enumerate(metrics)}
     rep = score(examples, preds, metrics)
     model.train()
-    sp = [rep[m]["spearman"] for m in metrics if m in rep]
+    sp = [rep[m]["spearman"] for m in metrics if m in rep and rep[m]["n"] > 1 and rep[m]["spearman"] == rep[m]["spearman"]]
     return {"val_loss": total / max(count, 1), "spearman_mean": sum(sp) / max(len(sp), 1),
             "scores": rep}
 
@@ -369,8 +378,19 @@ def main(argv: Sequence[str] | None = None) -> Path:
     rng = random.Random(args.seed)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    metrics = args.metrics.split(",")
-    meta_metrics = [m for m in dataset.METRICS if m["name"] in metrics]
+    known = dataset.METRICS
+    if args.v4_data:
+        from training import v4_data
+
+        known = v4_data.V4_METRICS
+        if "{shape}" not in TEMPLATES[args.template]:
+            raise SystemExit("--v4-data trains functions and scripts together: it needs --template shaped")
+    metrics = (args.metrics or ",".join(m["name"] for m in known if args.v4_data or m in dataset.METRICS)).split(",")
+    unknown = sorted(set(metrics) - {m["name"] for m in known})
+    if unknown:
+        raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(m['name'] for m in known)}")
+    meta_metrics = [m for m in known if m["name"] in metrics]
+    metrics = [m["name"] for m in meta_metrics]  # the labels' order is the meta's
 
     t_load = time.time()
     train_ex, val_ex = _load_data(args)

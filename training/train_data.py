@@ -20,7 +20,9 @@ from training import augment, dataset
 from training.evaluate import truncate
 from training.rlm_model import target_ids, train_tokenizer
 
-TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE}
+# "shaped" (model v4) also names what is predicted: a function call, a script on stdin or a script
+TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE,
+             "shaped": SIZED_TEMPLATE.replace(" size {size}", " <shape> {shape} size {size}")}
 
 
 # --- data -> tensors ---------------------------------------------------------------------------
@@ -48,7 +50,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         code = preprocess.apply(args.preprocess, ex.code)
         codes = {False: code}
         if train and args.augment > 0:
-            aug = augment.rewrite(code, rng)
+            aug = augment.rewrite(code, rng, p_driver=getattr(args, "driver_prob", 0.6))
             if getattr(args, "neutral", 0) > 0:
                 if rng.random() < args.neutral:
                     aug = augment.neutral(aug, rng)
@@ -58,7 +60,8 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         for subset in subsets:
             named = subset if ex.tier not in extra_tasks else [f"{m}@{ex.tier}" for m in subset]
             for aug_flag, c in codes.items():
-                texts.append(render(TEMPLATES[args.template], named, ex.language, c))
+                texts.append(render(TEMPLATES[args.template], named, ex.language, c,
+                                    shape=ex.extra.get("shape", "function")))
                 keys.append((i, subset, aug_flag))
     encs = tok.encode_batch(texts)
     # Training rows keep their start (the recipe the shipped models were trained with); validation
@@ -144,10 +147,15 @@ def number_format(args) -> numbers.NumberFormat:
     return numbers.FORMATS[args.number_format]
 
 
+def _aux_scale(metric: str, value: float) -> float:
+    """What the auxiliary head regresses: log10 of a cost; a growth exponent as it is."""
+    return value if metric.endswith("_growth") else math.log10(max(value, 1e-9))
+
+
 def _log_stats(examples, metrics) -> dict[str, tuple[float, float]]:
     out = {}
     for m in metrics:
-        logs = [math.log10(max(e.values[m], 1e-9)) for e in examples if e.values.get(m) is not None]
+        logs = [_aux_scale(m, e.values[m]) for e in examples if e.values.get(m) is not None]
         mu = sum(logs) / max(len(logs), 1)
         sd = math.sqrt(sum((x - mu) ** 2 for x in logs) / max(len(logs), 1)) or 1.0
         out[m] = (mu, sd)
@@ -167,7 +175,7 @@ def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
             v = e.values.get(m)
             if v is not None:
                 mu, sd = stats[m]
-                target[i, k] = (math.log10(max(v, 1e-9)) - mu) / sd
+                target[i, k] = (_aux_scale(m, v) - mu) / sd
                 known[i, k] = 1.0
     return target, known
 
@@ -175,6 +183,9 @@ def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
 def _load_data(args):
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic, seed=args.seed)
+    elif getattr(args, "v4_data", False):
+        from training import v4_data
+        examples = v4_data.load_v4_examples(leetcode_corpus=args.corpus)
     else:
         if args.corpus not in _CORPUS_CACHE:
             _CORPUS_CACHE[args.corpus] = dataset.load_corpus(args.corpus)
