@@ -4,10 +4,17 @@ A Python function, a Triton kernel and an `.onnx` network all come back as this 
 (`rlm_lsp.model.Model.predict`), so the CLI, the gate and the server read the same fields. The
 fields after `samples` say what the number is for and how much of the input the model read; they
 keep their defaults where they do not apply (a Python function has no GPU).
+
+**Growth.** A model may predict, next to a metric, how it grows with the input: a metric named
+`<base>_growth` (unit `exponent`), the slope of log(base metric) against log(input size). The
+Predictor folds it into the base metric's Prediction (`growth`, its p10 and p90, its samples),
+so no consumer sees it as a metric of its own; `growth_class` names it in the words people know
+(`~n`, `~n²`), one table for the hint, the hover, the CLI and the gate's messages.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 
@@ -33,3 +40,23 @@ class Prediction:
     device: str = ""
     # False when the GPU or the target device is not one the model was trained on.
     known_target: bool = True
+    # How the metric grows with the input: the predicted exponent of n (1.0: linear), the mean of
+    # its samples, and their p10 and p90; None when the model does not predict growth.
+    growth: float | None = None
+    growth_low: float | None = None
+    growth_high: float | None = None
+    growth_samples: tuple[float, ...] = field(default=(), repr=False, compare=False)  # paired, as `samples`
+
+
+GROWTH_SUFFIX = "_growth"
+GROWTH_UNIT = "exponent"
+# (upper bound, words) of the growth classes, in order: an exponent below 0.25 is flat, ...
+GROWTH_CLASSES = ((0.25, "flat"), (0.75, "~√n"), (1.25, "~n"), (1.75, "~n^1.5"), (2.5, "~n²"),
+                  (3.5, "~n³"), (float("inf"), "faster than ~n³"))
+
+
+def growth_class(exponent: float) -> str:
+    """`flat` (< 0.25), `~√n`, `~n` (0.75–1.25), `~n^1.5`, `~n²` (1.75–2.5), `~n³`, `faster than ~n³` (≥ 3.5)."""
+    if math.isnan(exponent):
+        return "?"
+    return next(words for bound, words in GROWTH_CLASSES if exponent < bound)

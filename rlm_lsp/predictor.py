@@ -4,6 +4,7 @@
     code -> preprocess -> template -> tokens (head and tail when too long) -> encoder (once per batch)
          -> constrained decode (N samples share the encoder output) -> P10 tokens
          -> floats -> point estimate (median or geometric mean) and p10..p90 -> Prediction
+         (a `<base>_growth` metric folded into its base metric's Prediction: `fold_growth`)
 
 Results are cached by a hash of (model, language, code), so unchanged
 functions never run the model twice. Inputs are batched by length with no
@@ -14,6 +15,7 @@ the same numbers, whatever else is in its batch.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -26,10 +28,10 @@ from tokenizers import Tokenizer
 from rlm_lsp import decode, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
-from rlm_lsp.prediction import Prediction
+from rlm_lsp.prediction import GROWTH_SUFFIX, GROWTH_UNIT, Prediction
 from rlm_lsp.seq2seq import Seq2Seq
 
-__all__ = ["InputError", "ModelError", "Prediction", "Predictor", "head_and_tail", "point_estimate"]
+__all__ = ["InputError", "ModelError", "Prediction", "Predictor", "fold_growth", "head_and_tail", "point_estimate"]
 
 HEAD_SHARE = 2 / 3  # of a too-long input's token budget, the share kept from its start
 ELISION = "\n...\n"  # stands where a too-long input was cut: Python's own "code left out"
@@ -57,7 +59,11 @@ def point_estimate(samples: np.ndarray, kind: str) -> float:
 
     "log_mean": the geometric mean, exp(mean(log x)) over positive samples. A sample moving
     between modes moves it by 1/N of the gap in log space, where the median can jump the whole
-    gap. "median": the middle sample (models exported before the choice was recorded)."""
+    gap. "median": the middle sample (models exported before the choice was recorded).
+    "mean": the plain mean, for a growth exponent whatever the model's choice (an exponent may be
+    zero or negative, where a log mean means nothing)."""
+    if kind == "mean":
+        return float(np.mean(samples))
     if kind == "log_mean" and np.all(samples > 0):
         low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
         return float(np.clip(np.exp(np.mean(np.log(samples))), low, high))
@@ -266,12 +272,28 @@ class Predictor:
         return decode.stratified_uniforms(self.seed, n, len(self._allowed), None if self.shared_draws else key)
 
     def _aggregate(self, samples: np.ndarray, tokens: int = 0, truncated: bool = False) -> dict[str, Prediction]:
-        """(N, M) sampled values -> point estimate and p10..p90 per metric."""
+        """(N, M) sampled values -> point estimate and p10..p90 per metric. A `<base>_growth`
+        metric is folded into its base metric's Prediction (`fold_growth`)."""
         out = {}
         for j, spec in enumerate(self.config.metrics):
             col = samples[:, j]
             low, high = np.percentile(col, [10, 90])
-            value = point_estimate(col, self.config.point_estimate)
+            kind = "mean" if spec.unit == GROWTH_UNIT else self.config.point_estimate
+            value = point_estimate(col, kind)
             out[spec.name] = Prediction(spec.name, value, float(low), float(high), spec.unit,
                                         tuple(float(x) for x in col), truncated=truncated, tokens=tokens)
-        return out
+        return fold_growth(out)
+
+
+def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:
+    """{memory, memory_growth, ...} -> {memory (with its growth), ...}: every `<base>_growth`
+    whose base metric is there becomes the base Prediction's `growth`, `growth_low`/`growth_high`
+    (p10/p90) and `growth_samples`, and is no metric of its own. One without a base stays."""
+    out = dict(predictions)
+    for name, g in predictions.items():
+        base = name[: -len(GROWTH_SUFFIX)] if name.endswith(GROWTH_SUFFIX) else None
+        if base and base in out:
+            out[base] = dataclasses.replace(out[base], growth=g.value, growth_low=g.low, growth_high=g.high,
+                                            growth_samples=g.samples)
+            del out[name]
+    return out
