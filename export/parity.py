@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm_lsp import decode
+from rlm_lsp.prediction import GROWTH_SUFFIX
 from rlm_lsp.predictor import Predictor
 
 
@@ -101,7 +102,8 @@ def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n:
 
     KL: at each position of the reference's greedy decode (both models fed the same tokens), the
     KL divergence of the model's distribution over the allowed tokens from the reference's.
-    Value shift: |log10| of the ratio of the point estimates at `n` samples, per metric.
+    Value shift: |log10| of the ratio of the point estimates at `n` samples, per metric (a growth
+    exponent, `<base>_growth`: the absolute difference of the two growths, same budget).
     """
     ref, new = (Predictor.from_dir(d, device="cpu", samples=n, cache_size=0) for d in (reference_dir, model_dir))
     kls = []
@@ -117,7 +119,12 @@ def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n:
     before, after = ref.predict(codes, context=context), new.predict(codes, context=context)
     shift = {}
     for metric in ref.config.metric_names:
-        logs = [abs(np.log10(max(y[metric].value, 1e-30) / max(x[metric].value, 1e-30))) for x, y in zip(before, after)]
+        if metric.endswith(GROWTH_SUFFIX):  # folded into its base metric; an exponent moves by a difference
+            base = metric[: -len(GROWTH_SUFFIX)]
+            logs = [abs((y[base].growth or 0.0) - (x[base].growth or 0.0)) for x, y in zip(before, after)]
+        else:
+            logs = [abs(np.log10(max(y[metric].value, 1e-30) / max(x[metric].value, 1e-30)))
+                    for x, y in zip(before, after)]
         shift[metric] = {"median": float(np.median(logs)), "max": float(np.max(logs))}
     kl_mean = float(np.mean(kls))
     within = kl_mean <= KL_BUDGET and all(s["median"] <= SHIFT_BUDGET for s in shift.values())
