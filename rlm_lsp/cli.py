@@ -1,13 +1,20 @@
 """The `rlm` command.
 
     rlm predict FILE...            table: one row per function or kernel, value and p10-p90 per metric
-    rlm predict FILE... --json     the same as JSON
+                                   (and how it grows, `~n²`, from a model that predicts growth)
+    rlm predict FILE... --json     the same as JSON (`rlm_lsp.cli_jsonl`: the per-metric fields)
     rlm predict --jsonl IN|-       batch-score rows {"id", "code", "language"}; one JSON row out per row in
                                    (a row longer than the model reads is scored, with "truncated": true)
     rlm predict NET.onnx --device pixel3 [--device gpu ...]
                                    predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
     rlm gate [...]                 the pre-commit regression gate
+
+A file with top-level code runs as a script (`rlm_lsp.shapes.program_shape`: "stdin" when it
+reads standard input, else "script"). A model that reads the program's shape (`{shape}` in its
+template) gets one more row for the whole file, `FILE:1 <script>`, predicted for that shape. A
+model without it predicts functions per call only, and a note under the table (on stderr with
+--json) says the script as a whole is not predicted.
 """
 
 from __future__ import annotations
@@ -17,20 +24,27 @@ import json
 import os
 import stat
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO
 
 from rlm_lsp import __version__, kernels, model, snippets
-from rlm_lsp.errors import FileProblem, InputError, ModelError
-from rlm_lsp.prediction import Prediction
+from rlm_lsp.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
+    JSONL_BATCH,
+    JSONL_CACHE,
+    JSONL_LINE_BYTES,
+    _lines,
+    as_json,
+    score_jsonl,
+    shaped,
+    truncated,
+)
+from rlm_lsp.errors import FileProblem, ModelError
+from rlm_lsp.prediction import GROWTH_SUFFIX, Prediction, growth_class  # noqa: F401 - Prediction: for callers
 from rlm_lsp.predictor import Predictor
+from rlm_lsp.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.units import format_value
 
 MAX_FILE_BYTES = 1_000_000
-JSONL_BATCH = 32
-JSONL_CACHE = 256
-JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded on /dev/zero
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -130,20 +144,24 @@ def _predict(args: argparse.Namespace) -> int:
         with source:
             score_jsonl(predictor, _lines(source), sys.stdout)
         return 0
-    rows, failed = [], 0
+    rows, failed, notes = [], 0, []
     for path in args.files:
         try:
-            rows.extend(predict_file(predictor, path))
+            rows.extend(predict_file(predictor, path, notes))
         except FileProblem as exc:
             print(f"rlm: {path}: skipped: {exc}", file=sys.stderr)
             failed += 1
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
+        for note in notes:
+            print(note, file=sys.stderr)
     elif not rows:  # no table of headers alone: every file was skipped, or none held code
         if not failed:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
+        for note in notes:
+            print(note)
         cut = [r["read_tokens"] for r in rows if r.get("truncated")]
         if cut:
             print(f"* longer than the model's input: it read only the start and the end ({cut[0]['read']} "
@@ -198,28 +216,47 @@ def read_source(path: Path) -> str:
         raise FileProblem(f"not UTF-8 text (byte {exc.start})") from None
 
 
-def predict_file(predictor: model.Model, path: Path) -> list[dict]:
+def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = None) -> list[dict]:
     """One row per function or kernel; a file of top-level code only gets one `<module>` row. A
     function longer than the model reads is scored by its head and tail: its row says
-    `"truncated": true` and `"read_tokens": {"read", "of"}`."""
+    `"truncated": true` and `"read_tokens": {"read", "of"}`.
+
+    A file with top-level code (`program_shape`: "stdin" or "script"): a model that reads the
+    shape gets a `<script>` row for the whole file, at line 1, predicted for that shape (in place
+    of the `<module>` row), and every row says its "shape"; for any other model a line saying the
+    script as a whole is not predicted goes to `notes`."""
     source = read_source(path)
     found = snippets.extract(source)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
-    if not found and source.strip():
+    shape = program_shape(source)
+    by_shape = shaped(predictor)
+    if by_shape and shape != FUNCTION:
+        units.append(("<script>", "script", 1, source))
+    elif not found and source.strip():
         units = [("<module>", "module", 1, source)]
+    if shape != FUNCTION and not by_shape and notes is not None:
+        notes.append(script_note(path, shape, bool(found)))
     known = set(predictor.config.metric_names)
     rows = []
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
-    results = predictor.predict([u[3] for u in scorable]) if scorable else []
-    by_unit = dict(zip((u[:3] for u in scorable), results))
+    functions = [u for u in scorable if u[1] != "script"]
+    results = predictor.predict([u[3] for u in functions]) if functions else []
+    whole = [u for u in scorable if u[1] == "script"]
+    context = {"shape": shape}
+    if whole:
+        results += predictor.predict([whole[0][3]], context=context)
+    by_unit = dict(zip((u[:3] for u in functions + whole), results))
     for name, kind, line, code in units:
         row = {"file": str(path), "line": line, "function": name, "kind": kind}
+        if by_shape:
+            row["shape"] = shape if kind == "script" else FUNCTION
         result = by_unit.get((name, kind, line))
         if result is None:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
-            row.update({m: _as_json(p) for m, p in result.items()})
-            cut = predictor.read_limit(code) if _truncated(result) else None
+            row.update({m: as_json(p) for m, p in result.items()})
+            cut = predictor.read_limit(code, context=context if kind == "script" else None) \
+                if truncated(result) else None
             if cut:
                 row["truncated"] = True
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
@@ -227,15 +264,19 @@ def predict_file(predictor: model.Model, path: Path) -> list[dict]:
     return rows
 
 
-def _as_json(p: Prediction) -> dict:
-    return {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
-
-
-def _truncated(result: dict[str, Prediction]) -> bool:
-    return any(p.truncated for p in result.values())
+def script_note(path: Path, shape: str, has_functions: bool) -> str:
+    """The line for a script under a model that predicts functions only."""
+    runs = "runs as a script reading stdin" if shape == STDIN else "runs as a script"
+    if has_functions:
+        return (f"note: {path}: its top-level code {runs}; this model predicts only its functions "
+                "(per call), so the script as a whole is not predicted")
+    return (f"note: {path}: its top-level code {runs}; this model predicts functions (per call), so "
+            "the <module> row reads the file as one function, not as the script's whole run")
 
 
 def format_table(rows: list[dict], metrics: list[str]) -> str:
+    """`8.2 kB (671 B–337 kB)` per metric, `8.2 kB ~n (671 B–337 kB)` with a growth prediction."""
+    metrics = [m for m in metrics if not m.endswith(GROWTH_SUFFIX)] or metrics  # folded into their base
     metrics = [m for m in metrics if any(m in row for row in rows)] or metrics  # no empty columns
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
     lines = [header]
@@ -244,147 +285,15 @@ def format_table(rows: list[dict], metrics: list[str]) -> str:
         for m in metrics:
             p = row.get(m)
             cells.append(row.get("note", "-") if p is None else
-                         f"{format_value(p['unit'], p['value'])} ({format_value(p['unit'], p['low'])}–"
-                         f"{format_value(p['unit'], p['high'])})")
+                         f"{format_value(p['unit'], p['value'])}{_growth_word(p)} "
+                         f"({format_value(p['unit'], p['low'])}–{format_value(p['unit'], p['high'])})")
         lines.append(cells)
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines)
 
 
-def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], out: IO[str]) -> None:
-    """Streams rows in batches; memory stays flat however many rows come in. A row that cannot
-    be scored gets {"id", "error"} and the run goes on; each batch is written and flushed as soon
-    as it is scored. A row longer than the model reads is scored by its head and tail and says
-    `"truncated": true` (the key is there only then). An id holding NaN or Infinity, which JSON has not, is written as its text
-    (a string: "NaN", "[1, Infinity]"); the output is strict JSON."""
-    for batch in _batches(_parse_rows(source, predictor), JSONL_BATCH):
-        good = [row for row in batch if "error" not in row]
-        by_language: dict[str, list[dict]] = {}
-        for row in good:
-            by_language.setdefault(row["language"], []).append(row)
-        for language, rows in by_language.items():
-            _score(predictor, rows, language)
-        for row in batch:
-            record = {"id": _json_id(row.get("id"))}
-            record.update(row["result"] if "result" in row else {"error": row["error"]})
-            out.write(_dumps(record) + "\n")
-        out.flush()
-
-
-def _score(predictor: model.Model, rows: list[dict], language: str) -> None:
-    """Sets each row's "result", or its "error" when the model fails on it: a batch that fails
-    is retried row by row, so that it costs only the rows that fail alone."""
-    try:
-        results = predictor.predict([r["code"] for r in rows], language)
-    except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
-        if len(rows) > 1:
-            for row in rows:
-                _score(predictor, [row], language)
-        else:
-            rows[0]["error"] = _one_line(f"prediction failed: {_describe(exc)}")
-        return
-    for row, result in zip(rows, results):
-        row["result"] = {m: _as_json(p) for m, p in result.items()}
-        if _truncated(result):
-            row["result"]["truncated"] = True
-
-
-def _lines(source: IO[bytes], limit: int = JSONL_LINE_BYTES) -> Iterator[bytes | None]:
-    """The lines of `source`, None for each one longer than `limit` (read past, never held)."""
-    while line := source.readline(limit + 1):
-        if len(line) > limit and not line.endswith(b"\n"):
-            while line and not line.endswith(b"\n"):
-                line = source.readline(limit + 1)
-            yield None
-        else:
-            yield line
-
-
-def _parse_rows(source: Iterable[str | bytes | None], predictor: model.Model) -> Iterator[dict]:
-    for number, line in enumerate(source, 1):
-        if line is None:
-            yield {"id": None, "error": f"line {number}: longer than {JSONL_LINE_BYTES // 1_000_000} MB"}
-            continue
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8-sig" if number == 1 else "utf-8")
-            except UnicodeDecodeError as exc:
-                yield {"id": None, "error": f"line {number}: not UTF-8 (byte {exc.start})"}
-                continue
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            if not isinstance(row, dict):
-                raise ValueError("row is not a JSON object")
-        except (ValueError, RecursionError) as exc:  # RecursionError: [[[[... nested too deep
-            yield {"id": None, "error": _one_line(f"line {number}: invalid JSON: {exc}")}
-            continue
-        yield _validate(row, predictor)
-
-
-def _validate(row: dict, predictor: model.Model) -> dict:
-    """The row to score, or the row with an "error" saying why it cannot be scored."""
-    out = {"id": row.get("id"), "code": row.get("code"), "language": row.get("language") or "python"}
-    try:
-        if "code" not in row:
-            raise InputError('missing "code"')
-        for key in ("code", "language"):
-            value = out[key]
-            if not isinstance(value, str):
-                raise InputError(f'"{key}" must be a string, got {"null" if value is None else type(value).__name__}')
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise InputError(f'"{key}" holds a lone surrogate (\\u{ord(value[exc.start]):04x} '
-                                 f"at character {exc.start})") from None
-        predictor.check(out["code"], out["language"])
-    except InputError as exc:
-        out["error"] = _one_line(str(exc))
-    except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only
-        out["error"] = _one_line(f"cannot read this code: {_describe(exc)}")
-    return out
-
-
-def _json_id(value):
-    """The row's id as given, or its text when it holds NaN or Infinity."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except ValueError:
-        return json.dumps(value)
-    return value
-
-
-def _dumps(record: dict) -> str:
-    try:
-        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
-    except ValueError:  # a prediction that is not a finite number
-        return json.dumps({"id": record["id"], "error": "prediction is not a finite number"})
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate in an id: written as a \u escape
-        text = json.dumps(record, allow_nan=False)
-    return text
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.splitlines())
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _batches(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
-    batch: list[dict] = []
-    for row in rows:
-        batch.append(row)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+def _growth_word(p: dict) -> str:
+    return f" {growth_class(p['growth'])}" if p.get("growth") is not None else ""
 
 
 if __name__ == "__main__":

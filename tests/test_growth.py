@@ -139,3 +139,157 @@ def test_shape_changes_the_input_and_so_the_cache_key(growth_predictor):
     a = growth_predictor.render(code)
     b = growth_predictor.render(code, context={"shape": "function"})
     assert a != b and growth_predictor._key(a) != growth_predictor._key(b)
+
+
+# -- words: hint, hover ------------------------------------------------------------------------
+
+
+def _result(predictions, head=None, state="new"):
+    from rlm_lsp import snippets
+    from rlm_lsp.server.analysis import FunctionResult
+
+    text = "def f(n):\n    return [0] * n\n"
+    [s] = snippets.extract(text)
+    lines = text.splitlines()
+    return FunctionResult(s, predictions, head, state, lines[s.header_end_line], lines[s.name_line])
+
+
+def test_hint_names_each_metrics_growth_class():
+    from rlm_lsp.server import hints
+    from rlm_lsp.server.settings import Settings
+
+    r = _result({"memory": _p(value=1100.0, growth=1.05), "latency": _p("latency", 0.019, "ms", growth=2.1)})
+    assert hints.label(r, Settings()) == "≈ mem 1.1 kB ~n · time 19 µs ~n²"
+    assert "how it grows" in hints.tooltip(r)
+    plain = _result({"memory": _p(value=1100.0), "latency": _p("latency", 0.019, "ms")})
+    assert hints.label(plain, Settings()) == "≈ mem 1.1 kB · time 19 µs"  # no growth: as before
+    assert "grows" not in hints.tooltip(plain)
+
+
+def test_hover_says_how_it_grows_and_against_head():
+    from rlm_lsp.server import hover
+    from rlm_lsp.server.settings import Settings
+
+    now = {"memory": _p(value=1100.0, growth=2.1), "latency": _p("latency", 0.019, "ms", growth=0.1)}
+    head = {"memory": _p(value=1000.0, growth=1.0), "latency": _p("latency", 0.019, "ms", growth=0.0)}
+    md = hover.markdown(_result(now, head, "changed"), Settings(), {}, "the shipped model on CPU")
+    assert "  - grows ~n² with the input (exponent 2.1; p10–p90 1.7–2.4)" in md
+    assert "  - flat: does not grow with the input (exponent 0.1; p10–p90 −0.3–0.4)" in md
+    assert "1.1× (+10%, HEAD 1 kB); grows ~n² now, ~n at HEAD" in md
+    assert md.count("at HEAD") == 1  # flat at both: no growth note for latency
+    plain = hover.markdown(_result({"memory": _p(value=1100.0)}), Settings(), {}, "m")
+    assert "grow" not in plain
+
+
+def test_server_analysis_shows_growth_from_a_real_model(growth_predictor):
+    from rlm_lsp.server import hints
+    from rlm_lsp.server.analysis import Analyzer
+    from rlm_lsp.server.settings import Settings
+
+    text = "def f(n):\n    return [0] * n\n\ndef g(n):\n    return sorted(range(n))\n"
+    results = Analyzer(growth_predictor).analyze("file:///x.py", text, None)
+    assert [set(r.predictions) for r in results] == [{"memory", "latency"}] * 2
+    for r in results:
+        label = hints.label(r, Settings())
+        assert label.count(growth_class(r.predictions["memory"].growth)) >= 1
+        assert label.endswith(growth_class(r.predictions["latency"].growth))
+
+
+# -- rlm predict -------------------------------------------------------------------------------
+
+SCRIPT = ("import sys\n\ndef solve(xs):\n    return sorted(xs)\n\n"
+          'if __name__ == "__main__":\n    print(solve(sys.stdin.read().split()))\n')
+
+
+def _cli(capsys, *args):
+    from rlm_lsp import cli
+
+    code = cli.main(["predict", *map(str, args)])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_predict_json_gives_growth_and_a_script_row(growth_model_dir, tmp_path, capsys):
+    path = tmp_path / "a.py"
+    path.write_text(SCRIPT)
+    code, out, err = _cli(capsys, path, "--json", "--model", growth_model_dir)
+    rows = json.loads(out)
+    assert code == 0 and err == ""
+    assert [(r["function"], r["line"], r["kind"], r["shape"]) for r in rows] == [
+        ("solve", 3, "function", "function"), ("<script>", 1, "script", "stdin")]
+    for row in rows:
+        for m in ("memory", "latency"):
+            p = row[m]
+            assert set(p) == {"value", "low", "high", "unit", "growth", "growth_low", "growth_high"}
+            assert p["growth_low"] <= p["growth_high"]
+        assert "memory_growth" not in row
+    # the script row is the whole file, read as a process on its stdin
+    from rlm_lsp.predictor import Predictor
+
+    direct = Predictor.from_dir(growth_model_dir).predict([SCRIPT], context={"shape": "stdin"})[0]
+    assert rows[1]["memory"]["value"] == direct["memory"].value
+    assert rows[1]["memory"]["growth"] == direct["memory"].growth
+
+
+def test_predict_table_shows_the_growth_word(growth_model_dir, tmp_path, capsys):
+    path = tmp_path / "b.py"
+    path.write_text("print(sum(range(10**6)))\n")
+    _, out, err = _cli(capsys, path, "--model", growth_model_dir)
+    _, js, _ = _cli(capsys, path, "--json", "--model", growth_model_dir)
+    [row] = json.loads(js)
+    assert (row["function"], row["shape"]) == ("<script>", "script")  # replaces the <module> row
+    line = out.splitlines()[1]
+    assert line.startswith(f"{path}:1") and "<script>" in line
+    for m in ("memory", "latency"):
+        assert f" {growth_class(row[m]['growth'])} (" in line
+    assert "note:" not in out + err  # a shaped model predicts the script: nothing to excuse
+
+
+def test_a_model_without_shape_says_the_script_is_not_predicted(tiny_model_dir, tmp_path, capsys):
+    path = tmp_path / "a.py"
+    path.write_text(SCRIPT)
+    _, out, _ = _cli(capsys, path, "--model", tiny_model_dir)
+    assert out.splitlines()[-1] == (f"note: {path}: its top-level code runs as a script reading stdin; this model "
+                                    "predicts only its functions (per call), so the script as a whole is not predicted")
+    _, js, err = _cli(capsys, path, "--json", "--model", tiny_model_dir)
+    rows = json.loads(js)  # stdout stays JSON; the note goes to stderr
+    assert [r["function"] for r in rows] == ["solve"] and "note:" in err
+    assert set(rows[0]["memory"]) == {"value", "low", "high", "unit"}  # no growth keys, no shape
+    assert "shape" not in rows[0]
+    only = tmp_path / "b.py"
+    only.write_text("print(sum(range(10**6)))\n")
+    _, out, _ = _cli(capsys, only, "--model", tiny_model_dir)
+    assert "<module>" in out and out.splitlines()[-1].startswith(f"note: {only}: its top-level code runs as a script;")
+    plain = tmp_path / "c.py"
+    plain.write_text("def f(n):\n    return n\n")
+    _, out, err = _cli(capsys, plain, "--model", tiny_model_dir)
+    assert "note" not in out + err
+
+
+def _jsonl(predictor, rows):
+    import io
+
+    from rlm_lsp.cli_jsonl import score_jsonl
+
+    out = io.StringIO()
+    score_jsonl(predictor, io.StringIO("".join(json.dumps(r) + "\n" for r in rows)), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_jsonl_rows_get_their_shape_and_growth(growth_predictor):
+    script = "n = int(input())\nprint(n)\n"
+    rows = [{"id": 1, "code": "def f(n):\n    return n\n"}, {"id": 2, "code": script},
+            {"id": 3, "code": script, "shape": "function"}, {"id": 4, "code": script, "shape": "process"}]
+    got = _jsonl(growth_predictor, rows)
+    assert [g.get("shape") for g in got] == ["function", "stdin", "function", None]
+    assert got[3]["error"] == '"shape" must be one of function, stdin, script, got "process"'
+    assert "growth" in got[0]["memory"] and "memory_growth" not in got[0]
+    for g, shape in ((got[1], "stdin"), (got[2], "function")):
+        by_hand = growth_predictor.predict([script], context={"shape": shape})[0]["memory"]
+        assert (g["memory"]["value"], g["memory"]["growth"]) == (by_hand.value, by_hand.growth)
+
+
+def test_jsonl_of_a_model_without_shape_is_as_before(tiny_model_dir):
+    got = _jsonl(Predictor.from_dir(tiny_model_dir), [{"id": 1, "code": "print(1)\n", "shape": "nonsense"}])
+    assert set(got[0]) == {"id", "memory", "latency"}
+    assert set(got[0]["memory"]) == {"value", "low", "high", "unit"}

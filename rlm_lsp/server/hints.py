@@ -1,4 +1,5 @@
-"""textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py).
+"""textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py), with
+each metric's growth class after its value when the model predicts growth (`≈ mem 48 MB ~n · time 120 ms ~n²`).
 
 On a one-line `def f(x): return ...` the hint goes to the end of the line, not between the
 colon and the body.
@@ -24,6 +25,14 @@ def label(result: FunctionResult, settings: Settings) -> str | None:
     """`≈ mem 48 MB · time 120 ms`, or None when no enabled metric has a prediction."""
     text = hint_label(result.predictions, [m for m in result.predictions if settings.metric_enabled(m)])
     return PREFIX + text if text else None
+
+
+def tooltip(result: FunctionResult) -> str:
+    """What the hint is; with growth, what `~n` means."""
+    text = f"rlm: predicted for {result.snippet.qualname}, {PER_CALL}"
+    if any(getattr(p, "growth", None) is not None for p in result.predictions.values()):
+        text += "; ~n, ~n² ...: how it grows with the input's size n"
+    return text + "; hover the name for how sure the model is"
 
 
 def position(result: FunctionResult, lines: Sequence[str]) -> tuple[int, int]:
@@ -61,7 +70,7 @@ def inlay_hints(
                 position=types.Position(line=line, character=client_col(line, char)),
                 label=text,
                 padding_left=True,
-                tooltip=f"rlm: predicted for {s.qualname}, {PER_CALL}; hover the name for how sure the model is",
+                tooltip=tooltip(r),
             )
         )
     return out

@@ -10,9 +10,10 @@ from collections.abc import Callable, Mapping, Sequence
 
 from lsprotocol import types
 
+from rlm_lsp.prediction import growth_class
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
-from rlm_lsp.server.words import PER_CALL, long_name, size_words, sureness
+from rlm_lsp.server.words import PER_CALL, growth_line, long_name, size_words, sureness
 from rlm_lsp.units import format_ratio, format_value
 
 
@@ -52,10 +53,18 @@ def change_vs_head(r: FunctionResult, metric: str) -> str:
     now, base = r.predictions[metric], r.head[metric]
     base_text = format_value(base.unit, base.value)
     if base.value <= 0:
-        return f"HEAD {base_text}"
+        return f"HEAD {base_text}{_growth_vs_head(now, base)}"
     ratio = now.value / base.value
     sign = "+" if ratio >= 1 else "−"
-    return f"{format_ratio(ratio)} ({sign}{abs(ratio - 1) * 100:.0f}%, HEAD {base_text})"
+    return f"{format_ratio(ratio)} ({sign}{abs(ratio - 1) * 100:.0f}%, HEAD {base_text}){_growth_vs_head(now, base)}"
+
+
+def _growth_vs_head(now, base) -> str:
+    """`; grows ~n² now, ~n at HEAD` when both versions have growth in different classes."""
+    a, b = getattr(now, "growth", None), getattr(base, "growth", None)
+    if a is None or b is None or growth_class(a) == growth_class(b):
+        return ""
+    return f"; grows {growth_class(a)} now, {growth_class(b)} at HEAD"
 
 
 def reading_note(r: FunctionResult, predictor) -> str:
@@ -93,6 +102,9 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
         if definitions.get(m):
             items.append(f"  - measures: {definitions[m]}")
         items.append(f"  - {sureness(p)}")
+        grows = growth_line(p)
+        if grows:
+            items.append(f"  - {grows}")
         items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
     return (
         "\n".join(

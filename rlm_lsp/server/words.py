@@ -7,6 +7,11 @@ a typical large input (the measured training rows ran each function on a large i
 How sure: the p10–p90 interval of the samples, as a ratio high/low. The shipped model's
 intervals span about 100–800× (median 400–600×), so a figure is never precise; above `UNSURE_SPREAD` the hint
 prints one significant digit and a `?` instead of a precise-looking number.
+
+How it grows: a model that predicts growth gives each metric the exponent of n it grows by
+(`Prediction.growth`); the hint names its class after the value (`mem 1.1 kB ~n`), the hover
+says it in a sentence with the number. The classes are `rlm_lsp.prediction.growth_class`'s,
+which the CLI table and the gate's messages use too. Nothing changes for a prediction without it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rlm_lsp.prediction import growth_class
 from rlm_lsp.units import format_value
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
@@ -60,9 +66,32 @@ def rough(unit: str, value: float) -> str:
 
 
 def short(metric: str, p: Any) -> str:
-    """`mem 1.1 kB`, `time ~20 µs?` (very unsure), `⚠ mem 120 MB` (large)."""
+    """`mem 1.1 kB`, `time ~20 µs?` (very unsure), `⚠ mem 120 MB` (large), `mem 1.1 kB ~n` (grows
+    linearly with the input)."""
     number = rough(p.unit, p.value) if unsure(p) else format_value(p.unit, p.value)
-    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}"
+    grows = getattr(p, "growth", None)
+    suffix = f" {growth_class(grows)}" if grows is not None else ""
+    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}{suffix}"
+
+
+def growth_line(p: Any) -> str | None:
+    """`grows ~n² with the input (exponent 2.1; p10–p90 1.6–2.4)`, `flat: does not grow with the
+    input (...)`; None without a growth prediction."""
+    grows = getattr(p, "growth", None)
+    if grows is None:
+        return None
+    words = growth_class(grows)
+    numbers = f"exponent {_exponent(grows)}"
+    low, high = getattr(p, "growth_low", None), getattr(p, "growth_high", None)
+    if low is not None and high is not None:
+        numbers += f"; p10–p90 {_exponent(low)}–{_exponent(high)}"
+    if words == "flat":
+        return f"flat: does not grow with the input ({numbers})"
+    return f"grows {words} with the input ({numbers})"
+
+
+def _exponent(x: float) -> str:
+    return f"{x:.1f}".replace("-0.0", "0.0").replace("-", "−")
 
 
 def hint_label(predictions: Mapping[str, Any], shown: Iterable[str]) -> str | None:
