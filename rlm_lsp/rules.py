@@ -2,6 +2,7 @@
 
     old code, new code -> changed?      (canonical forms differ: `changed`)
     old, new Prediction -> regressed?   (new/old over the ratio, and the model confident of it)
+    old, new growth     -> regressed?   (a step of `GROWTH_STEP` or more in the exponent, confident)
     source lines        -> allowed?     (`# rlm: allow-regression <reason>`: `pragma`)
 
 **Change.** Two versions of a function are the same when their canonical forms are equal
@@ -15,6 +16,13 @@ the ratio. A metric regresses when the point estimates grew by `ratio` or more *
 samples (greedy decoding, old models' rows) the point estimates decide alone.
 `CONFIDENCE` was calibrated on validation pairs (`python -m training.gate_quality --calibrate`,
 docs/model-card.md).
+
+**Growth.** From a model that predicts how a metric grows with the input (`Prediction.growth`,
+the exponent of n), a growth step is a regression on its own, whatever the constants: the new
+exponent is at least `GROWTH_STEP` above the old (~n to ~n^1.75: a nested loop where there was
+one) and at least `CONFIDENCE` of the paired growth draws (new_i - old_i, the same shared draws
+as the values') made that step too. Only when both versions have growth (`judge_growth`);
+`growth_regression` gives the message, `predicted growth ~n → ~n² (exponent 1.0 → 2.1)`.
 """
 
 from __future__ import annotations
@@ -31,9 +39,14 @@ from dataclasses import dataclass
 
 from rlm_lsp import preprocess
 from rlm_lsp.canonical import defined_names
+from rlm_lsp.prediction import growth_class
 
 DEFAULT_RATIO = 2.0
 CONFIDENCE = 0.7  # share of paired draws over the ratio (12 of 16); calibrated on validation pairs
+# A growth regression: the exponent of n up by this much (~n -> ~n^1.75). Not calibrated yet: no
+# model predicts growth; the issue's classes are 0.5 to 0.75 wide, so this is one class or more.
+GROWTH_STEP = 0.75
+_ROUNDING = 1e-9  # 1.75 - 1.0 is a full step even where float subtraction leaves 0.7499999...
 PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
 
 
@@ -98,6 +111,44 @@ def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
     grew = growth(old.value, new.value)
     conf = confidence(old, new, ratio)
     return Verdict(grew, conf, bool(ratio) and grew >= ratio and conf >= level)
+
+
+@dataclass(frozen=True)
+class GrowthVerdict:
+    old: float  # the old version's growth exponent (point estimate)
+    new: float
+    confidence: float  # share of paired growth draws that stepped up by `step`
+    regressed: bool
+
+
+def growth_confidence(old, new, step: float = GROWTH_STEP) -> float:
+    """Share of paired growth draws whose new_i - old_i is at least `step`; from the point
+    estimates (1.0 or 0.0) when the predictions carry no paired growth samples."""
+    a, b = getattr(old, "growth_samples", ()), getattr(new, "growth_samples", ())
+    if not a or len(a) != len(b):
+        return 1.0 if new.growth - old.growth >= step - _ROUNDING else 0.0
+    return sum(y - x >= step - _ROUNDING for x, y in zip(a, b)) / len(a)
+
+
+def judge_growth(old, new, step: float = GROWTH_STEP, level: float = CONFIDENCE) -> GrowthVerdict | None:
+    """Whether `new` grows faster with the input than `old` (two Predictions of one metric) by
+    `step` in the exponent, confidently; None when either version has no growth prediction."""
+    a, b = getattr(old, "growth", None), getattr(new, "growth", None)
+    if a is None or b is None:
+        return None
+    conf = growth_confidence(old, new, step)
+    return GrowthVerdict(a, b, conf, bool(step) and b - a >= step - _ROUNDING and conf >= level)
+
+
+def growth_regression(old, new, level: float = CONFIDENCE, step: float = GROWTH_STEP) -> str | None:
+    """`predicted growth ~n → ~n² (exponent 1.0 → 2.1)` when `judge_growth` says `new` regressed;
+    None when it did not, or when either version has no growth. The gate and the editor add the
+    place and the metric (`memory: predicted growth ...`)."""
+    verdict = judge_growth(old, new, step, level)
+    if verdict is None or not verdict.regressed:
+        return None
+    return (f"predicted growth {growth_class(verdict.old)} → {growth_class(verdict.new)} "
+            f"(exponent {verdict.old:.1f} → {verdict.new:.1f})")
 
 
 # -- pragma -----------------------------------------------------------------------------------

@@ -293,3 +293,50 @@ def test_jsonl_of_a_model_without_shape_is_as_before(tiny_model_dir):
     got = _jsonl(Predictor.from_dir(tiny_model_dir), [{"id": 1, "code": "print(1)\n", "shape": "nonsense"}])
     assert set(got[0]) == {"id", "memory", "latency"}
     assert set(got[0]["memory"]) == {"value", "low", "high", "unit"}
+
+
+# -- the regression rule -----------------------------------------------------------------------
+
+
+def _g(growth, draws=()):
+    return _p(growth=growth, samples=(1000.0,) * len(draws), growth_samples=draws)
+
+
+@pytest.mark.parametrize("old, new, regressed, confidence", [
+    (_g(1.0), _g(2.0), True, 1.0),  # ~n -> ~n², no samples: the point estimates decide
+    (_g(1.0), _g(1.75), True, 1.0),  # exactly one step
+    (_g(1.0), _g(1.7), False, 0.0),
+    (_g(2.0), _g(1.0), False, 0.0),  # faster growth gone is no regression
+    (_g(-0.5), _g(0.3), True, 1.0),  # signed exponents
+    # paired draws: 12 of 16 stepped up (0.75, the CONFIDENCE): flagged; 11 of 16: not
+    (_g(1.0, (1.0,) * 16), _g(2.0, (2.0,) * 12 + (1.0,) * 4), True, 0.75),
+    (_g(1.0, (1.0,) * 16), _g(2.0, (2.0,) * 11 + (1.0,) * 5), False, 11 / 16),
+    (_g(1.3, (1.3,) * 16), _g(2.05, (2.05,) * 16), True, 1.0),  # 2.05 - 1.3 rounds below 0.75 in floats
+])
+def test_growth_step_rule(old, new, regressed, confidence):
+    from rlm_lsp import rules
+
+    verdict = rules.judge_growth(old, new)
+    assert (verdict.regressed, verdict.confidence) == (regressed, pytest.approx(confidence))
+
+
+def test_growth_rule_needs_both_versions_and_says_the_step():
+    from rlm_lsp import rules
+
+    assert rules.judge_growth(_p(), _g(3.0)) is None and rules.judge_growth(_g(0.0), _p()) is None
+    assert rules.growth_regression(_p(), _g(3.0)) is None
+    assert rules.growth_regression(_g(1.0), _g(1.2)) is None
+    assert rules.growth_regression(_g(1.02), _g(2.1)) == "predicted growth ~n → ~n² (exponent 1.0 → 2.1)"
+    assert rules.growth_regression(_g(1.0, (1.0,) * 16), _g(2.0, (2.0,) * 12 + (1.0,) * 4), level=0.8) is None
+
+
+def test_growth_rule_on_a_real_models_paired_draws(growth_predictor):
+    """Shared draws pair the growth samples of two codes as they pair the values."""
+    from rlm_lsp import rules
+
+    a, b = growth_predictor.predict(["def f(n):\n    return n\n", "def g(n):\n    return [[0] * n for _ in range(n)]\n"])
+    verdict = rules.judge_growth(a["memory"], b["memory"])
+    steps = [y - x for x, y in zip(a["memory"].growth_samples, b["memory"].growth_samples)]
+    assert len(steps) == growth_predictor.samples == 16
+    assert verdict.confidence == pytest.approx(sum(s >= rules.GROWTH_STEP - 1e-9 for s in steps) / 16)
+    assert rules.judge_growth(a["memory"], a["memory"]).regressed is False  # the same code never regresses
