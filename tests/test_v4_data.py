@@ -125,3 +125,16 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     scores = log[-1]["scores"]
     assert "class_accuracy" in scores["memory_growth"] and scores["latency_growth"]["n"] == 0
     assert log[-1]["spearman_mean"] == log[-1]["spearman_mean"]   # not nan: metrics with no rows are left out
+    # evaluated by shape, through the checkpoint and through the exported runtime (growth folded there)
+    from rlm_lsp.export.cli import export
+    from training.evaluate import evaluate_dir
+
+    val = examples[:12]
+    rep = evaluate_dir(str(best), val, samples=2)
+    assert set(rep["by_shape"]) == {"function", "stdin", "script"}
+    assert "class_accuracy" in rep["sampled"]["memory_growth"]
+    model_dir = tmp_path / "v4model"
+    export(best, model_dir, int8=True)
+    rep = evaluate_dir(str(model_dir), val, samples=2)
+    assert rep["runtime"]["memory_growth"]["n"] == sum(e.values["memory_growth"] is not None for e in val)
+    assert set(rep["by_shape"]) == {"function", "stdin", "script"}

@@ -101,19 +101,21 @@ def fit_predict(
     x_val = np.array([features(e.code) for e in val])
     out: dict[str, dict] = {"gbm": {}, "median": {}}
     for metric in metrics:
-        idx = [i for i, e in enumerate(train) if e.values.get(metric)]
+        growth = metric.endswith("_growth")  # an exponent (may be <= 0): fitted as it is, not in log10
+        idx = [i for i, e in enumerate(train) if (e.values.get(metric) is not None if growth else e.values.get(metric))]
         if not idx:
             continue
-        y = np.array([math.log10(train[i].values[metric]) for i in idx])
+        y = np.array([train[i].values[metric] if growth else math.log10(train[i].values[metric]) for i in idx])
+        back = (lambda v: v) if growth else (lambda v: 10 ** v)
         preds = {}
         for name, kw in (("value", {}), ("low", {"loss": "quantile", "quantile": 0.1}),
                          ("high", {"loss": "quantile", "quantile": 0.9})):
             model = HistGradientBoostingRegressor(max_iter=max_iter, learning_rate=0.05,
                                                   max_leaf_nodes=31, random_state=seed, **kw)
             model.fit(x_train[idx], y)
-            preds[name] = (10 ** model.predict(x_val)).tolist()
+            preds[name] = back(model.predict(x_val)).tolist()
         out["gbm"][metric] = preds
-        med = float(10 ** np.median(y))
+        med = float(back(np.median(y)))
         out["median"][metric] = {"value": [med] * len(val)}
     return out
 
@@ -125,8 +127,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--stdin-variant", action="store_true",
                    help="score the validation programs rewritten as stdin scripts")
     args = p.parse_args(argv)
+    metrics = dataset.METRIC_NAMES
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic)
+    elif args.v4_data:  # features know no shape; each shape is scored apart below
+        from training import v4_data
+
+        examples = v4_data.load_v4_examples(leetcode_corpus=args.corpus)
+        metrics = tuple(m["name"] for m in v4_data.V4_METRICS)
     else:
         examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
     train, val = dataset.split_by_problem(examples, args.val_fraction)
@@ -134,8 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         from training.evaluate import stdin_variants
 
         val = stdin_variants(val)
-    preds = fit_predict(train, val)
-    report = {name: score(val, p) for name, p in preds.items()}
+    preds = fit_predict(train, val, metrics)
+    report = {name: score(val, p, metrics) for name, p in preds.items()}
+    shapes = [e.extra.get("shape", "function") for e in val]
+    if len(set(shapes)) > 1:
+        report["by_shape"] = {}
+        for shape in sorted(set(shapes)):
+            idx = [i for i, sh in enumerate(shapes) if sh == shape]
+            report["by_shape"][shape] = {
+                name: score([val[i] for i in idx],
+                            {m: {k: [v[i] for i in idx] for k, v in c.items()} for m, c in p.items()}, metrics)
+                for name, p in preds.items()}
     report["_meta"] = {"train_examples": len(train), "validation_examples": len(val),
                        "validation_problems": len({e.problem_id for e in val})}
     text = json.dumps(report, indent=2)

@@ -136,7 +136,7 @@ def score(
 
 
 def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], language="python",
-                  as_runtime: bool = False):
+                  as_runtime: bool = False, shapes: Sequence[str] | None = None):
     """Rendered, normalised token ids (EOS last), cut to `max_input_tokens`: at the end, exactly as
     training sees them, or with `as_runtime` by head and tail, as `rlm_lsp.Predictor` reads a
     too-long input (`predictor.head_and_tail`, the elision marker between)."""
@@ -144,9 +144,11 @@ def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str],
 
     template = meta["input_template"]
     max_len = int(meta["max_input_tokens"])
+    shapes = list(shapes) if shapes is not None else [None] * len(codes)
     texts = [
-        render(template, metrics, language, preprocess.apply(meta.get("preprocess", "none"), c))
-        for c in codes
+        render(template, metrics, language, preprocess.apply(meta.get("preprocess", "none"), c),
+               **({"shape": sh} if sh else {}))
+        for c, sh in zip(codes, shapes)
     ]
     if as_runtime:
         marker = tok.encode(ELISION, add_special_tokens=False).ids
@@ -183,12 +185,12 @@ def decode_values(
 
 def predict_checkpoint(
     model, tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
-    batch_size: int = 32, seed: int = 0,
+    batch_size: int = 32, seed: int = 0, shapes: Sequence[str] | None = None,
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}, decoded as the
     checkpoint's default export will be: inputs cut by head and tail, shared draws, the export's
     point estimate and temperature."""
-    ids = encode_inputs(tok, meta, codes, metrics, as_runtime=True)
+    ids = encode_inputs(tok, meta, codes, metrics, as_runtime=True, shapes=shapes)
     fmt = numbers.format_of(meta)
     nonneg = decoding.nonnegative_of(meta)
     kind = meta.get("point_estimate", decoding.DEFAULT_POINT_ESTIMATE)
@@ -200,7 +202,7 @@ def predict_checkpoint(
     if samples > 1:
         s = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
                           batch_size=max(1, batch_size // 4), number_format=fmt, nonnegative=nonneg)
-        point = decoding.point_values(s, kind)
+        point = decoding.point_values(s, kind, [m.endswith("_growth") for m in metrics])
         result["sampled"] = {
             m: {
                 "value": point[:, k].tolist(),
@@ -212,27 +214,38 @@ def predict_checkpoint(
     return result
 
 
-def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16):
+def _runtime_columns(rows, metric: str) -> dict[str, list]:
+    """value / low / high / samples of one metric over the runtime's results; a `<base>_growth`
+    metric is read from its base metric's Prediction, where the runtime folds it."""
+    if metric.endswith("_growth") and rows and metric not in rows[0]:
+        base = [r[metric[: -len("_growth")]] for r in rows]
+        return {"value": [p.growth for p in base], "low": [p.growth_low for p in base],
+                "high": [p.growth_high for p in base], "samples": [p.growth_samples for p in base]}
+    return {"value": [r[metric].value for r in rows], "low": [r[metric].low for r in rows],
+            "high": [r[metric].high for r in rows], "samples": [r[metric].samples for r in rows]}
+
+
+def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
+                 shapes: Sequence[str] | None = None):
     from rlm_lsp import Predictor
     from rlm_lsp.predictor import point_estimate
 
     predictor = Predictor.from_dir(model_dir, samples=samples)
-    rows = predictor.predict(list(codes))
-    out = {
-        "runtime": {
-            m: {
-                "value": [r[m].value for r in rows],
-                "low": [r[m].low for r in rows],
-                "high": [r[m].high for r in rows],
-            }
-            for m in metrics
-        }
-    }
+    if shapes is not None and "{shape}" in predictor.config.input_template:
+        rows: list = [None] * len(codes)
+        for shape in sorted(set(shapes)):  # each shape as the data measured it
+            idx = [i for i, sh in enumerate(shapes) if sh == shape]
+            for i, r in zip(idx, predictor.predict([codes[i] for i in idx], context={"shape": shape})):
+                rows[i] = r
+    else:
+        rows = predictor.predict(list(codes))
+    cols = {m: _runtime_columns(rows, m) for m in metrics}
+    out = {"runtime": {m: {k: c[k] for k in ("value", "low", "high")} for m, c in cols.items()}}
     if samples > 1:  # the same samples under each point estimate the runtime knows (issue 22.3)
         for kind in ("median", "log_mean"):
             out[f"runtime_{kind}"] = {
-                m: {**out["runtime"][m], "value": [point_estimate(np.array(r[m].samples), kind) for r in rows]}
-                for m in metrics
+                m: {**out["runtime"][m], "value": [point_estimate(np.array(x), kind) for x in cols[m]["samples"]]}
+                for m in metrics if not m.endswith("_growth")
             }
     return out
 
@@ -240,24 +253,41 @@ def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], s
 def evaluate_dir(
     path: str, examples: Sequence[dataset.Example], samples: int = 16, batch_size: int = 32
 ) -> dict:
+    """Scores per decoding mode; with examples of several shapes (model v4's data) also per shape,
+    under "by_shape"."""
     path_ = Path(path)
     codes = [e.code for e in examples]
+    shapes = [e.extra.get("shape", "function") for e in examples]
     if (path_ / "encoder_model.onnx").exists():
         cfg = json.loads((path_ / "rlm_config.json").read_text())
         metrics = [m["name"] for m in cfg["metrics"]]
-        preds = predict_onnx(path, codes, metrics, samples)
+        preds = predict_onnx(path, codes, metrics, samples, shapes)
     else:
         from training.rlm_model import load_checkpoint
 
         model, tok, meta = load_checkpoint(path)
         metrics = [m["name"] for m in meta["metrics"]]
-        preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size)
-    return {mode: score(examples, p, metrics) for mode, p in preds.items()}
+        preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size, shapes=shapes)
+    report = {mode: score(examples, p, metrics) for mode, p in preds.items()}
+    if len(set(shapes)) > 1:
+        report["by_shape"] = {}
+        for shape in sorted(set(shapes)):
+            idx = [i for i, sh in enumerate(shapes) if sh == shape]
+            sub = [examples[i] for i in idx]
+            report["by_shape"][shape] = {
+                mode: score(sub, {m: {k: [v[i] for i in idx] for k, v in cols.items()} for m, cols in p.items()},
+                            metrics)
+                for mode, p in preds.items()}
+    return report
 
 
 def validation_examples(args) -> list[dataset.Example]:
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic)
+    elif getattr(args, "v4_data", False):
+        from training import v4_data
+
+        examples = v4_data.load_v4_examples(leetcode_corpus=args.corpus)
     else:
         examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
     _, val = dataset.split_by_problem(examples, args.val_fraction)
@@ -302,6 +332,8 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tiers", default="large")
     p.add_argument("--val-fraction", type=float, default=0.1)
     p.add_argument("--synthetic", type=int, default=0, help="use N synthetic rows instead")
+    p.add_argument("--v4-data", action="store_true",
+                   help="model v4's data (training.v4_data): functions with growth and data v2's scripts")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
