@@ -120,6 +120,12 @@ class GrowthVerdict:
     confidence: float  # share of paired growth draws that stepped up by `step`
     regressed: bool
 
+    @property
+    def words(self) -> str:
+        """`growth ~n → ~n² (exponent 1.0 → 2.1)`."""
+        return (f"growth {growth_class(self.old)} → {growth_class(self.new)} "
+                f"(exponent {self.old:.1f} → {self.new:.1f})")
+
 
 def growth_confidence(old, new, step: float = GROWTH_STEP) -> float:
     """Share of paired growth draws whose new_i - old_i is at least `step`; from the point
@@ -142,13 +148,10 @@ def judge_growth(old, new, step: float = GROWTH_STEP, level: float = CONFIDENCE)
 
 def growth_regression(old, new, level: float = CONFIDENCE, step: float = GROWTH_STEP) -> str | None:
     """`predicted growth ~n → ~n² (exponent 1.0 → 2.1)` when `judge_growth` says `new` regressed;
-    None when it did not, or when either version has no growth. The gate and the editor add the
-    place and the metric (`memory: predicted growth ...`)."""
+    None when it did not, or when either version has no growth. A message that names the metric
+    uses `GrowthVerdict.words` (`predicted peak memory growth ~n → ~n² ...`)."""
     verdict = judge_growth(old, new, step, level)
-    if verdict is None or not verdict.regressed:
-        return None
-    return (f"predicted growth {growth_class(verdict.old)} → {growth_class(verdict.new)} "
-            f"(exponent {verdict.old:.1f} → {verdict.new:.1f})")
+    return f"predicted {verdict.words}" if verdict is not None and verdict.regressed else None
 
 
 # -- pragma -----------------------------------------------------------------------------------

@@ -327,6 +327,7 @@ def test_growth_rule_needs_both_versions_and_says_the_step():
     assert rules.growth_regression(_p(), _g(3.0)) is None
     assert rules.growth_regression(_g(1.0), _g(1.2)) is None
     assert rules.growth_regression(_g(1.02), _g(2.1)) == "predicted growth ~n → ~n² (exponent 1.0 → 2.1)"
+    assert rules.judge_growth(_g(1.02), _g(2.1)).words == "growth ~n → ~n² (exponent 1.0 → 2.1)"
     assert rules.growth_regression(_g(1.0, (1.0,) * 16), _g(2.0, (2.0,) * 12 + (1.0,) * 4), level=0.8) is None
 
 
