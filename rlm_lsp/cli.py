@@ -222,16 +222,16 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     `"truncated": true` and `"read_tokens": {"read", "of"}`.
 
     A file with top-level code (`program_shape`: "stdin" or "script"): a model that reads the
-    shape gets a `<script>` row for the whole file, at line 1, predicted for that shape (in place
-    of the `<module>` row), and every row says its "shape"; for any other model a line saying the
+    shape gets a `<script>` row for the whole file first, at line 1, predicted for that shape (in
+    place of the `<module>` row), and every row says its "shape"; for any other model a line saying the
     script as a whole is not predicted goes to `notes`."""
     source = read_source(path)
     found = snippets.extract(source)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
     shape = program_shape(source)
     by_shape = shaped(predictor)
-    if by_shape and shape != FUNCTION:
-        units.append(("<script>", "script", 1, source))
+    if by_shape and shape != FUNCTION:  # first: line 1, and the headline of a script
+        units.insert(0, ("<script>", "script", 1, source))
     elif not found and source.strip():
         units = [("<module>", "module", 1, source)]
     if shape != FUNCTION and not by_shape and notes is not None:

@@ -216,7 +216,7 @@ def test_predict_json_gives_growth_and_a_script_row(growth_model_dir, tmp_path, 
     rows = json.loads(out)
     assert code == 0 and err == ""
     assert [(r["function"], r["line"], r["kind"], r["shape"]) for r in rows] == [
-        ("solve", 3, "function", "function"), ("<script>", 1, "script", "stdin")]
+        ("<script>", 1, "script", "stdin"), ("solve", 3, "function", "function")]
     for row in rows:
         for m in ("memory", "latency"):
             p = row[m]
@@ -227,8 +227,8 @@ def test_predict_json_gives_growth_and_a_script_row(growth_model_dir, tmp_path, 
     from rlm_lsp.predictor import Predictor
 
     direct = Predictor.from_dir(growth_model_dir).predict([SCRIPT], context={"shape": "stdin"})[0]
-    assert rows[1]["memory"]["value"] == direct["memory"].value
-    assert rows[1]["memory"]["growth"] == direct["memory"].growth
+    assert rows[0]["memory"]["value"] == direct["memory"].value
+    assert rows[0]["memory"]["growth"] == direct["memory"].growth
 
 
 def test_predict_table_shows_the_growth_word(growth_model_dir, tmp_path, capsys):
