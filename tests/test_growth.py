@@ -341,3 +341,29 @@ def test_growth_rule_on_a_real_models_paired_draws(growth_predictor):
     assert len(steps) == growth_predictor.samples == 16
     assert verdict.confidence == pytest.approx(sum(s >= rules.GROWTH_STEP - 1e-9 for s in steps) / 16)
     assert rules.judge_growth(a["memory"], a["memory"]).regressed is False  # the same code never regresses
+
+
+# -- the real server ---------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(120)
+def test_the_server_shows_growth_in_hints_and_hover(growth_model_dir, tmp_path):
+    import re
+
+    from lsp_client import LspClient, file_uri
+
+    source = "def table(n):\n    return [[0] * n for _ in range(n)]\n\n\ndef total(xs):\n    return sum(xs)\n"
+    (tmp_path / "g.py").write_text(source)
+    classes = "|".join(re.escape(w) for w in ("flat", "~√n", "~n", "~n^1.5", "~n²", "~n³", "faster than ~n³"))
+    hint = re.compile(rf"^≈ (⚠ )?mem \S+ \S+ ({classes}) · (⚠ )?time \S+ \S+ ({classes})$")
+    client = LspClient(settings={"modelPath": str(growth_model_dir), "debounceMs": 50}, cwd=tmp_path)
+    client.initialize(tmp_path)
+    with client as c:
+        uri = file_uri(tmp_path / "g.py")
+        c.open(uri, source)
+        hints = c.wait_hints(uri, 2)
+        assert all(hint.match(h["label"]) for h in hints), hints
+        assert all("how it grows" in h["tooltip"] for h in hints)
+        text = c.hover(uri, 0, 5)["contents"]["value"]
+        assert text.count(" with the input (exponent ") == 2, text  # memory and latency
+        assert "memory_growth" not in text and "memory growth" not in text
