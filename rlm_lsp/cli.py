@@ -39,7 +39,7 @@ from rlm_lsp.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old ho
     truncated,
 )
 from rlm_lsp.errors import FileProblem, ModelError
-from rlm_lsp.prediction import GROWTH_SUFFIX, Prediction, growth_class  # noqa: F401 - Prediction: for callers
+from rlm_lsp.prediction import GROWTH_SUFFIX, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.predictor import Predictor
 from rlm_lsp.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.units import format_value
@@ -275,7 +275,8 @@ def script_note(path: Path, shape: str, has_functions: bool) -> str:
 
 
 def format_table(rows: list[dict], metrics: list[str]) -> str:
-    """`8.2 kB (671 B–337 kB)` per metric, `8.2 kB ~n (671 B–337 kB)` with a growth prediction."""
+    """`8.2 kB (671 B–337 kB)` per metric, `8.2 kB ~n (671 B–337 kB)` with a growth prediction
+    (`~n?` when unsure of it, as the editor's hint)."""
     metrics = [m for m in metrics if not m.endswith(GROWTH_SUFFIX)] or metrics  # folded into their base
     metrics = [m for m in metrics if any(m in row for row in rows)] or metrics  # no empty columns
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
@@ -293,7 +294,9 @@ def format_table(rows: list[dict], metrics: list[str]) -> str:
 
 
 def _growth_word(p: dict) -> str:
-    return f" {growth_class(p['growth'])}" if p.get("growth") is not None else ""
+    if p.get("growth") is None:
+        return ""
+    return " " + growth_label(p["growth"], p.get("growth_low"), p.get("growth_high"))
 
 
 if __name__ == "__main__":

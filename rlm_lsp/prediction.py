@@ -55,6 +55,17 @@ GROWTH_CLASSES = ((0.25, "flat"), (0.75, "~√n"), (1.25, "~n"), (1.75, "~n^1.5"
                   (3.5, "~n³"), (float("inf"), "faster than ~n³"))
 
 
+# p90 - p10 of a growth exponent above this (two classes and more, e.g. ~√n to ~n²): the label says
+# `~n?`, as a hint says `~1 kB?` for a value it is very unsure of.
+UNSURE_GROWTH = 1.5
+
+
+def growth_label(growth: float, low: float | None = None, high: float | None = None) -> str:
+    """`~n`, or `~n?` when its p10–p90 (`low`, `high`) is wider than `UNSURE_GROWTH`."""
+    unsure = low is not None and high is not None and high - low > UNSURE_GROWTH
+    return growth_class(growth) + ("?" if unsure else "")
+
+
 def growth_class(exponent: float) -> str:
     """`flat` (< 0.25), `~√n`, `~n` (0.75–1.25), `~n^1.5`, `~n²` (1.75–2.5), `~n³`, `faster than ~n³` (≥ 3.5)."""
     if math.isnan(exponent):

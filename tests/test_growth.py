@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from rlm_lsp import template
-from rlm_lsp.prediction import Prediction, growth_class
+from rlm_lsp.prediction import Prediction, growth_class, growth_label
 from rlm_lsp.predictor import Predictor, fold_growth
 
 GROWTH_METRICS = [
@@ -61,6 +61,11 @@ def _p(metric="memory", value=1000.0, unit="bytes", growth=None, samples=(), gro
 ])
 def test_growth_classes(exponent, words):
     assert growth_class(exponent) == words
+
+
+def test_a_wide_growth_interval_is_marked_unsure():
+    assert growth_label(1.0) == growth_label(1.0, 0.3, 1.8) == "~n"  # 1.5 wide: still sure enough
+    assert growth_label(1.0, 0.2, 1.8) == "~n?"
 
 
 # -- folding in the Predictor ------------------------------------------------------------------
@@ -161,6 +166,9 @@ def test_hint_names_each_metrics_growth_class():
     r = _result({"memory": _p(value=1100.0, growth=1.05), "latency": _p("latency", 0.019, "ms", growth=2.1)})
     assert hints.label(r, Settings()) == "≈ mem 1.1 kB ~n · time 19 µs ~n²"
     assert "how it grows" in hints.tooltip(r)
+    wide = _result({"memory": Prediction("memory", 1100.0, 500.0, 2000.0, "bytes", growth=1.0, growth_low=0.2,
+                                         growth_high=1.8)})
+    assert hints.label(wide, Settings()) == "≈ mem 1.1 kB ~n?"  # p10–p90 spans ~√n to ~n²: unsure
     plain = _result({"memory": _p(value=1100.0), "latency": _p("latency", 0.019, "ms")})
     assert hints.label(plain, Settings()) == "≈ mem 1.1 kB · time 19 µs"  # no growth: as before
     assert "grows" not in hints.tooltip(plain)
@@ -185,14 +193,16 @@ def test_server_analysis_shows_growth_from_a_real_model(growth_predictor):
     from rlm_lsp.server import hints
     from rlm_lsp.server.analysis import Analyzer
     from rlm_lsp.server.settings import Settings
+    from rlm_lsp.server.words import growth_suffix
 
     text = "def f(n):\n    return [0] * n\n\ndef g(n):\n    return sorted(range(n))\n"
     results = Analyzer(growth_predictor).analyze("file:///x.py", text, None)
     assert [set(r.predictions) for r in results] == [{"memory", "latency"}] * 2
     for r in results:
         label = hints.label(r, Settings())
-        assert label.count(growth_class(r.predictions["memory"].growth)) >= 1
-        assert label.endswith(growth_class(r.predictions["latency"].growth))
+        memory, latency = r.predictions["memory"], r.predictions["latency"]
+        assert f"{growth_suffix(memory)} · time " in label and label.endswith(growth_suffix(latency))
+        assert growth_suffix(memory).strip(" ?") == growth_class(memory.growth)
 
 
 # -- rlm predict -------------------------------------------------------------------------------
@@ -241,7 +251,7 @@ def test_predict_table_shows_the_growth_word(growth_model_dir, tmp_path, capsys)
     line = out.splitlines()[1]
     assert line.startswith(f"{path}:1") and "<script>" in line
     for m in ("memory", "latency"):
-        assert f" {growth_class(row[m]['growth'])} (" in line
+        assert f" {growth_label(row[m]['growth'], row[m]['growth_low'], row[m]['growth_high'])} (" in line
     assert "note:" not in out + err  # a shaped model predicts the script: nothing to excuse
 
 
@@ -355,7 +365,7 @@ def test_the_server_shows_growth_in_hints_and_hover(growth_model_dir, tmp_path):
     source = "def table(n):\n    return [[0] * n for _ in range(n)]\n\n\ndef total(xs):\n    return sum(xs)\n"
     (tmp_path / "g.py").write_text(source)
     classes = "|".join(re.escape(w) for w in ("flat", "~√n", "~n", "~n^1.5", "~n²", "~n³", "faster than ~n³"))
-    hint = re.compile(rf"^≈ (⚠ )?mem \S+ \S+ ({classes}) · (⚠ )?time \S+ \S+ ({classes})$")
+    hint = re.compile(rf"^≈ (⚠ )?mem \S+ \S+ ({classes})\?? · (⚠ )?time \S+ \S+ ({classes})\??$")
     client = LspClient(settings={"modelPath": str(growth_model_dir), "debounceMs": 50}, cwd=tmp_path)
     client.initialize(tmp_path)
     with client as c:

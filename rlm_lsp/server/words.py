@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rlm_lsp.prediction import growth_class
+from rlm_lsp.prediction import growth_class, growth_label
 from rlm_lsp.units import format_value
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
@@ -67,11 +67,17 @@ def rough(unit: str, value: float) -> str:
 
 def short(metric: str, p: Any) -> str:
     """`mem 1.1 kB`, `time ~20 µs?` (very unsure), `⚠ mem 120 MB` (large), `mem 1.1 kB ~n` (grows
-    linearly with the input)."""
+    linearly with the input), `mem 1.1 kB ~n?` (unsure how it grows)."""
     number = rough(p.unit, p.value) if unsure(p) else format_value(p.unit, p.value)
+    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}{growth_suffix(p)}"
+
+
+def growth_suffix(p: Any) -> str:
+    """` ~n`, ` ~n²?` (very unsure: `rlm_lsp.prediction.UNSURE_GROWTH`), or '' without growth."""
     grows = getattr(p, "growth", None)
-    suffix = f" {growth_class(grows)}" if grows is not None else ""
-    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}{suffix}"
+    if grows is None:
+        return ""
+    return " " + growth_label(grows, getattr(p, "growth_low", None), getattr(p, "growth_high", None))
 
 
 def growth_line(p: Any) -> str | None:
