@@ -73,7 +73,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("predict", help="predict for files, or for JSONL rows with --jsonl")
     p.add_argument("files", nargs="*", type=Path, help="Python files")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
-    p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin')
+    p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin (also "shape": '
+                        'function, stdin or script, for a model that reads it)')
     p.add_argument("--model", type=Path, help="model directory (default: the shipped model)")
     p.add_argument("--device", action="append", metavar="DEVICE",
                    help="auto, cpu or cuda: where the model runs (default auto); for .onnx files also a target "
