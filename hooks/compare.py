@@ -94,11 +94,11 @@ class Finding:
     change: str  # FunctionChange.kind
     metric: str
     unit: str
-    rule: str  # "ratio" | "budget"
+    rule: str  # "ratio" | "budget" | "growth" (old and new: growth exponents; limit: the step)
     old: float | None
     new: float
     ratio: float | None  # new / old
-    limit: float  # the ratio or the budget (in `unit`) that was exceeded
+    limit: float  # the ratio, the budget (in `unit`) or the growth step that was exceeded
     allowed: str | None = None  # pragma reason: reported, does not fail
     confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
 
@@ -278,6 +278,11 @@ def judge(
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
                                             ratio=verdict.ratio, limit=limit, confidence=verdict.confidence))
+                step = rules.judge_growth(old_pred[metric], new, level=config.confidence) if limit else None
+                if step is not None and step.regressed:  # a growth step regresses whatever the constants
+                    findings.append(Finding(**{**base, "unit": "exponent"}, rule="growth", old=step.old,
+                                            new=step.new, ratio=None, limit=rules.GROWTH_STEP,
+                                            confidence=step.confidence))
             budget = config.budgets.get(metric)
             if budget is not None and new.value > budget.value:
                 old_value = old_pred[metric].value if old_pred is not None and metric in old_pred else None

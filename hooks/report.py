@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlm_lsp.gate.compare import Finding, Matching
+from rlm_lsp.prediction import growth_class
 from rlm_lsp.project_config import GateConfig
 from rlm_lsp.units import format_value
 
@@ -84,7 +85,11 @@ def function_label(finding: Finding) -> str:
 def finding_line(finding: Finding) -> str:
     where = f"{finding.path}:{finding.line}: {function_label(finding)}: predicted {metric_label(finding.metric)}"
     new = format_value(finding.unit, finding.new)
-    if finding.rule == "ratio":
+    if finding.rule == "growth":
+        old, grown = finding.old or 0.0, finding.new
+        text = (f"{where} growth {growth_class(old)} → {growth_class(grown)} (exponent {old:.1f} → {grown:.1f}), "
+                f"a step of {grown - old:.1f} (limit {finding.limit:g})")
+    elif finding.rule == "ratio":
         old = format_value(finding.unit, finding.old or 0.0)
         text = f"{where} {old} → {new} ({format_ratio(finding.ratio)}) exceeds {format_ratio(finding.limit)}"
     else:
@@ -224,11 +229,16 @@ def to_markdown(result: GateResult) -> str:
         out += ["| | function | metric | before | after | change | limit |", "|---|---|---|---|---|---|---|"]
         for f in result.findings:
             status = "❌" if f.failed else f"allowed: {_cell(f.allowed or '')}"
-            before = format_value(f.unit, f.old) if f.old is not None else "–"
-            limit = format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
+            if f.rule == "growth":
+                before, after = growth_class(f.old or 0.0), growth_class(f.new)
+                change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent", f"step {f.limit:g}"
+            else:
+                before = format_value(f.unit, f.old) if f.old is not None else "–"
+                after, change = format_value(f.unit, f.new), format_ratio(f.ratio) if f.ratio else "–"
+                limit = format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
             out.append(
                 f"| {status} | `{f.path}:{f.line}` `{_cell(function_label(f))}` | {metric_label(f.metric)} | "
-                f"{before} | {format_value(f.unit, f.new)} | {format_ratio(f.ratio) if f.ratio else '–'} | {limit} |"
+                f"{before} | {after} | {change} | {limit} |"
             )
         out.append("")
     if result.matching and result.matching.changed:

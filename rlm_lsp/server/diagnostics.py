@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from lsprotocol import types
 
 from rlm_lsp import rules
+from rlm_lsp.prediction import growth_class
 from rlm_lsp.server.analysis import FunctionResult
 from rlm_lsp.server.hover import name_range
 from rlm_lsp.server.settings import Settings
@@ -27,7 +28,9 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
     Budgets: the editor's `rlm.budgets`, else the workspace's `[tool.rlm]` ones. Regressions: the
     gate's rule (`rlm_lsp.rules.judge`: over the ratio and confident of it) against HEAD, at the
     editor's `rlm.regressionRatio` when set, else `[tool.rlm]`'s ratio (2.0 by default); one
-    message per function naming every metric that regressed; `# rlm: allow-regression` silences it."""
+    message per function naming every metric that regressed; `# rlm: allow-regression` silences it.
+    A growth step (`rlm_lsp.rules.judge_growth`: ~n to ~n², when both versions have growth) is a
+    regression whatever the ratio, named in the same message."""
     out = []
     name = r.snippet.qualname
     grew = []
@@ -50,6 +53,10 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
         if limit and base is not None and not r.allowed and rules.judge(base, p, limit, level).regressed:
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
                         f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
+        step = rules.judge_growth(base, p, level=level) if limit and base is not None and not r.allowed else None
+        if step is not None and step.regressed:  # a growth step regresses whatever the constants
+            grew.append(f"{metric} growth {growth_class(step.old)} at HEAD → {growth_class(step.new)} now "
+                        f"(exponent {step.old:.1f} → {step.new:.1f})")
     if grew:
         out.append(("regression", f"{name}: predicted " + "; ".join(grew)))
     return out
