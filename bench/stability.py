@@ -63,15 +63,21 @@ def moved(predictor, codes, rewritten, label: str = "model") -> dict:
     flat = [code for pairs in rewritten.values() for _, code in pairs]
     preds = iter(_predict(predictor, flat, f"{label}: rewrites"))
     result = {}
+    metrics = list(base[0]) if base else []  # as the runtime gives them: a growth is folded into its metric
+    grows = [m for m in metrics if base[0][m].growth is not None]
     for name, pairs in rewritten.items():
-        shifts = {m: [] for m in predictor.config.metric_names}
+        shifts = {m: [] for m in metrics}
+        steps = {m: [] for m in grows}  # a growth exponent moves by a difference
         for i, _ in pairs:
             p = next(preds)
             for m in shifts:
                 a, b = base[i][m].value, p[m].value
                 shifts[m].append(max(a, b) / min(a, b) if min(a, b) > 0 else (1.0 if a == b else float("inf")))
+            for m in steps:
+                steps[m].append(abs(p[m].growth - base[i][m].growth))
         result[name] = {"programs": len(pairs), **{
-            m: {"1.25x": _share(s, 1.25), "2x": _share(s, 2.0)} for m, s in shifts.items()}}
+            m: {"1.25x": _share(s, 1.25), "2x": _share(s, 2.0)} for m, s in shifts.items()}, **{
+            f"{m}_growth": {"0.25": _share(s, 0.25), "0.5": _share(s, 0.5)} for m, s in steps.items()}}
     return result
 
 
@@ -106,6 +112,15 @@ def markdown(results: dict[str, dict], n: int, seconds: float, command: str = "p
             for metric in ("memory", "latency"):
                 row.append(f"{_pct(r[metric]['1.25x'])} / {_pct(r[metric]['2x'])}")
         lines.append("| " + " | ".join(row) + " |")
+    growth = [(m, g) for m in names for g in results[m][next(iter(first))] if g.endswith("_growth")]
+    if growth:  # models that predict growth: how far a rewrite moves the exponent
+        lines += ["", "Growth exponents, share of programs whose predicted growth moves by ≥ 0.25 / ≥ 0.5:", "",
+                  "| rewrite | " + " | ".join(f"{m} {g.replace('_', ' ')}" for m, g in growth) + " |",
+                  "|---|" + "---|" * len(growth)]
+        for rewrite in first:
+            lines.append("| " + " | ".join([rewrite] + [
+                f"{_pct(results[m][rewrite][g]['0.25'])} / {_pct(results[m][rewrite][g]['0.5'])}"
+                for m, g in growth]) + " |")
     return "\n".join(lines) + "\n"
 
 

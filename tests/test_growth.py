@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,8 @@ import pytest
 from rlm_lsp import template
 from rlm_lsp.prediction import Prediction, growth_class, growth_label
 from rlm_lsp.predictor import Predictor, fold_growth
+
+ROOT_BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 GROWTH_METRICS = [
     {"name": "memory", "unit": "bytes", "definition": "tracemalloc peak bytes while the code runs"},
@@ -377,3 +380,25 @@ def test_the_server_shows_growth_in_hints_and_hover(growth_model_dir, tmp_path):
         text = c.hover(uri, 0, 5)["contents"]["value"]
         assert text.count(" with the input (exponent ") == 2, text  # memory and latency
         assert "memory_growth" not in text and "memory growth" not in text
+
+
+def test_stability_bench_measures_how_far_a_rewrite_moves_growth(growth_predictor, tiny_model_dir):
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location("stability_bench", ROOT_BENCH / "stability.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT_BENCH))
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(ROOT_BENCH))
+    codes = ["def f(n):\n    return [0] * n\n", "def g(xs):\n    return sorted(xs)\n"]
+    rewritten = {"same": [(0, codes[0]), (1, codes[1])], "other": [(0, codes[1])]}
+    res = bench.moved(growth_predictor, codes, rewritten)
+    assert res["same"]["memory_growth"] == {"0.25": 0.0, "0.5": 0.0}   # an unchanged program: nothing moves
+    assert set(res["other"]) >= {"programs", "memory", "latency", "memory_growth"}
+    text = bench.markdown({"m": res}, 2, 1.0)
+    assert "predicted growth moves" in text and "memory growth" in text
+    plain = bench.moved(Predictor.from_dir(tiny_model_dir), codes, rewritten)
+    assert not any(k.endswith("_growth") for k in plain["same"])   # a model without growth: no growth columns
