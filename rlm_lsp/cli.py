@@ -145,7 +145,9 @@ def _predict(args: argparse.Namespace) -> int:
         with source:
             score_jsonl(predictor, _lines(source), sys.stdout)
         return 0
-    rows, failed, notes = [], 0, []
+    rows: list[dict] = []
+    notes: list[str] = []
+    failed = 0
     for path in args.files:
         try:
             rows.extend(predict_file(predictor, path, notes))

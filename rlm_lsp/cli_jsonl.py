@@ -144,9 +144,10 @@ def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict
             except UnicodeEncodeError as exc:
                 raise InputError(f'"{key}" holds a lone surrogate (\\u{ord(value[exc.start]):04x} '
                                  f"at character {exc.start})") from None
-        predictor.check(out["code"], out["language"])
+        code, language = str(out["code"]), str(out["language"])  # both checked to be strings above
+        predictor.check(code, language)
         if by_shape:
-            out["shape"] = _shape_of(row, out["code"])
+            out["shape"] = _shape_of(row, code)
     except InputError as exc:
         out["error"] = _one_line(str(exc))
     except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only
