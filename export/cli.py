@@ -189,7 +189,7 @@ def _stages(total: int):
 
 def _compare(fp32: Path, final: Path, rows_path: Path, limit: int) -> dict:
     """Spearman against measured values for fp32 and the shipped precision, per metric."""
-    from rlm_lsp.prediction import GROWTH_SUFFIX
+    from rlm_lsp.prediction import metric_prediction
     from rlm_lsp.predictor import Predictor
 
     opener = gzip.open if rows_path.suffix == ".gz" else open
@@ -201,15 +201,10 @@ def _compare(fp32: Path, final: Path, rows_path: Path, limit: int) -> dict:
         predictor = Predictor.from_dir(path, device="cpu")
         preds[name] = predictor.predict([r["code"] for r in rows])
         metrics = predictor.config.metric_names
-    def value(p: dict, metric: str) -> float:  # a growth exponent is folded into its base metric
-        if metric.endswith(GROWTH_SUFFIX) and metric not in p:
-            return p[metric[: -len(GROWTH_SUFFIX)]].growth
-        return p[metric].value
-
     for metric in metrics:
         idx = [i for i, r in enumerate(rows) if r.get(metric) is not None]
         truth = [rows[i][metric] for i in idx]
-        scores = {name: spearman([value(preds[name][i], metric) for i in idx], truth) for name in preds}
+        scores = {name: spearman([metric_prediction(preds[name][i], metric).value for i in idx], truth) for name in preds}
         out[metric] = {**scores, "change": scores["shipped"] - scores["fp32"], "n": len(idx)}
     return out
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm_lsp import decode
-from rlm_lsp.prediction import GROWTH_SUFFIX
+from rlm_lsp.prediction import is_growth, metric_prediction
 from rlm_lsp.predictor import Predictor
 
 
@@ -119,12 +119,11 @@ def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n:
     before, after = ref.predict(codes, context=context), new.predict(codes, context=context)
     shift = {}
     for metric in ref.config.metric_names:
-        if metric.endswith(GROWTH_SUFFIX):  # folded into its base metric; an exponent moves by a difference
-            base = metric[: -len(GROWTH_SUFFIX)]
-            logs = [abs((y[base].growth or 0.0) - (x[base].growth or 0.0)) for x, y in zip(before, after)]
+        pairs = [(metric_prediction(x, metric).value, metric_prediction(y, metric).value) for x, y in zip(before, after)]
+        if is_growth(metric):  # an exponent moves by a difference
+            logs = [abs((b or 0.0) - (a or 0.0)) for a, b in pairs]
         else:
-            logs = [abs(np.log10(max(y[metric].value, 1e-30) / max(x[metric].value, 1e-30)))
-                    for x, y in zip(before, after)]
+            logs = [abs(np.log10(max(b, 1e-30) / max(a, 1e-30))) for a, b in pairs]
         shift[metric] = {"median": float(np.median(logs)), "max": float(np.max(logs))}
     kl_mean = float(np.mean(kls))
     within = kl_mean <= KL_BUDGET and all(s["median"] <= SHIFT_BUDGET for s in shift.values())

@@ -60,6 +60,20 @@ GROWTH_CLASSES = ((0.25, "flat"), (0.75, "~√n"), (1.25, "~n"), (1.75, "~n^1.5"
 UNSURE_GROWTH = 1.5
 
 
+def is_growth(metric: str) -> bool:
+    """A `<base>_growth` metric: an exponent, folded into its base metric's Prediction."""
+    return metric.endswith(GROWTH_SUFFIX)
+
+
+def metric_prediction(predictions: dict, metric: str) -> Prediction:
+    """The Prediction of `metric` as the model names it: a `<base>_growth` metric, which the
+    Predictor folds into its base (`predictor.fold_growth`), comes back as one of its own."""
+    if metric in predictions or not is_growth(metric):
+        return predictions[metric]
+    base = predictions[metric[: -len(GROWTH_SUFFIX)]]
+    return Prediction(metric, base.growth, base.growth_low, base.growth_high, GROWTH_UNIT, base.growth_samples)
+
+
 def growth_label(growth: float, low: float | None = None, high: float | None = None) -> str:
     """`~n`, or `~n?` when its p10–p90 (`low`, `high`) is wider than `UNSURE_GROWTH`."""
     unsure = low is not None and high is not None and high - low > UNSURE_GROWTH

@@ -33,8 +33,9 @@ import numpy as np
 
 from rlm_lsp import preprocess
 from rlm_lsp.code_census import loop_depth
+from rlm_lsp.prediction import is_growth
 from training import dataset
-from training.evaluate import add_data_args, score
+from training.evaluate import add_data_args, score, score_by_shape
 
 _NODE_TYPES = (
     "For", "While", "If", "ListComp", "SetComp", "DictComp", "GeneratorExp", "Call", "Subscript",
@@ -101,7 +102,7 @@ def fit_predict(
     x_val = np.array([features(e.code) for e in val])
     out: dict[str, dict] = {"gbm": {}, "median": {}}
     for metric in metrics:
-        growth = metric.endswith("_growth")  # an exponent (may be <= 0): fitted as it is, not in log10
+        growth = is_growth(metric)  # an exponent (may be <= 0): fitted as it is, not in log10
         idx = [i for i, e in enumerate(train) if (e.values.get(metric) is not None if growth else e.values.get(metric))]
         if not idx:
             continue
@@ -144,15 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         val = stdin_variants(val)
     preds = fit_predict(train, val, metrics)
     report = {name: score(val, p, metrics) for name, p in preds.items()}
-    shapes = [e.extra.get("shape", "function") for e in val]
-    if len(set(shapes)) > 1:
-        report["by_shape"] = {}
-        for shape in sorted(set(shapes)):
-            idx = [i for i, sh in enumerate(shapes) if sh == shape]
-            report["by_shape"][shape] = {
-                name: score([val[i] for i in idx],
-                            {m: {k: [v[i] for i in idx] for k, v in c.items()} for m, c in p.items()}, metrics)
-                for name, p in preds.items()}
+    report.update(score_by_shape(val, preds, metrics))
     report["_meta"] = {"train_examples": len(train), "validation_examples": len(val),
                        "validation_problems": len({e.problem_id for e in val})}
     text = json.dumps(report, indent=2)

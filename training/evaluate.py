@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm_lsp import numbers, preprocess
+from rlm_lsp.prediction import is_growth
 from rlm_lsp.template import render
 from training import dataset, decoding
 
@@ -122,7 +123,7 @@ def score(
             low = [preds[metric]["low"][i] for i in idx]
             high = [preds[metric]["high"][i] for i in idx]
             row["coverage"] = round(coverage(true, low, high), 4)
-        if true and metric.endswith("_growth"):  # exponents: absolute error, and the growth class
+        if true and is_growth(metric):  # exponents: absolute error, and the growth class
             row["median_abs_error"] = round(float(np.median([abs(v - t) for t, v in zip(true, value)])), 4)
             row["class_accuracy"] = round(growth_class_accuracy(true, value), 4)
         elif true:
@@ -202,7 +203,7 @@ def predict_checkpoint(
     if samples > 1:
         s = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
                           batch_size=max(1, batch_size // 4), number_format=fmt, nonnegative=nonneg)
-        point = decoding.point_values(s, kind, [m.endswith("_growth") for m in metrics])
+        point = decoding.point_values(s, kind, [is_growth(m) for m in metrics])
         result["sampled"] = {
             m: {
                 "value": point[:, k].tolist(),
@@ -215,14 +216,13 @@ def predict_checkpoint(
 
 
 def _runtime_columns(rows, metric: str) -> dict[str, list]:
-    """value / low / high / samples of one metric over the runtime's results; a `<base>_growth`
-    metric is read from its base metric's Prediction, where the runtime folds it."""
-    if metric.endswith("_growth") and rows and metric not in rows[0]:
-        base = [r[metric[: -len("_growth")]] for r in rows]
-        return {"value": [p.growth for p in base], "low": [p.growth_low for p in base],
-                "high": [p.growth_high for p in base], "samples": [p.growth_samples for p in base]}
-    return {"value": [r[metric].value for r in rows], "low": [r[metric].low for r in rows],
-            "high": [r[metric].high for r in rows], "samples": [r[metric].samples for r in rows]}
+    """value / low / high / samples of one metric over the runtime's results (`metric_prediction`:
+    a growth is read from its base metric, where the runtime folds it)."""
+    from rlm_lsp.prediction import metric_prediction
+
+    ps = [metric_prediction(r, metric) for r in rows]
+    return {"value": [p.value for p in ps], "low": [p.low for p in ps], "high": [p.high for p in ps],
+            "samples": [p.samples for p in ps]}
 
 
 def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
@@ -245,7 +245,7 @@ def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], s
         for kind in ("median", "log_mean"):
             out[f"runtime_{kind}"] = {
                 m: {**out["runtime"][m], "value": [point_estimate(np.array(x), kind) for x in cols[m]["samples"]]}
-                for m in metrics if not m.endswith("_growth")
+                for m in metrics if not is_growth(m)
             }
     return out
 
@@ -269,16 +269,24 @@ def evaluate_dir(
         metrics = [m["name"] for m in meta["metrics"]]
         preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size, shapes=shapes)
     report = {mode: score(examples, p, metrics) for mode, p in preds.items()}
-    if len(set(shapes)) > 1:
-        report["by_shape"] = {}
-        for shape in sorted(set(shapes)):
-            idx = [i for i, sh in enumerate(shapes) if sh == shape]
-            sub = [examples[i] for i in idx]
-            report["by_shape"][shape] = {
-                mode: score(sub, {m: {k: [v[i] for i in idx] for k, v in cols.items()} for m, cols in p.items()},
-                            metrics)
-                for mode, p in preds.items()}
+    report.update(score_by_shape(examples, preds, metrics))
     return report
+
+
+def score_by_shape(examples: Sequence[dataset.Example], preds: dict, metrics: Sequence[str]) -> dict:
+    """{"by_shape": shape -> mode -> `score`} where `examples` hold several shapes (model v4's
+    data), else {}. `preds`: mode -> metric -> column -> values aligned with `examples`."""
+    shapes = [e.extra.get("shape", "function") for e in examples]
+    if len(set(shapes)) < 2:
+        return {}
+    out = {}
+    for shape in sorted(set(shapes)):
+        idx = [i for i, sh in enumerate(shapes) if sh == shape]
+        sub = [examples[i] for i in idx]
+        out[shape] = {mode: score(sub, {m: {k: [v[i] for i in idx] for k, v in cols.items()}
+                                        for m, cols in p.items()}, metrics)
+                      for mode, p in preds.items()}
+    return {"by_shape": out}
 
 
 def validation_examples(args) -> list[dataset.Example]:

@@ -69,17 +69,19 @@ def read_rows(path: Path):
                 yield r
 
 
-def done_set(source: str, memory_only: bool) -> set:
-    """(key, input_id) already measured: any row for a memory-only run, else a row that is not memory-only.
-    A row skipped for a reason the current task no longer has (``run_source``) is measured again."""
-    return {(r["key"], r["input_id"]) for p in (data_path(source), work_path(source)) for r in read_rows(p)
-            if (memory_only or not r.get("memory_only")) and r.get("status") != "skipped"}
-
-
-def skipped_set(source: str) -> set:
-    """(key, input_id) of the rows written as skipped."""
-    return {(r["key"], r["input_id"]) for p in (data_path(source), work_path(source)) for r in read_rows(p)
-            if r.get("status") == "skipped"}
+def done_set(source: str, memory_only: bool) -> tuple[set, set]:
+    """(done, skipped), each of (key, input_id), in one read of the committed and the work file.
+    done: measured, any row for a memory-only run, else a row that is not memory-only; skipped:
+    written as skipped (measured again where the current task no longer is, ``run_source``)."""
+    done, skipped = set(), set()
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            k = (r["key"], r["input_id"])
+            if r.get("status") == "skipped":
+                skipped.add(k)
+            elif memory_only or not r.get("memory_only"):
+                done.add(k)
+    return done, skipped
 
 
 def _open_append(path: Path):
@@ -127,7 +129,7 @@ def source_tasks(source: str, a) -> list:
 def run_source(source: str, a) -> dict:
     from training.harness import machine_info
     todo_all = source_tasks(source, a)
-    done, skipped = done_set(source, a.memory_only), skipped_set(source)
+    done, skipped = done_set(source, a.memory_only)
     # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
     todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
             and not (k in skipped and t.get("skip"))]

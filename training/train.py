@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from rlm_lsp import numbers, preprocess
+from rlm_lsp.prediction import is_growth
 from training import dataset, decoding
 from training.evaluate import score
 from training.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, lr_factor, setup_device  # noqa: F401
@@ -233,7 +234,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonneg
     groups = number_groups(tok, device, fmt)
     allowed = decoding.allowed_ids(tok, nonnegative or [True] * len(metrics), fmt)
     reps = max(args.eval_samples, 1)
-    linear = [m.endswith("_growth") for m in metrics]  # a growth exponent's estimate is the plain mean
+    linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate is the plain mean
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()

@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 
 from rlm_lsp import numbers, preprocess
+from rlm_lsp.prediction import is_growth
 from rlm_lsp.predictor import ELISION, head_and_tail
 from rlm_lsp.template import CENSUS_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
 from training import augment, dataset
@@ -149,7 +150,7 @@ def number_format(args) -> numbers.NumberFormat:
 
 def _aux_scale(metric: str, value: float) -> float:
     """What the auxiliary head regresses: log10 of a cost; a growth exponent as it is."""
-    return value if metric.endswith("_growth") else math.log10(max(value, 1e-9))
+    return value if is_growth(metric) else math.log10(max(value, 1e-9))
 
 
 def _log_stats(examples, metrics) -> dict[str, tuple[float, float]]:
