@@ -28,15 +28,18 @@ StepFn = Callable[[np.ndarray], np.ndarray]  # (B, T) int64 -> (B, V) float, log
 
 
 def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool],
-                number_format: numbers.NumberFormat = numbers.P10) -> list[np.ndarray]:
+                number_format: numbers.NumberFormat = numbers.P10,
+                fixed_point: Sequence[bool] = ()) -> list[np.ndarray]:
     """The allowed token ids at each decoding position: six per number, one number per metric.
 
-    A nonnegative metric (bytes, milliseconds) may only take the <+> sign.
+    A nonnegative metric (bytes, milliseconds) may only take the <+> sign; a fixed-point one (a
+    growth exponent, `fixed_point[k]`) only the exponent <E0>.
     """
+    fixed = list(fixed_point) + [False] * (len(nonnegative) - len(fixed_point))
     out = []
-    for positive in nonnegative:
+    for positive, point in zip(nonnegative, fixed):
         for pos in range(numbers.TOKENS_PER_NUMBER):
-            tokens = ("<+>",) if pos == 0 and positive else number_format.allowed_at(pos)
+            tokens = ("<+>",) if pos == 0 and positive else number_format.allowed_at(pos, point)
             out.append(np.array([number_tokens[t] for t in tokens], dtype=np.int64))
     return out
 
@@ -62,6 +65,9 @@ def constrained_decode(
             fed = np.concatenate([fed, forced[:, None]], axis=1)  # (B, 1 + F)
             pos += 1
         ids = allowed[pos]
+        if len(ids) == 1 and pos == len(allowed) - 1:  # a forced last token (a fixed point's <E0>) needs no step
+            chosen.append(np.full(len(start_ids), ids[0], dtype=np.int64))
+            break
         logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
         if uniforms is None:
             pick = logits.argmax(axis=-1)

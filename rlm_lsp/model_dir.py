@@ -37,6 +37,7 @@ class MetricSpec:
     unit: str
     definition: str
     nonnegative: bool = True  # decoding may only choose <+> for the sign
+    fixed_point: bool = False  # decoded as ±d.ddd: the exponent token is always <E0> (a growth exponent)
 
 
 @dataclass(frozen=True)
@@ -121,7 +122,8 @@ class ModelConfig:
         point_estimate = str(raw.get("point_estimate", "median"))
         if point_estimate not in POINT_ESTIMATES:
             raise ValueError(f"point_estimate {point_estimate!r}, expected one of {', '.join(POINT_ESTIMATES)}")
-        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)))
+        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)),
+                                   bool(m.get("fixed_point", False)))
                         for m in raw["metrics"])
         if not metrics:
             raise ValueError("no metrics")

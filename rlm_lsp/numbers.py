@@ -17,6 +17,13 @@ The same tokens may also be written exponent first (`P10E`, a model's
 Then the decoder picks the order of magnitude before the digits, coarse to fine,
 instead of guessing a first digit before it has said which decade it means.
 
+A metric may be *fixed point* (rlm_config's `fixed_point`: a growth exponent): its exponent token
+is always `<E0>`, so the number is a sign and d.ddd, three decimals within ±9.999:
+
+    <+> <1> <9> <5> <0> <E0>   ==   +1.950
+
+so the decoder cannot wander off to 10^7 for a slope that lies between -1 and 3.
+
 Pure Python: no numpy, no tensors. The decoder uses `allowed_at` to mask
 its logits so that every output parses.
 """
@@ -37,6 +44,8 @@ DIGIT_TOKENS = tuple(f"<{d}>" for d in range(10))
 EXP_TOKENS = tuple(f"<E{e}>" for e in range(EXP_MIN, EXP_MAX + 1))
 ALL_TOKENS = SIGN_TOKENS + DIGIT_TOKENS + EXP_TOKENS
 
+FIXED_EXPONENT_TOKEN = "<E0>"  # the only exponent a fixed-point number takes
+MAX_FIXED = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}")
 MAX_VALUE = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}e{EXP_MAX}")
 MIN_POSITIVE = 10.0**EXP_MIN
 
@@ -62,6 +71,17 @@ def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
     return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
 
 
+def _fixed_point(value: float) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, <E0>): d.ddd rounded to three decimals, clipped to ±9.999."""
+    if math.isnan(value):
+        raise ValueError("cannot encode NaN")
+    sign = "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
+    scale = 10 ** (MANTISSA_DIGITS - 1)
+    mantissa = min(round(abs(value) * scale), 10 * scale - 1)
+    digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
+    return sign, [f"<{d}>" for d in digits], FIXED_EXPONENT_TOKEN
+
+
 @dataclass(frozen=True)
 class NumberFormat:
     """Where the exponent sits in a number's six tokens: last (P10) or right after the sign (P10E)."""
@@ -80,9 +100,9 @@ class NumberFormat:
         """The six parts of one number (tokens, or anything per position such as loss weights) in this order."""
         return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
 
-    def encode(self, value: float) -> list[str]:
-        """Float -> six tokens."""
-        return self.arrange(*_sign_digits_exponent(value))
+    def encode(self, value: float, fixed_point: bool = False) -> list[str]:
+        """Float -> six tokens (a fixed-point metric's with the exponent <E0>)."""
+        return self.arrange(*(_fixed_point(value) if fixed_point else _sign_digits_exponent(value)))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
@@ -98,13 +118,13 @@ class NumberFormat:
         exponent = int(exponent_token[2:-1])
         return sign * float(f"{mantissa}e{exponent - (MANTISSA_DIGITS - 1)}")
 
-    def allowed_at(self, position: int) -> tuple[str, ...]:
+    def allowed_at(self, position: int, fixed_point: bool = False) -> tuple[str, ...]:
         """The tokens valid at `position` within one number (positions repeat per number)."""
         position %= TOKENS_PER_NUMBER
         if position == 0:
             return SIGN_TOKENS
         if position == self.exponent_position:
-            return EXP_TOKENS
+            return (FIXED_EXPONENT_TOKEN,) if fixed_point else EXP_TOKENS
         return DIGIT_TOKENS
 
     def encode_many(self, values: Sequence[float]) -> list[str]:

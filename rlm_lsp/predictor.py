@@ -106,7 +106,7 @@ class Predictor:
         self._elision = self.tokenizer.encode(ELISION, add_special_tokens=False).ids
         self._pad = config.raw.get("pad_token_id", 0)
         self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics],
-                                           config.number_format)
+                                           config.number_format, [m.fixed_point for m in config.metrics])
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size

@@ -87,3 +87,17 @@ def test_exponent_first_grammar_puts_the_exponent_second():
     out = decode.constrained_decode(step, np.array([1]), allowed)
     inv = {v: k for k, v in TOKENS.items()}
     assert numbers.P10E.decode_many([inv[t] for t in out[0]]) == [0.03005, 0.03005]
+
+
+def test_fixed_point_metric_takes_only_e0_and_a_forced_last_token_costs_no_step():
+    allowed = decode.allowed_ids(TOKENS, [True, False], numbers.P10, fixed_point=[False, True])
+    assert allowed[5].tolist() == [TOKENS[t] for t in numbers.EXP_TOKENS]  # the first metric's exponent is free
+    assert allowed[11].tolist() == [TOKENS["<E0>"]]
+    want = ["<+>", "<1>", "<0>", "<0>", "<0>", "<E2>", "<->", "<1>", "<5>", "<0>", "<0>", "<E7>"]
+    step, seen = fake_step(lambda pos: TOKENS[want[pos]])  # prefers E7 at the end: the grammar says no
+    out = decode.constrained_decode(step, np.array([1]), allowed)
+    inv = {v: k for k, v in TOKENS.items()}
+    assert numbers.decode_many([inv[t] for t in out[0]]) == [100.0, -1.5]
+    assert len(seen) == 11  # 12 positions, the forced <E0> last: no logits needed for it
+    default = decode.allowed_ids(TOKENS, [True, False])
+    assert all((a == b).all() for a, b in zip(default, decode.allowed_ids(TOKENS, [True, False], numbers.P10, ())))

@@ -24,10 +24,10 @@ ROOT_BENCH = Path(__file__).resolve().parent.parent / "bench"
 
 GROWTH_METRICS = [
     {"name": "memory", "unit": "bytes", "definition": "tracemalloc peak bytes while the code runs"},
-    {"name": "memory_growth", "unit": "exponent", "nonnegative": False,
+    {"name": "memory_growth", "unit": "exponent", "nonnegative": False, "fixed_point": True,
      "definition": "slope of log peak memory against log input size"},
     {"name": "latency", "unit": "ms", "definition": "median wall time in milliseconds"},
-    {"name": "latency_growth", "unit": "exponent", "nonnegative": False,
+    {"name": "latency_growth", "unit": "exponent", "nonnegative": False, "fixed_point": True,
      "definition": "slope of log run time against log input size"},
 ]
 
@@ -86,6 +86,15 @@ def test_growth_metrics_are_folded_into_their_base(growth_predictor):
         assert p.growth == pytest.approx(float(np.mean(g)))  # the plain mean, not the log mean
         assert (p.growth_low, p.growth_high) == pytest.approx(tuple(np.percentile(g, [10, 90])))
         assert p.growth_low <= p.growth_high
+
+
+def test_growth_decodes_as_fixed_point_and_costs_are_untouched(growth_predictor):
+    assert [m.fixed_point for m in growth_predictor.config.metrics] == [False, True, False, True]
+    raw = growth_predictor.sample_values(["def f(n):\n    return sorted(range(n))\n"])[0]  # (N, M)
+    growth = raw[:, [1, 3]]
+    assert (np.abs(growth) <= 9.999).all()  # the random model cannot leave ±d.ddd
+    assert np.allclose(growth, np.round(growth, 3))
+    assert (raw[:, [0, 2]] >= 0).all()
 
 
 def test_a_metric_filter_keeps_growth_with_its_base(growth_predictor):

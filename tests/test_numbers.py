@@ -102,3 +102,33 @@ def test_format_config_round_trip():
         numbers.NumberFormat.from_config({**legacy, "exponent_first": "yes"})
     with pytest.raises(ValueError, match="unsupported number_format"):
         numbers.NumberFormat.from_config({**legacy, "kind": "IEEE"})
+
+
+@pytest.mark.parametrize("value, tokens", [
+    (1.95, ["<+>", "<1>", "<9>", "<5>", "<0>", "<E0>"]),
+    (-0.02, ["<->", "<0>", "<0>", "<2>", "<0>", "<E0>"]),
+    (0.0004, ["<+>", "<0>", "<0>", "<0>", "<0>", "<E0>"]),  # below the third decimal: zero
+    (42.0, ["<+>", "<9>", "<9>", "<9>", "<9>", "<E0>"]),  # clipped to 9.999
+    (-1e9, ["<->", "<9>", "<9>", "<9>", "<9>", "<E0>"]),
+])
+def test_fixed_point_table(value, tokens):
+    assert numbers.P10.encode(value, fixed_point=True) == tokens
+    decoded = numbers.P10.decode(tokens)
+    assert decoded == pytest.approx(max(-numbers.MAX_FIXED, min(numbers.MAX_FIXED, round(value, 3))), abs=1e-12)
+
+
+@pytest.mark.parametrize("value", [-3.217, -0.5, 0.0, 0.001, 0.999, 1.0, 2.5, 9.999])
+def test_fixed_point_round_trips_three_decimals_in_both_orders(value):
+    for fmt in (numbers.P10, numbers.P10E):
+        tokens = fmt.encode(value, fixed_point=True)
+        assert tokens[fmt.exponent_position] == "<E0>"
+        assert fmt.decode(tokens) == pytest.approx(value, abs=1e-12)
+
+
+def test_fixed_point_grammar_allows_only_e0_at_the_exponent():
+    for fmt in (numbers.P10, numbers.P10E):
+        for pos in range(numbers.TOKENS_PER_NUMBER):
+            fixed, free = fmt.allowed_at(pos, fixed_point=True), fmt.allowed_at(pos)
+            assert fixed == (("<E0>",) if pos == fmt.exponent_position else free)
+    with pytest.raises(ValueError):
+        numbers.P10.encode(float("nan"), fixed_point=True)

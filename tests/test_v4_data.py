@@ -120,6 +120,7 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     meta = json.loads((best / "rlm_meta.json").read_text())
     assert [m["name"] for m in meta["metrics"]] == ["memory", "latency", "memory_growth", "latency_growth"]
     assert [m.get("nonnegative", True) for m in meta["metrics"]] == [True, True, False, False]
+    assert [m.get("fixed_point", False) for m in meta["metrics"]] == [False, False, True, True]
     assert "<shape> {shape}" in meta["input_template"]
     log = [json.loads(x) for x in (tmp_path / "v4" / "train_log.jsonl").read_text().splitlines()]
     scores = log[-1]["scores"]

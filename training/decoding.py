@@ -34,14 +34,21 @@ def shared_uniforms(samples: int, positions: int, seed: int = 0) -> np.ndarray:
     return decode.stratified_uniforms(int(seed), samples, positions)
 
 
-def allowed_ids(tok, nonnegative: Sequence[bool], number_format: numbers.NumberFormat) -> list[np.ndarray]:
+def allowed_ids(tok, nonnegative: Sequence[bool], number_format: numbers.NumberFormat,
+                fixed_point: Sequence[bool] = ()) -> list[np.ndarray]:
     """The runtime's allowed ids per decoding position, from the tokenizer's number tokens."""
-    return decode.allowed_ids({t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}, list(nonnegative), number_format)
+    return decode.allowed_ids({t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}, list(nonnegative), number_format,
+                              fixed_point)
 
 
 def nonnegative_of(meta: dict) -> list[bool]:
     """Per metric of a checkpoint's meta: may only take <+> (rlm_config's `nonnegative`, default true)."""
     return [bool(m.get("nonnegative", True)) if isinstance(m, dict) else True for m in meta["metrics"]]
+
+
+def fixed_point_of(meta: dict) -> list[bool]:
+    """Per metric of a checkpoint's meta: decoded as ±d.ddd with the exponent <E0> (`fixed_point`, default false)."""
+    return [bool(m.get("fixed_point", False)) if isinstance(m, dict) else False for m in meta["metrics"]]
 
 
 def torch_step(model, enc, mask):
@@ -75,14 +82,14 @@ def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np
 
 def sample_values(model, tok, input_ids: Sequence[Sequence[int]], nonnegative: Sequence[bool], samples: int = 0,
                   number_format: numbers.NumberFormat = numbers.P10, temperature: float = DEFAULT_TEMPERATURE,
-                  seed: int = 0, batch_size: int = 32, device=None) -> np.ndarray:
+                  seed: int = 0, batch_size: int = 32, device=None, fixed_point: Sequence[bool] = ()) -> np.ndarray:
     """Constrained decode of each input, as `Predictor.sample_values` does it: (N, max(samples, 1), M)
     floats, in input order; `samples <= 1` is greedy."""
     import torch
 
     device = device or next(model.parameters()).device
     reps = max(int(samples), 1)
-    allowed = allowed_ids(tok, nonnegative, number_format)
+    allowed = allowed_ids(tok, nonnegative, number_format, fixed_point)
     draws = shared_uniforms(reps, len(allowed), seed) if reps > 1 else None
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     pad_id = tok.token_to_id("<pad>")

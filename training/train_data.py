@@ -75,7 +75,8 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
                                            else head_and_tail(enc.ids, args.max_input_tokens, marker))
     out = []
     for i, ex in enumerate(examples):
-        labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args)) for s in subsets}
+        labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args), fixed_point_flags(args, s))
+                  for s in subsets}
         out.append(Encoded(ex, variants[i], labels))
     return out
 
@@ -96,7 +97,7 @@ def pick_variant(item: Encoded, metrics, args, rng: random.Random, tok=None):
         labels = item.labels[subset]
     if tok is not None and args.label_jitter > 0:
         labels = target_ids(tok, [jitter(item.example.values.get(m), args.label_jitter, rng) for m in subset],
-                            number_format(args))
+                            number_format(args), fixed_point_flags(args, subset))
     return item.variants[(subset, aug)], labels
 
 
@@ -146,6 +147,12 @@ def collate(rows, pad_id: int, device):
 
 def number_format(args) -> numbers.NumberFormat:
     return numbers.FORMATS[args.number_format]
+
+
+def fixed_point_flags(args, metrics) -> list[bool]:
+    """Per metric: its labels are fixed point (±d.ddd, `fixed_point` in the meta; set by train.main)."""
+    fixed = set(getattr(args, "fixed_point", ()) or ())
+    return [m in fixed for m in metrics]
 
 
 def _aux_scale(metric: str, value: float) -> float:

@@ -42,9 +42,9 @@ PROGRAM_FILES = {
 SHAPES = {"leetcode": "function", "kattis": "stdin", "euler": "script", "rosetta": "script"}
 MIN_SPAN = 8.0  # largest / smallest input size a growth needs
 GROWTH_METRICS = (
-    {"name": "memory_growth", "unit": "exponent", "nonnegative": False,
+    {"name": "memory_growth", "unit": "exponent", "nonnegative": False, "fixed_point": True,
      "definition": "slope of log peak memory against log input size, over the measured sizes"},
-    {"name": "latency_growth", "unit": "exponent", "nonnegative": False,
+    {"name": "latency_growth", "unit": "exponent", "nonnegative": False, "fixed_point": True,
      "definition": "slope of log run time against log input size, over the measured sizes"},
 )
 V4_METRICS = (*dataset.METRICS, *GROWTH_METRICS)
