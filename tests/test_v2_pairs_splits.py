@@ -175,6 +175,31 @@ def test_variant_tasks_interleave_kinds_and_put_parents_first(corpus):
     assert len(set(first)) >= 3                                       # kinds interleaved, not one after another
 
 
+def test_variant_scan_cache_remembers_misses_by_hash_only(corpus, tmp_path, monkeypatch):
+    cache = tmp_path / "scan.json"
+    calls = []
+    real = variants.mutate
+
+    def counting(code, kind, **kw):
+        calls.append(kind)
+        return real(code, kind, **kw)
+
+    monkeypatch.setattr(variants, "mutate", counting)
+    plain = variants.tasks(corpus, per_kind=5, kattis_inputs=2)
+    first_calls = len(calls)
+    assert variants.tasks(corpus, per_kind=5, kattis_inputs=2, scan_cache=cache) == plain
+    raw = json.loads(cache.read_text())
+    assert raw["mutations"] and raw["none"]
+    assert all(len(k.split(":")[0]) == 16 for k in raw["none"])        # hashes and kinds, never code
+    calls.clear()
+    assert variants.tasks(corpus, per_kind=5, kattis_inputs=2, scan_cache=cache) == plain
+    assert len(calls) < first_calls                                   # the misses are not tried again
+    monkeypatch.setattr(variants, "_engine_digest", lambda: "another engine")
+    calls.clear()
+    assert variants.tasks(corpus, per_kind=5, kattis_inputs=2, scan_cache=cache) == plain
+    assert len(calls) == first_calls                                  # a changed engine scans afresh
+
+
 @needs_bwrap
 def test_variants_measured_with_parents_pair_up(corpus):
     argv = ["run", "--corpus", str(corpus), "--source", "variants", "--memory-only", "--time-limit", "5",

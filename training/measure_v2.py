@@ -122,7 +122,8 @@ def source_tasks(source: str, a) -> list:
         return leetcode.ladder_tasks()
     if source == "variants":
         from training.v2 import variants
-        return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3))
+        return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3),
+                              scan_cache=work_path("variants").with_name("variants_scan.json"))
     return sources.tasks(source, a.corpus, a.inputs_per_problem)
 
 

@@ -9,6 +9,12 @@ of every kind before the (i+1)-th of any), so a partial run has about as many pa
 Each candidate gives the parent's tasks (once per parent: several kinds share them) followed by the
 variant's tasks on the same inputs.
 
+Most (program, kind) attempts give no variant, and trying them all took about 16 minutes at each
+start. With ``scan_cache`` (``measure_v2`` keeps it in its work folder), the attempts that gave
+none are remembered by hashes only (no code): ``{"mutations": <sha1 of training/mutations.py>,
+"none": [<sha1(code)[:16]>:<kind>, ...]}``. A changed mutation engine starts the cache afresh, so
+the candidates are always those a full scan would find.
+
 Rows: the parent's row as its own source makes it plus ``role: "parent"``; a variant's row has
 ``key = "<parent key>#<kind>"``, ``parent``, ``mutation``, ``expected_direction`` (regression / improvement /
 neutral), ``expected_metrics``, ``mutation_line`` and ``role: "variant"``.  Both carry
@@ -20,7 +26,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import itertools
+import json
+import os
+from pathlib import Path
 
+from training import mutations
 from training.mutations import EXPECTED, KINDS, mutate
 
 SOURCES = ("leetcode", "kattis", "euler", "rosetta")
@@ -57,8 +67,34 @@ def _parent_task(t: dict) -> dict:
     return dict(t, row=dict(t["row"], parent=None, mutation=None, role="parent"))
 
 
-def candidates(corpus=None, per_kind: int = 600, kattis_inputs: int = 3) -> dict:
+def _engine_digest() -> str:
+    return hashlib.sha1(Path(mutations.__file__).read_bytes()).hexdigest()
+
+
+def _read_cache(path: Path | None, engine: str) -> set:
+    if path is None or not path.exists():
+        return set()
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return set()
+    return set(raw.get("none", ())) if raw.get("mutations") == engine else set()
+
+
+def _write_cache(path: Path | None, engine: str, none: set) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"mutations": engine, "none": sorted(none)}))
+    os.replace(tmp, path)  # never a torn cache
+
+
+def candidates(corpus=None, per_kind: int = 600, kattis_inputs: int = 3, scan_cache: Path | None = None) -> dict:
     """kind -> [(parent tasks, variant)] in the scanning order, at most ``per_kind`` each."""
+    engine = _engine_digest()
+    known_none = _read_cache(scan_cache, engine)
+    none = set(known_none)
     found: dict = {k: [] for k in KINDS}
     streams = [_programs(s, corpus, kattis_inputs) for s in SOURCES]
     for item in itertools.chain.from_iterable(itertools.zip_longest(*streams)):
@@ -67,24 +103,30 @@ def candidates(corpus=None, per_kind: int = 600, kattis_inputs: int = 3) -> dict
         if all(len(v) >= per_kind for v in found.values()):
             break
         key, code, ts = item
+        digest = hashlib.sha1(code.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+        todo = [k for k in KINDS if len(found[k]) < per_kind and "%s:%s" % (digest, k) not in known_none]
+        if not todo:
+            continue
         try:
             tree = ast.parse(code)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
-        for kind in KINDS:
-            if len(found[kind]) >= per_kind:
-                continue
+        for kind in todo:
             try:
                 v = mutate(code, kind, seed=0, tree=tree)
             except (RecursionError, ValueError, SyntaxError):  # a pathological parent: no variant
                 v = None
             if v is not None and v.code != code:
                 found[kind].append((ts, v))
+            else:
+                none.add("%s:%s" % (digest, kind))
+    if none != known_none:
+        _write_cache(scan_cache, engine, none)
     return found
 
 
-def tasks(corpus=None, per_kind: int = 600, kattis_inputs: int = 3) -> list:
-    found = candidates(corpus, per_kind, kattis_inputs)
+def tasks(corpus=None, per_kind: int = 600, kattis_inputs: int = 3, scan_cache: Path | None = None) -> list:
+    found = candidates(corpus, per_kind, kattis_inputs, scan_cache)
     out, seen = [], set()
     for i in range(max((len(v) for v in found.values()), default=0)):
         for kind in sorted(KINDS, key=lambda k: hashlib.sha1(("%d:%s" % (i, k)).encode()).hexdigest()):
