@@ -41,3 +41,28 @@ def test_pairs_and_rates():
     assert "| memory | 3 | 2 | 67% (21–94%) | 0% (0–56%) |" in gate_quality.markdown(
         [r], {"model_version": "m", "tier": "large", "ratio": 2.0, "min_gap": 2.0}
     )
+
+
+@dataclass(frozen=True)
+class G:
+    value: float
+    growth: float
+    growth_samples: tuple = ()
+
+
+def test_growth_pairs_and_the_growth_rule():
+    def gx(key, pid, g):
+        return dataset.Example(key=key, problem_id=pid, code=f"# {key}\n", values={"memory_growth": g})
+
+    examples = [gx("a", "1", 0.0), gx("b", "1", 1.0), gx("c", "1", 0.1), gx("d", "2", 1.0), gx("e", "2", 2.2),
+                gx("f", "2", None)]  # fmt: skip
+    far, near = gate_quality.growth_pairs(examples, "memory_growth", 0.75)
+    assert sorted((a.key, b.key) for a, b, _ in far) == [("a", "b"), ("c", "b"), ("d", "e")]
+    assert [(a.key, b.key) for a, b, _ in near] == [("a", "c")]
+    # predicted: a->b a full step, c->b only 0.5, d->e a step; a and c equal
+    predicted = {"a": 0.0, "b": 1.0, "c": 0.5, "d": 1.0, "e": 2.0}
+    preds = {k: {"memory": G(1.0, g)} for k, g in predicted.items()}
+    r = gate_quality.evaluate_growth(examples, preds, "memory", 0.75, 0.7)
+    assert (r["pairs"], r["problems"], r["near_equal_pairs"]) == (3, 2, 1)
+    assert r["recall"] == pytest.approx(2 / 3) and r["false_alarm_rate"] == 0.0
+    assert r["near_equal_flag_rate"] == 0.0

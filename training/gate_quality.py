@@ -101,6 +101,49 @@ def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: flo
     }
 
 
+NEAR_GROWTH = 0.25  # measured growth exponents this close: no step
+
+
+def growth_pairs(examples, metric: str, step: float):
+    """(flatter, steeper, measured difference) for same-problem pairs whose measured `metric`
+    (a `<base>_growth` exponent) differs by `step` or more; near pairs (< NEAR_GROWTH apart)."""
+    by_problem = defaultdict(list)
+    for ex in examples:
+        if ex.values.get(metric) is not None:
+            by_problem[ex.problem_id].append(ex)
+    far, near = [], []
+    for pid in sorted(by_problem):
+        for a, b in itertools.combinations(sorted(by_problem[pid], key=lambda e: e.key), 2):
+            if a.code == b.code:
+                continue
+            flat, steep = sorted((a, b), key=lambda e: e.values[metric])
+            gap = steep.values[metric] - flat.values[metric]
+            if gap >= step:
+                far.append((flat, steep, gap))
+            elif gap < NEAR_GROWTH:
+                near.append((a, b, gap))
+    return far, near
+
+
+def evaluate_growth(examples, predictions, base: str, step: float = rules.GROWTH_STEP,
+                    level: float = rules.CONFIDENCE) -> dict:
+    """The gate's growth rule (`rules.judge_growth`) on pairs measured a growth step apart."""
+    far, near = growth_pairs(examples, base + "_growth", step)
+
+    def flags(a, b) -> bool:
+        verdict = rules.judge_growth(predictions[a.key][base], predictions[b.key][base], step, level)
+        return bool(verdict and verdict.regressed)
+
+    up = [flags(flat, steep) for flat, steep, _ in far]
+    down = [flags(steep, flat) for flat, steep, _ in far]
+    close = [flags(a, b) or flags(b, a) for a, b, _ in near]
+    return {"metric": base + "_growth", "step": step, "level": level, "pairs": len(far),
+            "problems": len({a.problem_id for a, _, _ in far}),
+            "recall": _rate(up), "recall_ci95": _wilson(up),
+            "false_alarm_rate": _rate(down), "false_alarm_ci95": _wilson(down),
+            "near_equal_pairs": len(near), "near_equal_flag_rate": _rate(close)}
+
+
 LEVELS = [0.0] + [round(0.5 + 0.05 * i, 2) for i in range(10)]  # the plain ratio, then 0.50 ... 0.95
 
 
@@ -188,9 +231,14 @@ def main(argv=None) -> int:
     p.add_argument("--near-max", type=float, default=0.10, help="--calibrate: near-equal pairs flagged at most")
     p.add_argument("--false-alarm-max", default="memory=0.14,latency=0.18",
                    help="--calibrate: false alarms at most, per metric")
+    p.add_argument("--growth", action="store_true",
+                   help="the growth rule instead: model v4's functions (training.v4_data) with a measured "
+                        "growth, paired by a step of rules.GROWTH_STEP; needs a model that predicts growth")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
+    if args.growth:
+        return growth_main(args)
 
     from rlm_lsp.gate.gate import load_predictor
 
@@ -246,6 +294,31 @@ def main(argv=None) -> int:
         Path(args.json).write_text(text + "\n")
     if args.markdown:
         Path(args.markdown).write_text(table)
+    return 0
+
+
+def growth_main(args) -> int:
+    from rlm_lsp.gate.gate import load_predictor
+    from training import v4_data
+
+    val = [e for e in v4_data.load_v4_examples() if e.extra.get("shape") == "function"
+           and e.extra.get("validation", dataset.is_validation(e.problem_id))]
+    val = sorted(val, key=lambda e: (e.problem_id, e.key))[: args.limit or None]
+    predictor = load_predictor(args.model, args.threads, args.samples, "cpu", True)
+    bases = [m for m in args.metrics.split(",") if m + "_growth" in predictor.config.metric_names]
+    if not bases:
+        print(f"{predictor.config.model_version} predicts no growth of {args.metrics}", file=sys.stderr)
+        return 1
+    preds = predictor.predict([e.code for e in val], language="python", metrics=bases)
+    predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
+    results = [evaluate_growth(val, predictions, b, rules.GROWTH_STEP, level)
+               for b in bases for level in (0.0, rules.CONFIDENCE)]
+    out = {"meta": {"model_version": predictor.config.model_version, "validation_programs": len(val),
+                    "step": rules.GROWTH_STEP}, "results": results}
+    text = json.dumps(out, indent=2)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n")
     return 0
 
 
