@@ -50,11 +50,16 @@ MAX_VALUE = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}e{EXP_MAX}")
 MIN_POSITIVE = 10.0**EXP_MIN
 
 
-def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range."""
+def _sign(value: float) -> str:
+    """The sign token (-0.0 keeps its minus); raises ValueError on NaN."""
     if math.isnan(value):
         raise ValueError("cannot encode NaN")
-    sign = "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
+    return "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
+
+
+def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range."""
+    sign = _sign(value)
     magnitude = min(abs(value), MAX_VALUE)
     if magnitude < MIN_POSITIVE / 2:
         return sign, ["<0>"] * MANTISSA_DIGITS, "<E0>"
@@ -73,9 +78,7 @@ def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
 
 def _fixed_point(value: float) -> tuple[str, list[str], str]:
     """Float -> (sign, four digits, <E0>): d.ddd rounded to three decimals, clipped to ±9.999."""
-    if math.isnan(value):
-        raise ValueError("cannot encode NaN")
-    sign = "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
+    sign = _sign(value)
     scale = 10 ** (MANTISSA_DIGITS - 1)
     mantissa = min(round(abs(value) * scale), 10 * scale - 1)
     digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")

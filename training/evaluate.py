@@ -220,9 +220,7 @@ def predict_checkpoint(
 def _runtime_columns(rows, metric: str) -> dict[str, list]:
     """value / low / high / samples of one metric over the runtime's results (`metric_prediction`:
     a growth is read from its base metric, where the runtime folds it)."""
-    from rlm_lsp.prediction import metric_prediction
-
-    ps = [metric_prediction(r, metric) for r in rows]
+    ps = [prediction.metric_prediction(r, metric) for r in rows]
     return {"value": [p.value for p in ps], "low": [p.low for p in ps], "high": [p.high for p in ps],
             "samples": [p.samples for p in ps]}
 

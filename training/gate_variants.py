@@ -114,25 +114,22 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor) -> list[dict
 def summarise(rows: Sequence[dict]) -> dict:
     out: dict = {}
     for metric, (pa, va) in METRICS.items():
-        have = [r for r in rows if metric in r["flags"] and r["pair"].get(pa) and r["pair"].get(va)]
+        # (mutation, measured variant/parent, flagged) per pair measured on both sides
+        have = [(r["pair"]["mutation"], r["pair"][va] / r["pair"][pa], r["flags"][metric]) for r in rows
+                if metric in r["flags"] and r["pair"].get(pa) and r["pair"].get(va)]
         if not have:
             continue
-
-        def measured(r, pa=pa, va=va):
-            return r["pair"][va] / r["pair"][pa]
-
         groups = {
-            "regressions": [r for r in have if measured(r) >= REGRESSION],
-            "neutral_kinds": [r for r in have if EXPECTED[r["pair"]["mutation"]][0] == "neutral"],
-            "near_equal": [r for r in have if 1 / NEAR_EQUAL < measured(r) < NEAR_EQUAL],
+            "regressions": [f for _, x, f in have if x >= REGRESSION],
+            "neutral_kinds": [f for kind, _, f in have if EXPECTED[kind][0] == "neutral"],
+            "near_equal": [f for _, x, f in have if 1 / NEAR_EQUAL < x < NEAR_EQUAL],
         }
-        m = {name: {"n": len(g), "flagged": _rate([r["flags"][metric] for r in g]),
-                    "ci95": _wilson([r["flags"][metric] for r in g])} for name, g in groups.items()}
+        m = {name: {"n": len(g), "flagged": _rate(g), "ci95": _wilson(g)} for name, g in groups.items()}
         kinds = defaultdict(list)
-        for r in have:
-            kinds[r["pair"]["mutation"]].append(r)
-        m["by_kind"] = {k: {"n": len(g), "measured_2x": _rate([measured(r) >= REGRESSION for r in g]),
-                            "flagged": _rate([r["flags"][metric] for r in g])} for k, g in sorted(kinds.items())}
+        for kind, x, f in have:
+            kinds[kind].append((x, f))
+        m["by_kind"] = {k: {"n": len(g), "measured_2x": _rate([x >= REGRESSION for x, _ in g]),
+                            "flagged": _rate([f for _, f in g])} for k, g in sorted(kinds.items())}
         out[metric] = m
     return out
 
