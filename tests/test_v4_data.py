@@ -139,3 +139,35 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     rep = evaluate_dir(str(model_dir), val, samples=2)
     assert rep["runtime"]["memory_growth"]["n"] == sum(e.values["memory_growth"] is not None for e in val)
     assert set(rep["by_shape"]) == {"function", "stdin", "script"}
+
+
+def test_variants_of_training_programs_scale_the_parents_memory_by_the_measured_ratio(tmp_path):
+    from training.mutations import mutate
+
+    code = "def f(a):\n    return sum(x * x for x in a)\n"
+    parent = dataset.Example("lc:f.py", "7", code, {"memory": 1000.0, "latency": 2.0, "memory_growth": 0.5},
+                             extra={"shape": "function"})
+    other = dataset.Example("lc:g.py", "8", code, {"memory": 50.0, "latency": 1.0}, extra={"shape": "function"})
+
+    def pair(key, kind, mp, mv, same=True, input_id="a"):
+        return {"parent": key, "key": f"{key}#{kind}", "mutation": kind, "source": "leetcode", "input_id": input_id,
+                "same_output": same, "status_parent": "ok", "status_variant": "ok", "memory_parent": mp,
+                "memory_variant": mv}
+
+    _gz(tmp_path / "variants_v2.pairs.jsonl.gz", [
+        pair("lc:f.py", "materialize", 100, 300, input_id="a"),
+        pair("lc:f.py", "materialize", 100, 500, input_id="b"),
+        pair("lc:f.py", "materialize", 100, 400, input_id="c"),
+        pair("lc:f.py", "swap", 100, 100, same=False),          # a different output: not a variant
+        pair("lc:h.py", "materialize", 100, 900),               # its parent is not a training program
+        pair("lc:g.py", "nxn_table", 100, 200)])                # the engine makes no nxn_table of g
+    _gz(tmp_path / "variants_v2.growth.jsonl.gz", [
+        {"key": "lc:f.py#materialize", "parent": "lc:f.py", "n_sizes": 3, "min_bytes": 10, "max_bytes": 1000,
+         "growth_memory": 1.0, "growth_latency": None}])
+    out = v4_data.variant_examples([parent, other], data=tmp_path)
+    assert [v.key for v in out] == ["lc:f.py#materialize"]
+    v = out[0]
+    assert v.code == mutate(code, "materialize", seed=0).code != code
+    assert v.values == {"memory": 4000.0, "latency": None, "memory_growth": 1.0, "latency_growth": None}
+    assert v.problem_id == "7" and v.tier == "variant" and v.extra["parent"] == "lc:f.py"
+    assert v.extra["shape"] == "function"

@@ -94,6 +94,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="model v4's data (training.v4_data): v1's functions with their ladder growth, and data "
                         "v2's scripts (Kattis on stdin, Euler, Rosetta); metrics default to memory, latency and "
                         "their growth; needs --template shaped")
+    p.add_argument("--variants", action="store_true",
+                   help="with --v4-data: add data v2's measured variants of training programs (memory scaled "
+                        "by the measured variant/parent ratio; training.v4_data.variant_examples)")
     p.add_argument("--aux-tiers", default="",
                    help="comma-separated tiers whose training-problem rows are added as extra tasks: the "
                         "template names their metrics as METRIC@TIER (e.g. memory@examples), so the model "

@@ -200,6 +200,9 @@ def _load_data(args):
         examples = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus],
                                          tiers=args.tiers.split(","))
     train, val = dataset.split_by_problem(examples, args.val_fraction)
+    if getattr(args, "variants", False):
+        from training import v4_data
+        train += v4_data.variant_examples(train)  # of training programs only: validation stays as it was
     if aux_tiers(args) and not args.synthetic:
         extra = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus], tiers=sorted(aux_tiers(args)))
         train += dataset.split_by_problem(extra, args.val_fraction)[0]  # validation problems stay unseen

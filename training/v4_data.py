@@ -77,12 +77,14 @@ def program_codes(source: str, corpora: Path | None = None) -> dict[str, str]:
     return out
 
 
-def growth_by_key(sources: Sequence[str], data: Path | None = None, min_span: float = MIN_SPAN) -> dict[str, dict]:
-    """key -> {"memory_growth": slope or None, "latency_growth": ...} for programs whose sizes span enough."""
+def growth_by_key(sources: Sequence[str], data: Path | None = None, min_span: float = MIN_SPAN,
+                  variants: bool = False) -> dict[str, dict]:
+    """key -> {"memory_growth": slope or None, "latency_growth": ...} for programs whose sizes span enough
+    (the measured programs, or with `variants` their controlled variants)."""
     out = {}
     for source in sources:
         for g in _rows(Path(data or DATA) / f"{source}_v2.growth.jsonl.gz"):
-            if g.get("parent") or g.get("n_sizes", 0) < 3:
+            if bool(g.get("parent")) != variants or g.get("n_sizes", 0) < 3:
                 continue
             lo, hi = g.get("min_bytes") or 0, g.get("max_bytes") or 0
             if lo <= 0 or hi / lo < min_span:
@@ -144,6 +146,41 @@ def load_v4_examples(
         rows = list(_rows(Path(data) / f"{source}_v2.jsonl.gz"))
         if rows:
             out.extend(_script_examples(source, rows, program_codes(source, corpora), growth))
+    return out
+
+
+def variant_examples(parents: Sequence[dataset.Example], data: Path | None = None) -> list[dataset.Example]:
+    """Data v2's controlled variants of `parents` (pass training programs only) as examples of their own.
+
+    Issue 24's pairs train the regression decision: a variant is the parent's code with one mutation
+    (``training.mutations.mutate(code, kind, seed=0)``, as the measuring run made it), kept where it gave
+    the parent's output and both ran ok.  Its memory is the parent's value times the median measured
+    variant / parent ratio over the inputs they shared (variants are measured at one ladder rung or on
+    the package's inputs, the parent's value at its own size: the ratio carries over, the absolute value
+    would not); latency is unknown (memory-only); its growth is the variant's own where measured."""
+    from statistics import median
+
+    from training.gate_variants import usable
+    from training.mutations import mutate
+
+    by_key = {e.key: e for e in parents}
+    ratios: dict[tuple[str, str], list[float]] = {}
+    for p in usable(list(_rows(Path(data or DATA) / "variants_v2.pairs.jsonl.gz"))):
+        if p["parent"] in by_key and p.get("memory_parent") and p.get("memory_variant"):
+            ratios.setdefault((p["parent"], p["mutation"]), []).append(p["memory_variant"] / p["memory_parent"])
+    growth = growth_by_key(("leetcode", "variants"), data, variants=True)
+    out = []
+    for (key, kind), rs in sorted(ratios.items()):
+        parent = by_key[key]
+        variant = mutate(parent.code, kind, seed=0)
+        if parent.values.get("memory") is None or variant is None or variant.code == parent.code:
+            continue
+        values = dict.fromkeys(parent.values)
+        values["memory"] = parent.values["memory"] * median(rs)
+        values.update(growth.get(f"{key}#{kind}", {}))
+        out.append(dataset.Example(
+            key=f"{key}#{kind}", problem_id=parent.problem_id, code=variant.code, values=values,
+            language=parent.language, tier="variant", extra={**parent.extra, "parent": key, "mutation": kind}))
     return out
 
 
