@@ -27,21 +27,12 @@ from rlm_lsp import numbers
 StepFn = Callable[[np.ndarray], np.ndarray]  # (B, T) int64 -> (B, V) float, logits after the last of T
 
 
-def allowed_ids(number_tokens: dict[str, int], nonnegative: Sequence[bool],
-                number_format: numbers.NumberFormat = numbers.P10,
-                fixed_point: Sequence[bool] = ()) -> list[np.ndarray]:
-    """The allowed token ids at each decoding position: six per number, one number per metric.
-
-    A nonnegative metric (bytes, milliseconds) may only take the <+> sign; a fixed-point one (a
-    growth exponent, `fixed_point[k]`) only the exponent <E0>.
-    """
-    fixed = list(fixed_point) + [False] * (len(nonnegative) - len(fixed_point))
-    out = []
-    for positive, point in zip(nonnegative, fixed):
-        for pos in range(numbers.TOKENS_PER_NUMBER):
-            tokens = ("<+>",) if pos == 0 and positive else number_format.allowed_at(pos, point)
-            out.append(np.array([number_tokens[t] for t in tokens], dtype=np.int64))
-    return out
+def allowed_ids(number_tokens: dict[str, int], grammars: Sequence[numbers.Grammar],
+                number_format: numbers.NumberFormat = numbers.P10) -> list[np.ndarray]:
+    """The allowed token ids at each decoding position: six per number, one number per metric, each
+    by its metric's grammar (a nonnegative metric only <+>, a fixed-point one only <E0>)."""
+    return [np.array([number_tokens[t] for t in number_format.allowed_at(pos, grammar)], dtype=np.int64)
+            for grammar in grammars for pos in range(numbers.TOKENS_PER_NUMBER)]
 
 
 def constrained_decode(

@@ -39,6 +39,10 @@ class MetricSpec:
     nonnegative: bool = True  # decoding may only choose <+> for the sign
     fixed_point: bool = False  # decoded as ±d.ddd: the exponent token is always <E0> (a growth exponent)
 
+    @property
+    def grammar(self) -> numbers.Grammar:
+        return numbers.Grammar(self.nonnegative, self.fixed_point)
+
 
 @dataclass(frozen=True)
 class ModelConfig:

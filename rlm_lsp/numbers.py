@@ -17,8 +17,10 @@ The same tokens may also be written exponent first (`P10E`, a model's
 Then the decoder picks the order of magnitude before the digits, coarse to fine,
 instead of guessing a first digit before it has said which decade it means.
 
-A metric may be *fixed point* (rlm_config's `fixed_point`: a growth exponent): its exponent token
-is always `<E0>`, so the number is a sign and d.ddd, three decimals within ±9.999:
+Each metric has its own `Grammar`, from its rlm_config entry. A *nonnegative* metric (bytes,
+milliseconds; the default) may only take the sign `<+>`. A *fixed-point* metric (`fixed_point`: a
+growth exponent) always has the exponent `<E0>`, so the number is a sign and d.ddd, three decimals
+within ±9.999:
 
     <+> <1> <9> <5> <0> <E0>   ==   +1.950
 
@@ -31,7 +33,7 @@ its logits so that every output parses.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 MANTISSA_DIGITS = 4
@@ -48,6 +50,23 @@ FIXED_EXPONENT_TOKEN = "<E0>"  # the only exponent a fixed-point number takes
 MAX_FIXED = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}")
 MAX_VALUE = float(f"9.{'9' * (MANTISSA_DIGITS - 1)}e{EXP_MAX}")
 MIN_POSITIVE = 10.0**EXP_MIN
+
+
+@dataclass(frozen=True)
+class Grammar:
+    """One metric's numbers: `nonnegative` ones take only the sign <+>; `fixed_point` ones only the
+    exponent <E0> (±d.ddd)."""
+
+    nonnegative: bool = True
+    fixed_point: bool = False
+
+    @classmethod
+    def of(cls, metric: Mapping) -> Grammar:
+        """From a metric's entry in rlm_config.json or a checkpoint's meta (both default as above)."""
+        return cls(bool(metric.get("nonnegative", True)), bool(metric.get("fixed_point", False)))
+
+
+ANY = Grammar(nonnegative=False)  # any sign, any exponent: what a number of the format may be at all
 
 
 def _sign(value: float) -> str:
@@ -103,9 +122,9 @@ class NumberFormat:
         """The six parts of one number (tokens, or anything per position such as loss weights) in this order."""
         return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
 
-    def encode(self, value: float, fixed_point: bool = False) -> list[str]:
+    def encode(self, value: float, grammar: Grammar = ANY) -> list[str]:
         """Float -> six tokens (a fixed-point metric's with the exponent <E0>)."""
-        return self.arrange(*(_fixed_point(value) if fixed_point else _sign_digits_exponent(value)))
+        return self.arrange(*(_fixed_point(value) if grammar.fixed_point else _sign_digits_exponent(value)))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
@@ -121,13 +140,14 @@ class NumberFormat:
         exponent = int(exponent_token[2:-1])
         return sign * float(f"{mantissa}e{exponent - (MANTISSA_DIGITS - 1)}")
 
-    def allowed_at(self, position: int, fixed_point: bool = False) -> tuple[str, ...]:
-        """The tokens valid at `position` within one number (positions repeat per number)."""
+    def allowed_at(self, position: int, grammar: Grammar = ANY) -> tuple[str, ...]:
+        """The tokens valid at `position` within one number of a metric with this `grammar`
+        (positions repeat per number)."""
         position %= TOKENS_PER_NUMBER
         if position == 0:
-            return SIGN_TOKENS
+            return ("<+>",) if grammar.nonnegative else SIGN_TOKENS
         if position == self.exponent_position:
-            return (FIXED_EXPONENT_TOKEN,) if fixed_point else EXP_TOKENS
+            return (FIXED_EXPONENT_TOKEN,) if grammar.fixed_point else EXP_TOKENS
         return DIGIT_TOKENS
 
     def encode_many(self, values: Sequence[float]) -> list[str]:

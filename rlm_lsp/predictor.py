@@ -105,8 +105,8 @@ class Predictor:
         self._eos = self.tokenizer.token_to_id("</s>")
         self._elision = self.tokenizer.encode(ELISION, add_special_tokens=False).ids
         self._pad = config.raw.get("pad_token_id", 0)
-        self._allowed = decode.allowed_ids(config.number_tokens, [m.nonnegative for m in config.metrics],
-                                           config.number_format, [m.fixed_point for m in config.metrics])
+        self._allowed = decode.allowed_ids(config.number_tokens, [m.grammar for m in config.metrics],
+                                           config.number_format)
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size

@@ -8,6 +8,9 @@ TOKENS = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}  # ids 10..42 in 
 VOCAB = 50
 
 
+POSITIVE = numbers.Grammar()  # bytes, milliseconds: <+> only
+
+
 def fake_step(prefer):
     """A step function whose logits favour token id `prefer(position)`, and log what it saw."""
     seen = []
@@ -24,7 +27,7 @@ def fake_step(prefer):
 
 
 def test_greedy_obeys_grammar_and_picks_best_allowed():
-    allowed = decode.allowed_ids(TOKENS, [False])
+    allowed = decode.allowed_ids(TOKENS, [numbers.ANY])
     want = ["<->", "<4>", "<2>", "<0>", "<7>", "<E3>"]
     step, seen = fake_step(lambda pos: TOKENS[want[pos]])
     out = decode.constrained_decode(step, np.array([1, 1]), allowed)
@@ -37,7 +40,7 @@ def test_greedy_obeys_grammar_and_picks_best_allowed():
 
 
 def test_nonnegative_metric_only_takes_plus():
-    allowed = decode.allowed_ids(TOKENS, [True, True])
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, POSITIVE])
     step, _ = fake_step(lambda pos: TOKENS["<->"] if pos % 6 == 0 else TOKENS["<5>"])
     out = decode.constrained_decode(step, np.array([1]), allowed)
     assert out.shape == (1, 12)
@@ -45,7 +48,7 @@ def test_nonnegative_metric_only_takes_plus():
 
 
 def test_every_sampled_output_parses_and_is_reproducible():
-    allowed = decode.allowed_ids(TOKENS, [True, False])
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, numbers.ANY])
     rng = np.random.default_rng(0)
     noise = rng.normal(size=(8, 12, VOCAB)) * 3
 
@@ -77,7 +80,7 @@ def test_sampling_follows_the_softmax():
 
 
 def test_exponent_first_grammar_puts_the_exponent_second():
-    allowed = decode.allowed_ids(TOKENS, [True, False], numbers.P10E)
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, numbers.ANY], numbers.P10E)
     assert len(allowed) == 12
     assert [TOKENS[t] for t in numbers.EXP_TOKENS] == allowed[1].tolist() == allowed[7].tolist()
     assert allowed[0].tolist() == [TOKENS["<+>"]]  # nonnegative first metric
@@ -90,7 +93,8 @@ def test_exponent_first_grammar_puts_the_exponent_second():
 
 
 def test_fixed_point_metric_takes_only_e0_and_a_forced_last_token_costs_no_step():
-    allowed = decode.allowed_ids(TOKENS, [True, False], numbers.P10, fixed_point=[False, True])
+    growth = numbers.Grammar(nonnegative=False, fixed_point=True)
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, growth], numbers.P10)
     assert allowed[5].tolist() == [TOKENS[t] for t in numbers.EXP_TOKENS]  # the first metric's exponent is free
     assert allowed[11].tolist() == [TOKENS["<E0>"]]
     want = ["<+>", "<1>", "<0>", "<0>", "<0>", "<E2>", "<->", "<1>", "<5>", "<0>", "<0>", "<E7>"]
@@ -99,5 +103,4 @@ def test_fixed_point_metric_takes_only_e0_and_a_forced_last_token_costs_no_step(
     inv = {v: k for k, v in TOKENS.items()}
     assert numbers.decode_many([inv[t] for t in out[0]]) == [100.0, -1.5]
     assert len(seen) == 11  # 12 positions, the forced <E0> last: no logits needed for it
-    default = decode.allowed_ids(TOKENS, [True, False])
-    assert all((a == b).all() for a, b in zip(default, decode.allowed_ids(TOKENS, [True, False], numbers.P10, ())))
+    assert allowed[6].tolist() == [TOKENS["<+>"], TOKENS["<->"]]  # a growth takes either sign

@@ -169,7 +169,7 @@ def test_torch_step_decode_matches_the_onnx_runtime(tiny_checkpoint, tiny_model_
     model, tok, meta = load_checkpoint(tiny_checkpoint)
     pred = Predictor.from_dir(tiny_model_dir_fp32, samples=samples, device="cpu", cache_size=0)
     ids = [pred.token_ids(c) for c in CODES]
-    ours = decoding.sample_values(model, tok, ids, decoding.nonnegative_of(meta), samples,
+    ours = decoding.sample_values(model, tok, ids, decoding.grammars_of(meta), samples,
                                   numbers.format_of(meta))
     theirs = pred.sample_values(CODES)  # (codes, samples, metrics)
     assert ours.shape == theirs.shape == (len(CODES), samples, len(meta["metrics"]))
@@ -197,6 +197,6 @@ def test_a_long_input_is_read_as_the_runtime_reads_it(tiny_checkpoint, tiny_mode
     names = [m["name"] for m in meta["metrics"]]
     ids = encode_inputs(tok, meta, [long_code], names, as_runtime=True)
     assert len(ids[0]) == meta["max_input_tokens"]
-    ours = decoding.sample_values(model, tok, ids, decoding.nonnegative_of(meta), 4, numbers.format_of(meta))
+    ours = decoding.sample_values(model, tok, ids, decoding.grammars_of(meta), 4, numbers.format_of(meta))
     np.testing.assert_array_equal(ours, pred.sample_values([long_code]))
 

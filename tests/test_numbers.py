@@ -4,6 +4,8 @@ import pytest
 
 from rlm_lsp import numbers
 
+GROWTH = numbers.Grammar(nonnegative=False, fixed_point=True)
+
 ROUND_TRIPS = [
     # value, tokens, decoded
     (0.0, "<+> <0> <0> <0> <0> <E0>", 0.0),
@@ -112,7 +114,7 @@ def test_format_config_round_trip():
     (-1e9, ["<->", "<9>", "<9>", "<9>", "<9>", "<E0>"]),
 ])
 def test_fixed_point_table(value, tokens):
-    assert numbers.P10.encode(value, fixed_point=True) == tokens
+    assert numbers.P10.encode(value, GROWTH) == tokens
     decoded = numbers.P10.decode(tokens)
     assert decoded == pytest.approx(max(-numbers.MAX_FIXED, min(numbers.MAX_FIXED, round(value, 3))), abs=1e-12)
 
@@ -120,7 +122,7 @@ def test_fixed_point_table(value, tokens):
 @pytest.mark.parametrize("value", [-3.217, -0.5, 0.0, 0.001, 0.999, 1.0, 2.5, 9.999])
 def test_fixed_point_round_trips_three_decimals_in_both_orders(value):
     for fmt in (numbers.P10, numbers.P10E):
-        tokens = fmt.encode(value, fixed_point=True)
+        tokens = fmt.encode(value, GROWTH)
         assert tokens[fmt.exponent_position] == "<E0>"
         assert fmt.decode(tokens) == pytest.approx(value, abs=1e-12)
 
@@ -128,7 +130,7 @@ def test_fixed_point_round_trips_three_decimals_in_both_orders(value):
 def test_fixed_point_grammar_allows_only_e0_at_the_exponent():
     for fmt in (numbers.P10, numbers.P10E):
         for pos in range(numbers.TOKENS_PER_NUMBER):
-            fixed, free = fmt.allowed_at(pos, fixed_point=True), fmt.allowed_at(pos)
+            fixed, free = fmt.allowed_at(pos, GROWTH), fmt.allowed_at(pos)
             assert fixed == (("<E0>",) if pos == fmt.exponent_position else free)
     with pytest.raises(ValueError):
-        numbers.P10.encode(float("nan"), fixed_point=True)
+        numbers.P10.encode(float("nan"), GROWTH)

@@ -63,7 +63,7 @@ def test_forced_start_tokens_ride_along_with_the_start_token():
     from rlm_lsp import decode, numbers
 
     tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
-    allowed = decode.allowed_ids(tokens, [True, False])
+    allowed = decode.allowed_ids(tokens, [numbers.Grammar(), numbers.ANY])
     rng = np.random.default_rng(3)
     table = rng.standard_normal((len(allowed) + 1, 50)).astype(np.float32)
     shapes = []
@@ -87,7 +87,7 @@ def test_later_forced_tokens_ride_along_with_the_token_before_them():
     from rlm_lsp import decode, numbers
 
     tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
-    allowed = decode.allowed_ids(tokens, [True, True])
+    allowed = decode.allowed_ids(tokens, [numbers.Grammar()] * 2)
     rng = np.random.default_rng(4)
     table = rng.standard_normal((len(allowed) + 1, 50)).astype(np.float32)
     shapes = []

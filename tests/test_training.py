@@ -271,7 +271,7 @@ def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint
     assert names == ["<+>", "<E-1>", "<2>", "<5>", "<0>", "<0>"]
     assert sorted(p10[:6]) == sorted(p10e[:6]) and p10e[6:] == [-100] * 6
     assert numbers.format_of({}) == numbers.P10  # checkpoints from before P10E
-    fixed = target_ids(tok, [0.25, 1.5], numbers.P10, fixed_point=[False, True])  # a growth as ±d.ddd
+    fixed = target_ids(tok, [0.25, 1.5], numbers.P10, [numbers.Grammar(), numbers.Grammar(False, True)])  # a growth as ±d.ddd
     assert fixed[:6] == p10[:6]
     assert [tok.id_to_token(i) for i in fixed[6:]] == ["<+>", "<1>", "<5>", "<0>", "<0>", "<E0>"]
     assert numbers.format_of({"number_format": numbers.P10E.config()}) == numbers.P10E

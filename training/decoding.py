@@ -1,6 +1,6 @@
 """Decode a PyTorch checkpoint with the runtime's decoder, so training scores what ships.
 
-    values = sample_values(model, tok, input_ids, nonnegative=[True, True], samples=16,
+    values = sample_values(model, tok, input_ids, grammars_of(meta), samples=16,
                            number_format=fmt)                            # (inputs, samples, metrics)
     point = point_values(values, "log_mean")                            # (inputs, metrics)
 
@@ -34,21 +34,15 @@ def shared_uniforms(samples: int, positions: int, seed: int = 0) -> np.ndarray:
     return decode.stratified_uniforms(int(seed), samples, positions)
 
 
-def allowed_ids(tok, nonnegative: Sequence[bool], number_format: numbers.NumberFormat,
-                fixed_point: Sequence[bool] = ()) -> list[np.ndarray]:
+def allowed_ids(tok, grammars: Sequence[numbers.Grammar], number_format: numbers.NumberFormat) -> list[np.ndarray]:
     """The runtime's allowed ids per decoding position, from the tokenizer's number tokens."""
-    return decode.allowed_ids({t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}, list(nonnegative), number_format,
-                              fixed_point)
+    return decode.allowed_ids({t: tok.token_to_id(t) for t in numbers.ALL_TOKENS}, grammars, number_format)
 
 
-def nonnegative_of(meta: dict) -> list[bool]:
-    """Per metric of a checkpoint's meta: may only take <+> (rlm_config's `nonnegative`, default true)."""
-    return [bool(m.get("nonnegative", True)) if isinstance(m, dict) else True for m in meta["metrics"]]
-
-
-def fixed_point_of(meta: dict) -> list[bool]:
-    """Per metric of a checkpoint's meta: decoded as ±d.ddd with the exponent <E0> (`fixed_point`, default false)."""
-    return [bool(m.get("fixed_point", False)) if isinstance(m, dict) else False for m in meta["metrics"]]
+def grammars_of(meta: dict) -> list[numbers.Grammar]:
+    """Per metric of a checkpoint's meta, its number grammar as rlm_config will carry it (a bare
+    metric name: nonnegative, not fixed point)."""
+    return [numbers.Grammar.of(m if isinstance(m, dict) else {}) for m in meta["metrics"]]
 
 
 def torch_step(model, enc, mask):
@@ -80,21 +74,22 @@ def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np
                                      merge_forced_start=True)  # the forced <+> rides with the start token
 
 
-def sample_values(model, tok, input_ids: Sequence[Sequence[int]], nonnegative: Sequence[bool], samples: int = 0,
-                  number_format: numbers.NumberFormat = numbers.P10, temperature: float = DEFAULT_TEMPERATURE,
-                  seed: int = 0, batch_size: int = 32, device=None, fixed_point: Sequence[bool] = ()) -> np.ndarray:
+def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequence[numbers.Grammar],
+                  samples: int = 0, number_format: numbers.NumberFormat = numbers.P10,
+                  temperature: float = DEFAULT_TEMPERATURE, seed: int = 0, batch_size: int = 32,
+                  device=None) -> np.ndarray:
     """Constrained decode of each input, as `Predictor.sample_values` does it: (N, max(samples, 1), M)
     floats, in input order; `samples <= 1` is greedy."""
     import torch
 
     device = device or next(model.parameters()).device
     reps = max(int(samples), 1)
-    allowed = allowed_ids(tok, nonnegative, number_format, fixed_point)
+    allowed = allowed_ids(tok, grammars, number_format)
     draws = shared_uniforms(reps, len(allowed), seed) if reps > 1 else None
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     pad_id = tok.token_to_id("<pad>")
     order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
-    out = np.zeros((len(input_ids), reps, len(nonnegative)))
+    out = np.zeros((len(input_ids), reps, len(grammars)))
     was_training = model.training
     model.eval()
     with torch.no_grad():

@@ -174,14 +174,13 @@ def decode_values(
     batch_size: int = 32,
     device=None,
     number_format: numbers.NumberFormat = numbers.P10,
-    nonnegative: Sequence[bool] | None = None,
-    fixed_point: Sequence[bool] = (),
+    grammars: Sequence[numbers.Grammar] | None = None,
 ) -> np.ndarray:
     """The runtime's constrained decode of a checkpoint (`training.decoding.sample_values`):
     (N, max(samples, 1), n_metrics) floats; samples <= 1 is greedy. Every metric is non-negative
-    unless `nonnegative` says otherwise."""
-    return decoding.sample_values(model, tok, input_ids, nonnegative or [True] * n_metrics, samples, number_format,
-                                  temperature, seed, batch_size, device, fixed_point)
+    and not fixed point unless `grammars` says otherwise."""
+    return decoding.sample_values(model, tok, input_ids, grammars or [numbers.Grammar()] * n_metrics, samples,
+                                  number_format, temperature, seed, batch_size, device)
 
 
 def predict_checkpoint(
@@ -193,18 +192,16 @@ def predict_checkpoint(
     point estimate and temperature."""
     ids = encode_inputs(tok, meta, codes, metrics, as_runtime=True, shapes=shapes)
     fmt = numbers.format_of(meta)
-    nonneg = decoding.nonnegative_of(meta)
-    fixed = decoding.fixed_point_of(meta)
+    grammars = decoding.grammars_of(meta)
     kind = meta.get("point_estimate", decoding.DEFAULT_POINT_ESTIMATE)
     temperature = float(meta.get("sampling_temperature", decoding.DEFAULT_TEMPERATURE))
     result = {}
     greedy = decode_values(model, tok, ids, len(metrics), samples=0, batch_size=batch_size, number_format=fmt,
-                           nonnegative=nonneg, fixed_point=fixed)
+                           grammars=grammars)
     result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}
     if samples > 1:
         s = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
-                          batch_size=max(1, batch_size // 4), number_format=fmt, nonnegative=nonneg,
-                          fixed_point=fixed)
+                          batch_size=max(1, batch_size // 4), number_format=fmt, grammars=grammars)
         point = decoding.point_values(s, kind, [is_growth(m) for m in metrics])
         result["sampled"] = {
             m: {

@@ -99,17 +99,18 @@ def number_groups(tok, device, number_format: numbers.NumberFormat = numbers.P10
 
 
 def target_ids(tok: Tokenizer, values: Sequence[float | None],
-               number_format: numbers.NumberFormat = numbers.P10, fixed_point: Sequence[bool] = ()) -> list[int]:
-    """Decoder labels: one P10 block per metric (±d.ddd with <E0> where `fixed_point[k]`); a missing
-    metric is -100 (ignored by the loss)."""
+               number_format: numbers.NumberFormat = numbers.P10,
+               grammars: Sequence[numbers.Grammar] = ()) -> list[int]:
+    """Decoder labels: one P10 block per metric, by its grammar (default: not fixed point); a
+    missing metric is -100 (ignored by the loss)."""
     ids = number_token_ids(tok)
-    fixed = list(fixed_point) + [False] * (len(values) - len(fixed_point))
+    grammars = list(grammars) + [numbers.ANY] * (len(values) - len(grammars))
     out: list[int] = []
-    for value, point in zip(values, fixed):
+    for value, grammar in zip(values, grammars):
         if value is None:
             out.extend([-100] * numbers.TOKENS_PER_NUMBER)
         else:
-            out.extend(ids[t] for t in number_format.encode(value, point))
+            out.extend(ids[t] for t in number_format.encode(value, grammar))
     return out
 
 

@@ -227,7 +227,7 @@ def forward_logits(model, ids, mask, labels):
 # --- validation --------------------------------------------------------------------------------
 
 
-def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonnegative=None, fixed_point=()) -> dict:
+def evaluate_model(model, tok, val_items, metrics, weights, args, device, grammars=None) -> dict:
     """Validation loss (teacher forcing) and the runtime's constrained decode sharing one encoder
     pass per batch: --eval-samples shared stratified draws per row and the point estimate an
     export ships by default (`training.decoding`; greedy when --eval-samples <= 1)."""
@@ -235,7 +235,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, nonneg
 
     fmt = number_format(args)
     groups = number_groups(tok, device, fmt)
-    allowed = decoding.allowed_ids(tok, nonnegative or [True] * len(metrics), fmt, fixed_point)
+    allowed = decoding.allowed_ids(tok, grammars or [numbers.Grammar()] * len(metrics), fmt)
     reps = max(args.eval_samples, 1)
     linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate is the plain mean
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
@@ -290,8 +290,7 @@ class RlmTask(TaskBase):
         self.trainable = [p for p in model.parameters() if p.requires_grad]
         self.pad_id = tok.token_to_id(PAD)
         self.groups = number_groups(tok, device, number_format(args))
-        self.nonnegative = decoding.nonnegative_of(meta)
-        self.fixed_point = decoding.fixed_point_of(meta)
+        self.grammars = decoding.grammars_of(meta)
         self.last_reload = time.time()
 
     def parameters(self) -> list:
@@ -339,7 +338,7 @@ class RlmTask(TaskBase):
 
     def evaluate(self) -> Evaluation:
         res = evaluate_model(self.model, self.tok, self.val_items, self.metrics, self.weights, self.args,
-                             self.device, self.nonnegative, self.fixed_point)
+                             self.device, self.grammars)
         line = (f"loss {res['val_loss']:.4f} "
                 + " ".join(f"{m} rho {res['scores'][m]['spearman']:.3f}" for m in res["scores"]))
         record = {"val_loss": round(res["val_loss"], 4), "spearman_mean": round(res["spearman_mean"], 4),
@@ -396,7 +395,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(m['name'] for m in known)}")
     meta_metrics = [m for m in known if m["name"] in metrics]
     metrics = [m["name"] for m in meta_metrics]  # the labels' order is the meta's
-    args.fixed_point = sorted(m["name"] for m in meta_metrics if m.get("fixed_point"))  # labels as ±d.ddd
+    args.metric_config = {m["name"]: m for m in meta_metrics}  # the labels' grammars (saved with the args)
 
     t_load = time.time()
     train_ex, val_ex = _load_data(args)

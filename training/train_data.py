@@ -75,7 +75,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
                                            else head_and_tail(enc.ids, args.max_input_tokens, marker))
     out = []
     for i, ex in enumerate(examples):
-        labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args), fixed_point_flags(args, s))
+        labels = {s: target_ids(tok, [ex.values.get(m) for m in s], number_format(args), grammars(args, s))
                   for s in subsets}
         out.append(Encoded(ex, variants[i], labels))
     return out
@@ -97,7 +97,7 @@ def pick_variant(item: Encoded, metrics, args, rng: random.Random, tok=None):
         labels = item.labels[subset]
     if tok is not None and args.label_jitter > 0:
         labels = target_ids(tok, [jitter(item.example.values.get(m), args.label_jitter, rng) for m in subset],
-                            number_format(args), fixed_point_flags(args, subset))
+                            number_format(args), grammars(args, subset))
     return item.variants[(subset, aug)], labels
 
 
@@ -149,10 +149,11 @@ def number_format(args) -> numbers.NumberFormat:
     return numbers.FORMATS[args.number_format]
 
 
-def fixed_point_flags(args, metrics) -> list[bool]:
-    """Per metric: its labels are fixed point (±d.ddd, `fixed_point` in the meta; set by train.main)."""
-    fixed = set(getattr(args, "fixed_point", ()) or ())
-    return [m in fixed for m in metrics]
+def grammars(args, metrics) -> list[numbers.Grammar]:
+    """Per metric, the grammar of its labels, from its meta entry (`args.metric_config`, set by
+    train.main; a metric it does not name is nonnegative, not fixed point)."""
+    known = getattr(args, "metric_config", None) or {}
+    return [numbers.Grammar.of(known.get(m, {})) for m in metrics]
 
 
 def _aux_scale(metric: str, value: float) -> float:

@@ -60,20 +60,18 @@ def _rows(path: Path) -> Iterable[dict]:
 
 
 def program_codes(source: str, corpora: Path | None = None) -> dict[str, str]:
-    """key -> the code as measured (Python 2 files after ``training.py2to3.convert``)."""
+    """key -> the code as measured (``training.v2.sources.measured_code``)."""
+    from training.v2.sources import measured_code
+
     folder, name = PROGRAM_FILES[source]
     out = {}
     for r in _rows(Path(corpora or CORPORA) / folder / name):
         if source == "rosetta" and r.get("language") != "python":
             continue
-        code = r["code"]
-        if r.get("py2") is True or str(r.get("py2")).lower() == "true":
-            from training.py2to3 import convert
-            try:
-                code = convert(code)
-            except Exception:  # noqa: BLE001 - a converter hiccup keeps the text as it is
-                pass
-        out["%s:%s" % (r["source"], r["path"])] = code
+        try:
+            out["%s:%s" % (r["source"], r["path"])] = measured_code(r)
+        except Exception:  # noqa: BLE001 - a file the converter cannot read was not measured either
+            continue
     return out
 
 

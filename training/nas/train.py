@@ -186,7 +186,7 @@ def score_archs(model, tok, encode, lat, arch_ids, device_names, descriptions, f
     out = {}
     for d in device_names:
         ids = [encode(descriptions[d], i) for i in arch_ids]
-        pred = sample_values(model, tok, ids, [True], samples=0, number_format=fmt, batch_size=128,
+        pred = sample_values(model, tok, ids, [numbers.Grammar()], samples=0, number_format=fmt, batch_size=128,
                              device=dev)[:, 0, 0]
         out[d] = spearman(pred, [lat[d][i] for i in arch_ids])
     return out

@@ -51,8 +51,13 @@ def _skip_common(r: dict) -> str | None:
     return None
 
 
+def measured_code(r: dict) -> str:
+    """A corpus row's code as it is measured: Python 2 files (``py2``) after ``training.py2to3.convert``."""
+    return convert(r["code"]) if _true(r.get("py2")) else r["code"]
+
+
 def _base(source: str, r: dict, problem_id, shape: str) -> tuple[dict, str]:
-    code = convert(r["code"]) if _true(r.get("py2")) else r["code"]
+    code = measured_code(r)
     row = {"source": source, "repo": r["source"], "path": r["path"], "commit": r["commit"],
            "key": "%s:%s" % (r["source"], r["path"]), "problem_id": problem_id, "shape": shape,
            "input_id": "", "input_bytes": 0, "py2_converted": _true(r.get("py2"))}
