@@ -105,7 +105,7 @@ class _Renamer:
     def resolve(self, scope: Scope, name: str):
         if name in scope.globals:
             return self._global(scope, name)
-        start = scope
+        start: Scope | None = scope
         if name in scope.nonlocals:
             start = scope.parent
         elif scope.kind == "class":
@@ -138,6 +138,8 @@ class _Renamer:
 
     def _class_binds(self, scope: Scope, name: str) -> bool:
         node = scope.node
+        if node is None:
+            return False
         for stmt in ast.walk(node):
             if stmt is node:
                 continue

@@ -128,15 +128,7 @@ def _predict(args: argparse.Namespace) -> int:
               "(target devices apply to .onnx files)", file=sys.stderr)
         return 2
     try:
-        try:
-            predictor = Predictor.from_dir(args.model, **kwargs) if args.model else Predictor.default(**kwargs)
-        except ModelError:
-            if args.model or not kernels.KernelModel.available(args.kernel_model):
-                raise
-            predictor = None  # no Python model shipped: kernels only
-        if args.kernel_model or not args.model:  # an explicit --model alone means exactly that model
-            predictor = kernels.with_kernels(predictor, gpu=args.gpu, shape_hint=args.shape,
-                                             model_dir=args.kernel_model)
+        predictor = _load_model(args, kwargs)
         _check_template(predictor)
     except ModelError as exc:
         print(f"rlm: model error: {exc}", file=sys.stderr)
@@ -170,7 +162,7 @@ def _predict(args: argparse.Namespace) -> int:
             print(f"* longer than the model's input: it read only the start and the end ({cut[0]['read']} "
                   f"tokens) of {len(cut)} function{'s' if len(cut) > 1 else ''}")
         kernel = predictor.model(model.KERNEL) if isinstance(predictor, model.Router) else None
-        if kernel is not None and any(r.get("kind") == "triton_kernel" for r in rows):
+        if isinstance(kernel, kernels.KernelModel) and any(r.get("kind") == "triton_kernel" for r in rows):
             target = kernel.target
             how = "assuming" if target["shape_assumed"] else "for"
             print(f"kernel_latency: GPU {target['gpu']}, {how} work size {target['shape']} (--gpu, --shape)")
@@ -179,11 +171,28 @@ def _predict(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _load_model(args, kwargs: dict) -> model.Model:
+    """The Python model (--model, else the shipped one) and, unless --model alone was given, the
+    kernel model behind one Router; the kernel model alone where no Python model is shipped."""
+    def with_kernels(python: Predictor | None) -> model.Model:
+        return kernels.with_kernels(python, gpu=args.gpu, shape_hint=args.shape, model_dir=args.kernel_model)
+
+    try:
+        python = Predictor.from_dir(args.model, **kwargs) if args.model else Predictor.default(**kwargs)
+    except ModelError:
+        if args.model or not kernels.KernelModel.available(args.kernel_model):
+            raise
+        return with_kernels(None)  # no Python model shipped: kernels only
+    if args.kernel_model or not args.model:  # an explicit --model alone means exactly that model
+        return with_kernels(python)
+    return python
+
+
 def _check_template(predictor) -> None:
     """ModelError when the Python model's input_template cannot be filled here (a field such as
     {device} that only another tool supplies, or a malformed template)."""
     base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
-    if base is None:  # kernels only
+    if not isinstance(base, Predictor):  # kernels only
         return
     try:
         base.render("pass\n")

@@ -143,7 +143,7 @@ def normalise(g: RawGraph) -> list[GNode]:
             for t in node.inputs:
                 if t in data:
                     consumers.setdefault(t, []).append(i)
-    alias: dict[str, str] = {}
+    alias: dict[str, str | None] = {}  # None: an alias of a node without inputs
 
     def resolve(t):
         while t in alias:

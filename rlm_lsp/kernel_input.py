@@ -229,10 +229,10 @@ def strip_comments(code: str) -> str:
         tree = ast.parse(code)
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
-                    and isinstance(getattr(body[0], "value", None), ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                drop.update(range(body[0].lineno - 1, body[0].end_lineno))
+            first = body[0] if isinstance(body, list) and body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) \
+                    and isinstance(first.value.value, str):
+                drop.update(range(first.lineno - 1, first.end_lineno or first.lineno))
     except (SyntaxError, ValueError, RecursionError):
         pass
     cuts: dict[int, int] = {}

@@ -88,7 +88,7 @@ class Router:
     def device(self) -> str:
         """Where the models run ("cpu" or "cuda"): the first model's engine."""
         first = next(iter(self.models.values()))
-        return getattr(first, "device", None) or getattr(getattr(first, "predictor", None), "device", "cpu")
+        return str(getattr(first, "device", None) or getattr(getattr(first, "predictor", None), "device", "cpu"))
 
     @property
     def context(self) -> dict:

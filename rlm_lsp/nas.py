@@ -264,7 +264,8 @@ def predict_cli(files: Sequence[Path], devices: Sequence[str], model_dir: Path |
     except (ModelError, UnknownDevice) as exc:
         print(f"rlm: {exc}", file=err)
         return 2
-    rows, failed = [], 0
+    rows: list[dict] = []
+    failed = 0
     for path in files:
         try:
             rows.extend(as_row(p, str(path)) for p in predict_onnx_file(path, devices, predictor=model))

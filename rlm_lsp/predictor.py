@@ -19,7 +19,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -133,16 +133,16 @@ class Predictor:
 
     # -- inputs ---------------------------------------------------------------
 
-    def render(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> str:
+    def render(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> str:
         code = preprocess.apply(self.config.preprocess, code)
         return template.render(self.config.input_template, self.config.metric_names, language, code,
                                **(context or {}))
 
-    def token_ids(self, code: str, language: str = "python", context: dict[str, str] | None = None) -> list[int]:
+    def token_ids(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> list[int]:
         return self.tokenizer.encode(self.render(code, language, context)).ids
 
     def read_limit(self, code: str, language: str = "python",
-                   context: dict[str, str] | None = None) -> tuple[int, int] | None:
+                   context: Mapping[str, str] | None = None) -> tuple[int, int] | None:
         """(tokens the model reads, tokens the input has) when `code` is longer than the model's
         input and only its head and tail are read (`head_and_tail`); None when it fits."""
         n, limit = len(self.token_ids(code, language, context)), self.config.max_input_tokens
@@ -159,7 +159,7 @@ class Predictor:
     # -- prediction -----------------------------------------------------------
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
-                context: dict[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
         """One dict {metric: Prediction} per code, in input order. An input longer than the model's
         `max_input_tokens` is read by its head and tail (`head_and_tail`): its Predictions say
         `truncated=True`. `Prediction.tokens` is the input's whole length.
@@ -184,7 +184,7 @@ class Predictor:
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
     def cached(self, code: str, language: str = "python",
-               context: dict[str, str] | None = None) -> dict[str, Prediction] | None:
+               context: Mapping[str, str] | None = None) -> dict[str, Prediction] | None:
         with self._lock:
             return self._cache.get(self._key(self.render(code, language, context)))
 
@@ -197,7 +197,7 @@ class Predictor:
         return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
     def sample_values(self, codes: Sequence[str], language: str = "python",
-                      context: dict[str, str] | None = None) -> np.ndarray:
+                      context: Mapping[str, str] | None = None) -> np.ndarray:
         """The raw sampled values behind `predict`, shape (codes, samples, metrics), in input
         order and uncached: for pooling several models' samples (ensembles, diagnostics)."""
         for code in codes:
@@ -225,10 +225,10 @@ class Predictor:
 
     def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, np.ndarray]:
         """`_encode`'s triples -> {key: (N, M) sampled values}."""
-        encoded = sorted(((key, ids) for key, ids, _ in encoded), key=lambda item: len(item[1]))  # by length
+        by_length = sorted(((key, ids) for key, ids, _ in encoded), key=lambda item: len(item[1]))
         results = {}
-        for start in range(0, len(encoded), self.batch_size):
-            batch = encoded[start : start + self.batch_size]
+        for start in range(0, len(by_length), self.batch_size):
+            batch = by_length[start : start + self.batch_size]
             values = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
             for (key, _), row in zip(batch, values):
                 results[key] = row

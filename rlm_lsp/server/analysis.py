@@ -111,8 +111,12 @@ class Analyzer:
         """
         snippets = extract(text) if snippets is None else snippets
         head_code = self._head_functions(head_text) if head_text is not None else {}
-        names = (self._head_names.get(head_text, frozenset()), rules.file_names(text)) if head_code else ()
-        renamed = self._head_canon.get(head_text, {}) if head_code else {}
+        # (names HEAD defines, names this text defines): what a rename may not touch
+        names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        renamed: dict[str, str] = {}
+        if head_text is not None and head_code:
+            names = (self._head_names.get(head_text, frozenset()), rules.file_names(text))
+            renamed = self._head_canon.get(head_text, {})
 
         def head_of(s: Snippet) -> str | None:
             """HEAD's version: same qualified name, else the same canonical code (a renamed function)."""

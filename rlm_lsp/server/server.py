@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
@@ -66,7 +66,7 @@ class _Protocol(LanguageServerProtocol):
     def handle_message(self, message: Any) -> None:
         method = getattr(message, "method", None)
         if method is not None and method != types.EXIT:
-            error = None
+            error: JsonRpcException | None = None
             if self._workspace is None and method != types.INITIALIZE:
                 error = JsonRpcServerNotInitialized("server not initialized")
             elif self._shutdown:
@@ -83,7 +83,18 @@ class _Protocol(LanguageServerProtocol):
         for key in set(self._request_futures) - before:
             future = self._request_futures.get(key)
             if future is not None:
-                future.add_done_callback(lambda _f, key=key: self._request_futures.pop(key, None))
+                future.add_done_callback(self._forget(key))
+
+    def _forget(self, key: Any) -> Callable[[Any], None]:
+        """A done-callback that drops the future of request `key` from the table."""
+        def drop(_future: Any) -> None:
+            self._request_futures.pop(key, None)
+        return drop
+
+
+def _function_of(d: types.Diagnostic) -> str:
+    """The function a diagnostic of ours is about (its `data`; "" for none)."""
+    return str(d.data.get("function", "")) if isinstance(d.data, dict) else ""
 
 
 class RlmServer(LanguageServer):
@@ -325,12 +336,12 @@ class RlmServer(LanguageServer):
         kept for a function that already had one; True when some were held back."""
         items = diagnostics_feature.diagnostics(res.functions, self.settings_for(uri), self.client_col(res.lines))
         shown = self.settled.get(uri, frozenset())
-        regressed = {d.data["function"] for d in items if d.code == "regression"}
+        regressed = {_function_of(d) for d in items if d.code == "regression"}
         if settled:
             self.settled[uri] = frozenset(regressed)
         else:
             self.settled[uri] = shown & regressed
-            items = [d for d in items if d.code != "regression" or d.data["function"] in shown]
+            items = [d for d in items if d.code != "regression" or _function_of(d) in shown]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=res.version)
         )

@@ -25,7 +25,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcInvalidRequest
@@ -202,7 +202,7 @@ async def serve(protocol: Any, read: Callable[[], Awaitable[bytes]], max_body: i
             return
 
 
-def _run(main: Callable[[], Awaitable[None]], protocol: Any) -> int:
+def _run(main: Callable[[], Coroutine[Any, Any, None]], protocol: Any) -> int:
     try:
         asyncio.run(main())
     except SystemExit as exc:  # the `exit` notification: 0 after shutdown, else 1
