@@ -2,13 +2,17 @@
 
     python -m training.v2.card stats [--json training/data/v2_card.json]    # markdown tables on stdout
     nice -n 19 python -m training.v2.card remeasure [--n 200] [--seed 0]     # -> training/data/remeasure_v2.json
+    taskset -c 1 python -m training.v2.card remeasure --latency              # -> remeasure_v2_latency.json
 
 ``stats`` reads ``training/data/<source>_v2.jsonl.gz`` (+ growth, + the variant pairs) and prints, per
 source and shape: counts, status shares, spreads (memory quantiles), within-problem spreads (programs
 of one problem on one input), the growth distribution, the pairs per mutation kind, and how far the
 data is from the issue's targets.  ``remeasure`` re-runs the memory run of a random sample of ``ok``
 rows (uniform over the packed rows of all sources but the variants, seeded) on the same inputs, with
-the same protocol, and says how many give the identical ``memory_bytes``.
+the same protocol, and says how many give the identical ``memory_bytes``.  With ``--latency`` it samples
+the rows measured with timing instead and runs them again with timing (on a core of its own: the
+figures are only as quiet as the machine), and gives the rank correlation of the two runs' process
+wall times (``latency_ms``) and in-process times (``exec_ms``), and their median relative difference.
 """
 from __future__ import annotations
 
@@ -171,10 +175,11 @@ def markdown(s: dict) -> str:
 
 # ----------------------------------------------------------------- re-measurement
 
-def remeasure(n: int = 200, seed: int = 0, corpus=None) -> dict:
+def remeasure(n: int = 200, seed: int = 0, corpus=None, latency: bool = False) -> dict:
     from training.harness import machine_info
     from training.v2 import execute, leetcode, sources
-    rows = [r for s in ROW_SOURCES for r in load(s) if r["status"] == "ok" and r.get("memory_bytes") is not None]
+    rows = [r for s in ROW_SOURCES for r in load(s) if r["status"] == "ok" and r.get("memory_bytes") is not None
+            and (not latency or (not r.get("memory_only") and r.get("latency_ms") is not None))]
     rows.sort(key=lambda r: (r["source"], r["key"], r["input_id"]))
     sample = random.Random(seed).sample(rows, min(n, len(rows)))
     want = defaultdict(set)
@@ -193,12 +198,15 @@ def remeasure(n: int = 200, seed: int = 0, corpus=None) -> dict:
             res.append({"key": r["key"], "input_id": r["input_id"], "status": "task not found"})
             continue
         opts = {"time_limit": r.get("time_limit_s") or 10.0, "memory_mb": r.get("memory_limit_mb") or 2048,
-                "repeats": 0, "memory_only": True, "python": r.get("python"),
+                "repeats": 3 if latency else 0, "memory_only": not latency,  # 3: measure_v2 run's default
+                "python": r.get("python"),
                 "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")}}
         m = leetcode.measure(t, opts) if t.get("shape") == "function" else execute.measure(t, opts)
         res.append({"source": r["source"], "key": r["key"], "input_id": r["input_id"], "status": m["status"],
                     "memory_1": r["memory_bytes"], "memory_2": m.get("memory_bytes"),
-                    "machine_1": (r.get("machine") or {}).get("cpu_model"), "machine_2": info["cpu_model"]})
+                    "machine_1": (r.get("machine") or {}).get("cpu_model"), "machine_2": info["cpu_model"],
+                    **({f"{k}_{i}": x.get(k) for k in ("latency_ms", "exec_ms") for i, x in ((1, r), (2, m))}
+                       if latency else {})})
     both = [x for x in res if x.get("memory_2") is not None]
     exact = [x for x in both if x["memory_1"] == x["memory_2"]]
     summary = {"sampled": len(sample), "population": len(rows), "seed": seed, "remeasured": len(both),
@@ -206,12 +214,29 @@ def remeasure(n: int = 200, seed: int = 0, corpus=None) -> dict:
                "second_run_status": dict(Counter(x["status"] for x in res)),
                "memory_identical": len(exact), "memory_identical_share": round(len(exact) / len(both), 4) if both else None,
                "memory_within_1pct": sum(abs(x["memory_1"] - x["memory_2"]) <= 0.01 * max(1, x["memory_1"]) for x in both),
-               "latency": "not compared: the rows are memory-only (latency waits for a quiet machine)",
+               "latency": _latency_agreement(both) if latency else
+               "not compared: the rows are memory-only (latency waits for a quiet machine)",
                "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     out = {"summary": summary, "differing": [x for x in both if x["memory_1"] != x["memory_2"]],
            "not_remeasured": [x for x in res if x.get("memory_2") is None]}
-    (mv.DATA / "remeasure_v2.json").write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    if latency:
+        out["rows"] = both
+    name = "remeasure_v2_latency.json" if latency else "remeasure_v2.json"
+    (mv.DATA / name).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     return summary
+
+
+def _latency_agreement(both: list[dict]) -> dict:
+    """Per timing (process wall, in-process): pairs, Spearman of run 1 against run 2, median |2/1 - 1|."""
+    from training.evaluate import spearman
+
+    out = {}
+    for k in ("latency_ms", "exec_ms"):
+        xy = [(x[f"{k}_1"], x[f"{k}_2"]) for x in both if x.get(f"{k}_1") and x.get(f"{k}_2")]
+        out[k] = {"pairs": len(xy),
+                  "spearman": round(spearman([a for a, _ in xy], [b for _, b in xy]), 4) if len(xy) > 2 else None,
+                  "median_abs_rel_diff": round(statistics.median(abs(b / a - 1) for a, b in xy), 4) if xy else None}
+    return out
 
 
 def main(argv=None) -> int:
@@ -222,6 +247,7 @@ def main(argv=None) -> int:
     rm = sub.add_parser("remeasure")
     rm.add_argument("--n", type=int, default=200)
     rm.add_argument("--seed", type=int, default=0)
+    rm.add_argument("--latency", action="store_true", help="rows measured with timing, run again with timing")
     a = ap.parse_args(argv)
     if a.cmd == "stats":
         s = stats()
@@ -231,7 +257,7 @@ def main(argv=None) -> int:
                 f.write("\n")
         print(markdown(s))
     else:
-        print(json.dumps(remeasure(a.n, a.seed), indent=1))
+        print(json.dumps(remeasure(a.n, a.seed, latency=a.latency), indent=1))
     return 0
 
 
