@@ -334,3 +334,13 @@ def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
     assert g["programs_3_sizes"] == 2 and g["growth_memory_bins"]["0.75-1.25"] == 2    # linear, both
     assert s["targets"]["real_input_ok"][0] == 6 and s["targets"]["programs_3_sizes"][0] == 2
     assert "| kattis/stdin | 7 | 6 | 2 | 1 |" in card.markdown(s)
+
+
+def test_latency_agreement_of_two_runs_ranks_and_compares_them():
+    from training.v2.card import _latency_agreement
+
+    rows = [{"latency_ms_1": a, "latency_ms_2": b, "exec_ms_1": a / 2, "exec_ms_2": None}
+            for a, b in ((10.0, 11.0), (20.0, 19.0), (40.0, 44.0), (80.0, 80.0))]
+    out = _latency_agreement(rows)
+    assert out["latency_ms"] == {"pairs": 4, "spearman": 1.0, "median_abs_rel_diff": 0.075}
+    assert out["exec_ms"] == {"pairs": 0, "spearman": None, "median_abs_rel_diff": None}  # no second timing
