@@ -18,9 +18,11 @@ Then the decoder picks the order of magnitude before the digits, coarse to fine,
 instead of guessing a first digit before it has said which decade it means.
 
 Each metric has its own `Grammar`, from its rlm_config entry. A *nonnegative* metric (bytes,
-milliseconds; the default) may only take the sign `<+>`. A *fixed-point* metric (`fixed_point`: a
-growth exponent) always has the exponent `<E0>`, so the number is a sign and d.ddd, three decimals
-within ±9.999:
+milliseconds; the default) may only take the sign `<+>`. A metric's number is *normalized*: its
+first digit is 1-9, as every encoded value's is (the format writes a zero as `<0><0><0><0>`; a
+metric clips it to 10^-10 instead), so a decoder can never sample a latency of exactly 0 ms. A
+*fixed-point* metric (`fixed_point`: a growth exponent) always has the exponent `<E0>`, so the number
+is a sign and d.ddd, three decimals within ±9.999, and its first digit is the integer part (0 allowed):
 
     <+> <1> <9> <5> <0> <E0>   ==   +1.950
 
@@ -66,7 +68,7 @@ class Grammar:
         return cls(bool(metric.get("nonnegative", True)), bool(metric.get("fixed_point", False)))
 
 
-ANY = Grammar(nonnegative=False)  # any sign, any exponent: what a number of the format may be at all
+NONZERO_DIGIT_TOKENS = DIGIT_TOKENS[1:]  # a normalized mantissa's first digit
 
 
 def _sign(value: float) -> str:
@@ -76,11 +78,12 @@ def _sign(value: float) -> str:
     return "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
 
 
-def _sign_digits_exponent(value: float) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range."""
+def _sign_digits_exponent(value: float, normalized: bool = False) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range
+    (`normalized`: a zero, too, to the smallest positive value, so the first digit is never 0)."""
     sign = _sign(value)
     magnitude = min(abs(value), MAX_VALUE)
-    if magnitude < MIN_POSITIVE / 2:
+    if magnitude < MIN_POSITIVE / 2 and not normalized:
         return sign, ["<0>"] * MANTISSA_DIGITS, "<E0>"
     magnitude = max(magnitude, MIN_POSITIVE)
     exponent = math.floor(math.log10(magnitude))
@@ -122,9 +125,12 @@ class NumberFormat:
         """The six parts of one number (tokens, or anything per position such as loss weights) in this order."""
         return [sign, exponent, *digits] if self.exponent_first else [sign, *digits, exponent]
 
-    def encode(self, value: float, grammar: Grammar = ANY) -> list[str]:
-        """Float -> six tokens (a fixed-point metric's with the exponent <E0>)."""
-        return self.arrange(*(_fixed_point(value) if grammar.fixed_point else _sign_digits_exponent(value)))
+    def encode(self, value: float, grammar: Grammar | None = None) -> list[str]:
+        """Float -> six tokens; with a metric's `grammar`, as that grammar allows them (fixed point:
+        the exponent <E0>; else normalized)."""
+        if grammar is not None and grammar.fixed_point:
+            return self.arrange(*_fixed_point(value))
+        return self.arrange(*_sign_digits_exponent(value, normalized=grammar is not None))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
@@ -140,14 +146,20 @@ class NumberFormat:
         exponent = int(exponent_token[2:-1])
         return sign * float(f"{mantissa}e{exponent - (MANTISSA_DIGITS - 1)}")
 
-    def allowed_at(self, position: int, grammar: Grammar = ANY) -> tuple[str, ...]:
-        """The tokens valid at `position` within one number of a metric with this `grammar`
-        (positions repeat per number)."""
+    @property
+    def first_digit_position(self) -> int:
+        return 2 if self.exponent_first else 1
+
+    def allowed_at(self, position: int, grammar: Grammar | None = None) -> tuple[str, ...]:
+        """The tokens valid at `position` within one number (positions repeat per number): of any
+        number the format can write, or, with `grammar`, of a metric with that grammar."""
         position %= TOKENS_PER_NUMBER
         if position == 0:
-            return ("<+>",) if grammar.nonnegative else SIGN_TOKENS
+            return ("<+>",) if grammar is not None and grammar.nonnegative else SIGN_TOKENS
         if position == self.exponent_position:
-            return (FIXED_EXPONENT_TOKEN,) if grammar.fixed_point else EXP_TOKENS
+            return (FIXED_EXPONENT_TOKEN,) if grammar is not None and grammar.fixed_point else EXP_TOKENS
+        if position == self.first_digit_position and grammar is not None and not grammar.fixed_point:
+            return NONZERO_DIGIT_TOKENS
         return DIGIT_TOKENS
 
     def encode_many(self, values: Sequence[float]) -> list[str]:

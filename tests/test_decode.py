@@ -9,6 +9,7 @@ VOCAB = 50
 
 
 POSITIVE = numbers.Grammar()  # bytes, milliseconds: <+> only
+SIGNED = numbers.Grammar(nonnegative=False)
 
 
 def fake_step(prefer):
@@ -27,7 +28,7 @@ def fake_step(prefer):
 
 
 def test_greedy_obeys_grammar_and_picks_best_allowed():
-    allowed = decode.allowed_ids(TOKENS, [numbers.ANY])
+    allowed = decode.allowed_ids(TOKENS, [SIGNED])
     want = ["<->", "<4>", "<2>", "<0>", "<7>", "<E3>"]
     step, seen = fake_step(lambda pos: TOKENS[want[pos]])
     out = decode.constrained_decode(step, np.array([1, 1]), allowed)
@@ -48,7 +49,7 @@ def test_nonnegative_metric_only_takes_plus():
 
 
 def test_every_sampled_output_parses_and_is_reproducible():
-    allowed = decode.allowed_ids(TOKENS, [POSITIVE, numbers.ANY])
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, SIGNED])
     rng = np.random.default_rng(0)
     noise = rng.normal(size=(8, 12, VOCAB)) * 3
 
@@ -80,7 +81,7 @@ def test_sampling_follows_the_softmax():
 
 
 def test_exponent_first_grammar_puts_the_exponent_second():
-    allowed = decode.allowed_ids(TOKENS, [POSITIVE, numbers.ANY], numbers.P10E)
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE, SIGNED], numbers.P10E)
     assert len(allowed) == 12
     assert [TOKENS[t] for t in numbers.EXP_TOKENS] == allowed[1].tolist() == allowed[7].tolist()
     assert allowed[0].tolist() == [TOKENS["<+>"]]  # nonnegative first metric

@@ -134,3 +134,20 @@ def test_fixed_point_grammar_allows_only_e0_at_the_exponent():
             assert fixed == (("<E0>",) if pos == fmt.exponent_position else free)
     with pytest.raises(ValueError):
         numbers.P10.encode(float("nan"), GROWTH)
+
+
+def test_a_metrics_number_is_normalized_so_a_zero_cannot_be_sampled():
+    # every encoded positive value has a first digit 1-9; only the format's zero has <0> there
+    for fmt in (numbers.P10, numbers.P10E):
+        first = fmt.first_digit_position
+        assert fmt.allowed_at(first, numbers.Grammar()) == tuple(f"<{d}>" for d in range(1, 10))
+        assert fmt.allowed_at(first) == numbers.DIGIT_TOKENS  # any number the format can write
+        assert fmt.allowed_at(first, GROWTH) == numbers.DIGIT_TOKENS  # a growth's integer part may be 0
+        assert all(fmt.allowed_at(p, numbers.Grammar()) == numbers.DIGIT_TOKENS
+                   for p in range(numbers.TOKENS_PER_NUMBER) if p not in (0, first, fmt.exponent_position))
+        # a metric's zero is clipped to the smallest value, so its labels obey its grammar
+        tokens = fmt.encode(0.0, numbers.Grammar())
+        assert fmt.decode(tokens) == numbers.MIN_POSITIVE and tokens[first] == "<1>"
+        assert fmt.decode(fmt.encode(0.0)) == 0.0
+        for value in (1e-10, 0.0123, 7.0, 4.2e9):
+            assert fmt.encode(value, numbers.Grammar()) == fmt.encode(value)

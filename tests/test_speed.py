@@ -63,7 +63,7 @@ def test_forced_start_tokens_ride_along_with_the_start_token():
     from rlm_lsp import decode, numbers
 
     tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
-    allowed = decode.allowed_ids(tokens, [numbers.Grammar(), numbers.ANY])
+    allowed = decode.allowed_ids(tokens, [numbers.Grammar(), numbers.Grammar(nonnegative=False)])
     rng = np.random.default_rng(3)
     table = rng.standard_normal((len(allowed) + 1, 50)).astype(np.float32)
     shapes = []

@@ -104,7 +104,7 @@ def target_ids(tok: Tokenizer, values: Sequence[float | None],
     """Decoder labels: one P10 block per metric, by its grammar (default: not fixed point); a
     missing metric is -100 (ignored by the loss)."""
     ids = number_token_ids(tok)
-    grammars = list(grammars) + [numbers.ANY] * (len(values) - len(grammars))
+    grammars = list(grammars) + [numbers.Grammar()] * (len(values) - len(grammars))
     out: list[int] = []
     for value, grammar in zip(values, grammars):
         if value is None:
