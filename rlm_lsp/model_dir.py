@@ -38,10 +38,12 @@ class MetricSpec:
     definition: str
     nonnegative: bool = True  # decoding may only choose <+> for the sign
     fixed_point: bool = False  # decoded as ±d.ddd: the exponent token is always <E0> (a growth exponent)
+    offset: float = 0.0  # written as value + offset (a shifted metric, `numbers.Grammar`)
+    exponent: int | None = None  # the one exponent a shifted metric's number takes
 
     @property
     def grammar(self) -> numbers.Grammar:
-        return numbers.Grammar(self.nonnegative, self.fixed_point)
+        return numbers.Grammar(self.nonnegative, self.fixed_point, self.offset, self.exponent)
 
 
 @dataclass(frozen=True)
@@ -126,9 +128,9 @@ class ModelConfig:
         point_estimate = str(raw.get("point_estimate", "median"))
         if point_estimate not in POINT_ESTIMATES:
             raise ValueError(f"point_estimate {point_estimate!r}, expected one of {', '.join(POINT_ESTIMATES)}")
-        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], bool(m.get("nonnegative", True)),
-                                   bool(m.get("fixed_point", False)))
-                        for m in raw["metrics"])
+        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], g.nonnegative, g.fixed_point, g.offset,
+                                   g.exponent)
+                        for m in raw["metrics"] for g in (numbers.Grammar.of(m),))
         if not metrics:
             raise ValueError("no metrics")
         return cls(

@@ -28,6 +28,14 @@ is a sign and d.ddd, three decimals within ±9.999, and its first digit is the i
 
 so the decoder cannot wander off to 10^7 for a slope that lies between -1 and 3.
 
+A metric may also be written *shifted* (`offset` and `exponent`): the number is value + offset, a
+normalized P10 number whose exponent is always `exponent`. A growth with offset 20 and exponent 1:
+
+    <+> <2> <0> <1> <7> <E1>   ==   20.17 - 20   ==   0.17
+
+Two decimals, within -10..79.99, and every digit the decoder writes starts with 1-9 like any other
+metric's, so the growth's many zeros cannot leak into a latency's first digit.
+
 Pure Python: no numpy, no tensors. The decoder uses `allowed_at` to mask
 its logits so that every output parses.
 """
@@ -57,15 +65,26 @@ MIN_POSITIVE = 10.0**EXP_MIN
 @dataclass(frozen=True)
 class Grammar:
     """One metric's numbers: `nonnegative` ones take only the sign <+>; `fixed_point` ones only the
-    exponent <E0> (±d.ddd)."""
+    exponent <E0> (±d.ddd); shifted ones write value + `offset` with the exponent always `exponent`."""
 
     nonnegative: bool = True
     fixed_point: bool = False
+    offset: float = 0.0
+    exponent: int | None = None
 
     @classmethod
     def of(cls, metric: Mapping) -> Grammar:
         """From a metric's entry in rlm_config.json or a checkpoint's meta (both default as above)."""
-        return cls(bool(metric.get("nonnegative", True)), bool(metric.get("fixed_point", False)))
+        exponent = metric.get("exponent")
+        return cls(bool(metric.get("nonnegative", True)), bool(metric.get("fixed_point", False)),
+                   float(metric.get("offset", 0.0)), None if exponent is None else int(exponent))
+
+    @property
+    def exponent_token(self) -> str | None:
+        """The one exponent token this grammar allows, or None when it may take any."""
+        if self.fixed_point:
+            return FIXED_EXPONENT_TOKEN
+        return None if self.exponent is None else f"<E{self.exponent}>"
 
 
 NONZERO_DIGIT_TOKENS = DIGIT_TOKENS[1:]  # a normalized mantissa's first digit
@@ -95,6 +114,15 @@ def _sign_digits_exponent(value: float, normalized: bool = False) -> tuple[str, 
     if exponent > EXP_MAX:
         exponent, mantissa = EXP_MAX, 10 * scale - 1
     digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
+    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
+
+
+def _fixed_exponent(value: float, exponent: int) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, <E`exponent`>): normalized d.ddd x 10^exponent, clipped to its decade."""
+    sign = _sign(value)
+    scale = 10 ** (MANTISSA_DIGITS - 1)
+    mantissa = min(max(round(abs(value) / 10.0**exponent * scale), scale), 10 * scale - 1)
+    digits = str(mantissa)
     return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
 
 
@@ -128,9 +156,14 @@ class NumberFormat:
     def encode(self, value: float, grammar: Grammar | None = None) -> list[str]:
         """Float -> six tokens; with a metric's `grammar`, as that grammar allows them (fixed point:
         the exponent <E0>; else normalized)."""
-        if grammar is not None and grammar.fixed_point:
+        if grammar is None:
+            return self.arrange(*_sign_digits_exponent(value))
+        value = value + grammar.offset
+        if grammar.fixed_point:
             return self.arrange(*_fixed_point(value))
-        return self.arrange(*_sign_digits_exponent(value, normalized=grammar is not None))
+        if grammar.exponent is not None:
+            return self.arrange(*_fixed_exponent(value, grammar.exponent))
+        return self.arrange(*_sign_digits_exponent(value, normalized=True))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
@@ -157,10 +190,15 @@ class NumberFormat:
         if position == 0:
             return ("<+>",) if grammar is not None and grammar.nonnegative else SIGN_TOKENS
         if position == self.exponent_position:
-            return (FIXED_EXPONENT_TOKEN,) if grammar is not None and grammar.fixed_point else EXP_TOKENS
+            fixed = grammar.exponent_token if grammar is not None else None
+            return (fixed,) if fixed else EXP_TOKENS
         if position == self.first_digit_position and grammar is not None and not grammar.fixed_point:
             return NONZERO_DIGIT_TOKENS
         return DIGIT_TOKENS
+
+    def decode_metrics(self, tokens: Sequence[str], grammars: Sequence[Grammar]) -> list[float]:
+        """One number per metric, each as its grammar wrote it (a shifted metric's offset taken off)."""
+        return [value - grammar.offset for value, grammar in zip(self.decode_many(tokens), grammars, strict=True)]
 
     def encode_many(self, values: Sequence[float]) -> list[str]:
         return [token for value in values for token in self.encode(value)]

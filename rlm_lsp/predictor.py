@@ -105,8 +105,8 @@ class Predictor:
         self._eos = self.tokenizer.token_to_id("</s>")
         self._elision = self.tokenizer.encode(ELISION, add_special_tokens=False).ids
         self._pad = config.raw.get("pad_token_id", 0)
-        self._allowed = decode.allowed_ids(config.number_tokens, [m.grammar for m in config.metrics],
-                                           config.number_format)
+        self._grammars = [m.grammar for m in config.metrics]
+        self._allowed = decode.allowed_ids(config.number_tokens, self._grammars, config.number_format)
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
@@ -256,8 +256,8 @@ class Predictor:
                                             temperature=self.config.temperature,
                                             merge_forced_start=self.model.merges_forced_start,
                                             merge_forced_later=self.model.merges_forced_later)
-        read = self.config.number_format.decode_many
-        values = np.array([read([self._id_to_token[t] for t in row]) for row in tokens])
+        read = self.config.number_format.decode_metrics
+        values = np.array([read([self._id_to_token[t] for t in row], self._grammars) for row in tokens])
         return values.reshape(len(batch_ids), n, len(self.config.metrics))
 
     def _shared_uniforms(self) -> np.ndarray:

@@ -151,3 +151,29 @@ def test_a_metrics_number_is_normalized_so_a_zero_cannot_be_sampled():
         assert fmt.decode(fmt.encode(0.0)) == 0.0
         for value in (1e-10, 0.0123, 7.0, 4.2e9):
             assert fmt.encode(value, numbers.Grammar()) == fmt.encode(value)
+
+
+SHIFTED = numbers.Grammar(offset=20.0, exponent=1)  # a growth as model v4 writes it
+
+
+@pytest.mark.parametrize("value, tokens", [
+    (0.17, ["<+>", "<2>", "<0>", "<1>", "<7>", "<E1>"]),
+    (-0.5, ["<+>", "<1>", "<9>", "<5>", "<0>", "<E1>"]),
+    (2.004, ["<+>", "<2>", "<2>", "<0>", "<0>", "<E1>"]),  # two decimals
+    (-15.0, ["<+>", "<1>", "<0>", "<0>", "<0>", "<E1>"]),  # clipped to the decade: -10
+    (95.0, ["<+>", "<9>", "<9>", "<9>", "<9>", "<E1>"]),  # and 79.99
+])
+def test_shifted_metric_writes_value_plus_offset_in_one_decade(value, tokens):
+    assert numbers.P10.encode(value, SHIFTED) == tokens
+    back = numbers.P10.decode_metrics(tokens, [SHIFTED])[0]
+    assert back == pytest.approx(min(max(round(value, 2), -10.0), 79.99), abs=1e-9)
+
+
+def test_shifted_grammar_fixes_the_exponent_and_keeps_the_first_digit_nonzero():
+    for fmt in (numbers.P10, numbers.P10E):
+        assert fmt.allowed_at(fmt.exponent_position, SHIFTED) == ("<E1>",)
+        assert fmt.allowed_at(fmt.first_digit_position, SHIFTED) == numbers.NONZERO_DIGIT_TOKENS
+        assert fmt.allowed_at(0, SHIFTED) == ("<+>",)
+        tokens = fmt.encode(0.25, SHIFTED) + fmt.encode(1500.0, numbers.Grammar())
+        assert fmt.decode_metrics(tokens, [SHIFTED, numbers.Grammar()]) == pytest.approx([0.25, 1500.0])
+    assert numbers.Grammar.of({"offset": 20, "exponent": 1}) == SHIFTED

@@ -119,8 +119,9 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     best = train.train(common + ["--template", "shaped"])
     meta = json.loads((best / "rlm_meta.json").read_text())
     assert [m["name"] for m in meta["metrics"]] == ["memory", "latency", "memory_growth", "latency_growth"]
-    assert [m.get("nonnegative", True) for m in meta["metrics"]] == [True, True, False, False]
-    assert [m.get("fixed_point", False) for m in meta["metrics"]] == [False, False, True, True]
+    # growth is written shifted (growth + 20, exponent <E1>): every number's first digit is 1-9
+    assert [(m.get("offset", 0.0), m.get("exponent")) for m in meta["metrics"]] == [(0.0, None), (0.0, None),
+                                                                                  (20.0, 1), (20.0, 1)]
     assert "<shape> {shape}" in meta["input_template"]
     log = [json.loads(x) for x in (tmp_path / "v4" / "train_log.jsonl").read_text().splitlines()]
     scores = log[-1]["scores"]
@@ -171,3 +172,9 @@ def test_variants_of_training_programs_scale_the_parents_memory_by_the_measured_
     assert v.values == {"memory": 4000.0, "latency": None, "memory_growth": 1.0, "latency_growth": None}
     assert v.problem_id == "7" and v.tier == "variant" and v.extra["parent"] == "lc:f.py"
     assert v.extra["shape"] == "function"
+
+
+def test_a_programs_latency_is_its_in_process_time_not_its_process_wall_time():
+    timed = {"memory_only": False, "latency_ms": 95.0, "exec_ms": 3.5}
+    assert v4_data._latency(timed) == 3.5
+    assert v4_data._latency({**timed, "memory_only": True}) is None

@@ -107,7 +107,8 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
             toks = decode_encoded(model, enc.repeat_interleave(reps, dim=0), mask.repeat_interleave(reps, dim=0),
                                   allowed, uniforms, temperature)
             for r, seq in enumerate(toks.tolist()):
-                out[chunk[r // reps], r % reps, :] = number_format.decode_many([id_to_token[t] for t in seq])
+                out[chunk[r // reps], r % reps, :] = number_format.decode_metrics([id_to_token[t] for t in seq],
+                                                                                  grammars)
     model.train(was_training)
     return out
 

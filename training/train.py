@@ -235,7 +235,8 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
 
     fmt = number_format(args)
     groups = number_groups(tok, device, fmt)
-    allowed = decoding.allowed_ids(tok, grammars or [numbers.Grammar()] * len(metrics), fmt)
+    grammars = grammars or [numbers.Grammar()] * len(metrics)
+    allowed = decoding.allowed_ids(tok, grammars, fmt)
     reps = max(args.eval_samples, 1)
     linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate is the plain mean
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
@@ -258,7 +259,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
             toks = decoding.decode_encoded(model, enc.repeat_interleave(reps, dim=0),
                                            mask.repeat_interleave(reps, dim=0), allowed, uniforms).tolist()
             for j, i in enumerate(batch):
-                draws_i = np.array([fmt.decode_many([id_to_token[t] for t in seq])
+                draws_i = np.array([fmt.decode_metrics([id_to_token[t] for t in seq], grammars)
                                     for seq in toks[j * reps:(j + 1) * reps]], dtype=float)  # (R, M)
                 values[i] = list(decoding.point_values(draws_i[None], decoding.DEFAULT_POINT_ESTIMATE, linear)[0])
     examples = [it.example for it in val_items]
