@@ -29,12 +29,12 @@ is a sign and d.ddd, three decimals within ±9.999, and its first digit is the i
 so the decoder cannot wander off to 10^7 for a slope that lies between -1 and 3.
 
 A metric may also be written *shifted* (`offset` and `exponent`): the number is value + offset, a
-normalized P10 number whose exponent is always `exponent`. A growth with offset 20 and exponent 1:
+normalized P10 number whose exponent is always `exponent`. A growth with offset 2 and exponent 0:
 
-    <+> <2> <0> <1> <7> <E1>   ==   20.17 - 20   ==   0.17
+    <+> <2> <1> <7> <0> <E0>   ==   2.170 - 2   ==   0.17
 
-Two decimals, within -10..79.99, and every digit the decoder writes starts with 1-9 like any other
-metric's, so the growth's many zeros cannot leak into a latency's first digit.
+Three decimals, within -1..7.999, and every number the decoder writes starts with 1-9 like any
+other metric's, so the growth's many zeros cannot leak into a latency's first digit.
 
 Pure Python: no numpy, no tensors. The decoder uses `allowed_at` to mask
 its logits so that every output parses.
@@ -161,8 +161,8 @@ class NumberFormat:
         value = value + grammar.offset
         if grammar.fixed_point:
             return self.arrange(*_fixed_point(value))
-        if grammar.exponent is not None:
-            return self.arrange(*_fixed_exponent(value, grammar.exponent))
+        if grammar.exponent is not None:  # clipped to its decade (and, nonnegative, never below it)
+            return self.arrange(*_fixed_exponent(max(value, 0.0) if grammar.nonnegative else value, grammar.exponent))
         return self.arrange(*_sign_digits_exponent(value, normalized=True))
 
     def decode(self, tokens: Sequence[str]) -> float:

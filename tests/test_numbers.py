@@ -177,3 +177,18 @@ def test_shifted_grammar_fixes_the_exponent_and_keeps_the_first_digit_nonzero():
         tokens = fmt.encode(0.25, SHIFTED) + fmt.encode(1500.0, numbers.Grammar())
         assert fmt.decode_metrics(tokens, [SHIFTED, numbers.Grammar()]) == pytest.approx([0.25, 1500.0])
     assert numbers.Grammar.of({"offset": 20, "exponent": 1}) == SHIFTED
+
+
+NARROW = numbers.Grammar(offset=2.0, exponent=0)  # model v4's growth since v4g
+
+
+@pytest.mark.parametrize("value, tokens, back", [
+    (0.17, ["<+>", "<2>", "<1>", "<7>", "<0>", "<E0>"], 0.17),
+    (-0.25, ["<+>", "<1>", "<7>", "<5>", "<0>", "<E0>"], -0.25),
+    (2.0, ["<+>", "<4>", "<0>", "<0>", "<0>", "<E0>"], 2.0),
+    (-3.0, ["<+>", "<1>", "<0>", "<0>", "<0>", "<E0>"], -1.0),   # below the range: clipped to -1, sign stays +
+    (9.0, ["<+>", "<9>", "<9>", "<9>", "<9>", "<E0>"], 7.999),
+])
+def test_narrow_shift_keeps_a_slope_within_its_decade(value, tokens, back):
+    assert numbers.P10.encode(value, NARROW) == tokens
+    assert numbers.P10.decode_metrics(tokens, [NARROW])[0] == pytest.approx(back, abs=1e-9)

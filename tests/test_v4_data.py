@@ -119,9 +119,9 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     best = train.train(common + ["--template", "shaped"])
     meta = json.loads((best / "rlm_meta.json").read_text())
     assert [m["name"] for m in meta["metrics"]] == ["memory", "latency", "memory_growth", "latency_growth"]
-    # growth is written shifted (growth + 20, exponent <E1>): every number's first digit is 1-9
+    # growth is written shifted (growth + 2, exponent <E0>): every number's first digit is 1-9
     assert [(m.get("offset", 0.0), m.get("exponent")) for m in meta["metrics"]] == [(0.0, None), (0.0, None),
-                                                                                  (20.0, 1), (20.0, 1)]
+                                                                                  (2.0, 0), (2.0, 0)]
     assert "<shape> {shape}" in meta["input_template"]
     log = [json.loads(x) for x in (tmp_path / "v4" / "train_log.jsonl").read_text().splitlines()]
     scores = log[-1]["scores"]

@@ -44,10 +44,12 @@ PROGRAM_FILES = {
 }
 SHAPES = {"leetcode": "function", "kattis": "stdin", "euler": "script", "rosetta": "script"}
 MIN_SPAN = 8.0  # largest / smallest input size a growth needs
-# A growth is written shifted (rlm_lsp.numbers.Grammar): growth + 20 with the exponent <E1>, so its
-# digits start with 1-9 like every other number's. Written fixed point (±d.ddd, models v4b-v4e), its
-# many zeros taught the decoder leading zeros that leaked into latency (experiments/log.md, session 18).
-GROWTH_ENCODING = {"nonnegative": True, "offset": 20.0, "exponent": 1}
+# A growth is written shifted (rlm_lsp.numbers.Grammar): growth + 2 with the exponent <E0> (growth
+# -1..7.999), so its first digit is 1-9 like every other number's and is the slope's integer part
+# plus 2. Written fixed point (±d.ddd, models v4b-v4e), its many zeros taught the decoder leading
+# zeros that leaked into latency; written as growth + 20 with <E1> (v4f), its samples spread over a
+# decade (experiments/log.md, session 18).
+GROWTH_ENCODING = {"nonnegative": True, "offset": 2.0, "exponent": 0}
 GROWTH_METRICS = (
     {"name": "memory_growth", "unit": "exponent", **GROWTH_ENCODING,
      "definition": "slope of log peak memory against log input size, over the measured sizes"},
