@@ -54,7 +54,6 @@ from rlm_lsp.kernel_input import (  # noqa: F401 - the renderer's names, importa
     work_token,
 )
 from rlm_lsp.model import FUNCTION, KERNEL, Router
-from rlm_lsp.model_dir import MetricSpec
 from rlm_lsp.prediction import Prediction
 
 MODEL_DIR = Path(__file__).parent / "models" / "triton"
@@ -90,8 +89,7 @@ class KernelModel:
                 f"{'assuming' if assumed else 'for'} work size {self.shape}"
                 + (f". Note: {self.target['gpu_note']}" if self.target["gpu_note"] else ""))
         # The metric's definition names the target: the hover shows metric definitions.
-        self.config = dataclasses.replace(predictor.config,
-                                          metrics=(MetricSpec(METRIC, kspec.unit, note, kspec.nonnegative),))
+        self.config = dataclasses.replace(predictor.config, metrics=(dataclasses.replace(kspec, definition=note),))
 
     @classmethod
     def load(cls, model_dir: str | Path | None = None, gpu: str | None = None, shape_hint=None,

@@ -36,14 +36,15 @@ class MetricSpec:
     name: str
     unit: str
     definition: str
-    nonnegative: bool = True  # decoding may only choose <+> for the sign
-    fixed_point: bool = False  # decoded as ±d.ddd: the exponent token is always <E0> (a growth exponent)
-    offset: float = 0.0  # written as value + offset (a shifted metric, `numbers.Grammar`)
-    exponent: int | None = None  # the one exponent a shifted metric's number takes
+    grammar: numbers.Grammar = numbers.Grammar()  # how its numbers are written (sign, exponent, offset)
 
     @property
-    def grammar(self) -> numbers.Grammar:
-        return numbers.Grammar(self.nonnegative, self.fixed_point, self.offset, self.exponent)
+    def nonnegative(self) -> bool:  # decoding may only choose <+> for the sign
+        return self.grammar.nonnegative
+
+    @property
+    def fixed_point(self) -> bool:  # decoded as ±d.ddd: the exponent token is always <E0>
+        return self.grammar.fixed_point
 
 
 @dataclass(frozen=True)
@@ -128,9 +129,8 @@ class ModelConfig:
         point_estimate = str(raw.get("point_estimate", "median"))
         if point_estimate not in POINT_ESTIMATES:
             raise ValueError(f"point_estimate {point_estimate!r}, expected one of {', '.join(POINT_ESTIMATES)}")
-        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], g.nonnegative, g.fixed_point, g.offset,
-                                   g.exponent)
-                        for m in raw["metrics"] for g in (numbers.Grammar.of(m),))
+        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], numbers.Grammar.of(m))
+                        for m in raw["metrics"])
         if not metrics:
             raise ValueError("no metrics")
         return cls(

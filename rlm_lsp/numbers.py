@@ -117,22 +117,17 @@ def _sign_digits_exponent(value: float, normalized: bool = False) -> tuple[str, 
     return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
 
 
-def _fixed_exponent(value: float, exponent: int) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, <E`exponent`>): normalized d.ddd x 10^exponent, clipped to its decade."""
+def _fixed_exponent(value: float, exponent: int = 0, normalized: bool = True) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, <E`exponent`>): d.ddd x 10^exponent, clipped to ±9.999 x 10^exponent
+    (`normalized`: and to at least 1.000 x 10^exponent, so the first digit is never 0). A fixed-point
+    number is `_fixed_exponent(value, 0, normalized=False)`."""
     sign = _sign(value)
     scale = 10 ** (MANTISSA_DIGITS - 1)
-    mantissa = min(max(round(abs(value) / 10.0**exponent * scale), scale), 10 * scale - 1)
-    digits = str(mantissa)
-    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
-
-
-def _fixed_point(value: float) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, <E0>): d.ddd rounded to three decimals, clipped to ±9.999."""
-    sign = _sign(value)
-    scale = 10 ** (MANTISSA_DIGITS - 1)
-    mantissa = min(round(abs(value) * scale), 10 * scale - 1)
+    mantissa = min(round(abs(value) / 10.0**exponent * scale), 10 * scale - 1)
+    if normalized:
+        mantissa = max(mantissa, scale)
     digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
-    return sign, [f"<{d}>" for d in digits], FIXED_EXPONENT_TOKEN
+    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
 
 
 @dataclass(frozen=True)
@@ -160,7 +155,7 @@ class NumberFormat:
             return self.arrange(*_sign_digits_exponent(value))
         value = value + grammar.offset
         if grammar.fixed_point:
-            return self.arrange(*_fixed_point(value))
+            return self.arrange(*_fixed_exponent(value, 0, normalized=False))
         if grammar.exponent is not None:  # clipped to its decade (and, nonnegative, never below it)
             return self.arrange(*_fixed_exponent(max(value, 0.0) if grammar.nonnegative else value, grammar.exponent))
         return self.arrange(*_sign_digits_exponent(value, normalized=True))

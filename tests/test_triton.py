@@ -320,7 +320,7 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     class Config:  # the fields KernelModel and the Router read
         training_data: dict
         input_template: str = kernels.TEMPLATE_V4
-        metrics: tuple = (MetricSpec("kernel_latency", "ms", "d", True),)
+        metrics: tuple = (MetricSpec("kernel_latency", "ms", "d"),)
         languages: tuple = (kernels.LANGUAGE,)
         model_version: str = "stub"
 

@@ -175,7 +175,7 @@ def variant_examples(parents: Sequence[dataset.Example], data: Path | None = Non
     for p in usable(list(_rows(Path(data or DATA) / "variants_v2.pairs.jsonl.gz"))):
         if p["parent"] in by_key and p.get("memory_parent") and p.get("memory_variant"):
             ratios.setdefault((p["parent"], p["mutation"]), []).append(p["memory_variant"] / p["memory_parent"])
-    growth = growth_by_key(("leetcode", "variants"), data, variants=True)
+    growth = growth_by_key(("variants",), data, variants=True)
     out = []
     for (key, kind), rs in sorted(ratios.items()):
         parent = by_key[key]
