@@ -12,7 +12,9 @@ Steps, each reported:
    --layout optimum keeps the older graphs (weight-only MatMulNBits, K/V per sample).
    --no-int8 ships fp32 (same layout). Reported: on how many sample inputs the greedy decode
    equals fp32's, and the KL / value-shift budget of sampled outputs against fp32 (`fidelity`);
-4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change.
+4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change;
+5. with --metrics: only the leading metrics named are shipped (a trailing growth that failed its
+   bar is cut; the others' numbers do not change, `config.keep_leading_metrics`).
 The report is printed and saved as OUT_DIR/export_report.json.
 """
 
@@ -27,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlm_lsp.export.config import head_token_ids, write_model_config
+from rlm_lsp.export.config import head_token_ids, keep_leading_metrics, write_model_config
 from rlm_lsp.export.onnx_export import (
     ExportError,
     build_fast,
@@ -73,6 +75,8 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
                         help="the number the runtime shows: the samples' geometric mean (default) or median")
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="sampling temperature the runtime uses (calibrates the p10-p90 interval)")
+    parser.add_argument("--metrics", type=lambda s: [m for m in s.split(",") if m],
+                        help="ship only these leading metrics of the checkpoint's, in order (e.g. memory,latency)")
     args = parser.parse_args(argv)
     missing = _missing_training_extra()
     if missing:
@@ -81,7 +85,8 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     try:
         report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out, layout=args.layout,
                         eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
-                        temperature=args.temperature, samples=samples, point_estimate=args.point_estimate)
+                        temperature=args.temperature, samples=samples, point_estimate=args.point_estimate,
+                        metrics=args.metrics)
     except ExportError as exc:
         print(f"rlm-export: error: {exc}", file=sys.stderr)
         return 2
@@ -115,7 +120,8 @@ def _missing_training_extra() -> str | None:
 
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
            eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
-           temperature: float = 1.0, samples=None, point_estimate: str = "log_mean", layout: str = "fast") -> dict:
+           temperature: float = 1.0, samples=None, point_estimate: str = "log_mean", layout: str = "fast",
+           metrics: list[str] | None = None) -> dict:
     from rlm_lsp.export.parity import check_parity, fidelity, onnx_agreement
 
     if layout not in LAYOUTS:
@@ -124,6 +130,10 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     if not low <= temperature <= high:
         raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
     meta = check_checkpoint(checkpoint)
+    names = [m["name"] for m in meta["metrics"]]
+    if metrics and metrics != names[:len(metrics)]:
+        raise ExportError(f"--metrics {','.join(metrics)}: must be a leading part of the checkpoint's "
+                          f"{','.join(names)}, in that order")
     stages = _stages(5 + bool(eval_jsonl))
     weights = next(p for p in (checkpoint / "model.safetensors", checkpoint / "pytorch_model.bin") if p.is_file())
     version = model_version or meta.get("model_version") or f"{checkpoint.name}-{sha256_file(weights)[:8]}"
@@ -165,6 +175,8 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
             stages.update()
         stages.set_description("write")
+        if metrics:
+            report["metrics_cut"] = keep_leading_metrics(staging, metrics).get("cut_metrics", [])
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())
         (staging / "export_report.json").write_text(json.dumps(report, indent=2) + "\n")
         card = out / CARD

@@ -48,3 +48,31 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
     }
     (out_dir / CONFIG_NAME).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return config
+
+
+def keep_leading_metrics(out_dir: Path, keep: list[str]) -> dict:
+    """Ships only the first `keep` metrics of an exported model (rewrites its rlm_config.json).
+
+    The decoder writes one number after another, in the config's order, so a prefix of the metrics
+    decodes to exactly the numbers the full model gives them: cutting a trailing metric (a growth
+    that failed its bar) changes no other number. The encoder must still read the names it was
+    trained with, so the template's `{metrics}` becomes the full list, written out, and the shared
+    draws stay laid out for all of its positions (`draw_positions`)."""
+    from rlm_lsp import decode
+    from rlm_lsp.model_dir import ModelConfig
+
+    path = out_dir / CONFIG_NAME
+    config = json.loads(path.read_text())
+    full = ModelConfig.load(out_dir)
+    names = [m["name"] for m in config["metrics"]]
+    if not keep or keep != names[:len(keep)]:
+        raise ValueError(f"metrics {','.join(keep)}: must be a leading part of the model's "
+                         f"{','.join(names)}, in that order")
+    if len(keep) < len(names):
+        config["input_template"] = config["input_template"].replace("{metrics}", " ".join(names))
+        config["metrics"] = config["metrics"][:len(keep)]
+        config["cut_metrics"] = names[len(keep):]
+        config["draw_positions"] = full.draw_positions or len(decode.allowed_ids(full.number_tokens, [m.grammar for m in full.metrics],
+                                                          full.number_format))
+        path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    return config

@@ -70,6 +70,10 @@ class ModelConfig:
     point_estimate: str = "median"
     # Token order of each number: P10 (exponent last) or P10E (exponent right after the sign).
     number_format: numbers.NumberFormat = numbers.P10
+    # The decoding positions the shared draws are laid out for: a model shipped with its trailing
+    # metrics cut (`rlm-export --metrics`) keeps the full model's, so the metrics it kept draw the
+    # same uniforms and give the same numbers. None: the config's own metrics' positions.
+    draw_positions: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -148,6 +152,7 @@ class ModelConfig:
             temperature=temperature,
             point_estimate=point_estimate,
             number_format=number_format,
+            draw_positions=int(raw["draw_positions"]) if raw.get("draw_positions") is not None else None,
             raw=raw,
         )
 

@@ -269,7 +269,10 @@ class Predictor:
     def _uniforms(self, key: str, n: int) -> np.ndarray:
         """(N, P) stratified uniforms for one input's N samples (`decode.stratified_uniforms`):
         the shared draws, or the input's own ones seeded by its cache key."""
-        return decode.stratified_uniforms(self.seed, n, len(self._allowed), None if self.shared_draws else key)
+        positions = len(self._allowed)
+        laid_out = max(positions, self.config.draw_positions or 0)  # a model with metrics cut keeps its draws
+        draws = decode.stratified_uniforms(self.seed, n, laid_out, None if self.shared_draws else key)
+        return draws[:, :positions]
 
     def _aggregate(self, samples: np.ndarray, tokens: int = 0, truncated: bool = False) -> dict[str, Prediction]:
         """(N, M) sampled values -> point estimate and p10..p90 per metric. A `<base>_growth`

@@ -226,3 +226,29 @@ def test_decoders_keep_only_their_number_head_in_fp32(tiny_model_dir):
         fp32 = [n for n in graph.node if n.op_type == "MatMul" and n.input[1] in weights]
         assert [n.output[0] for n in fp32] == ["logits"], name
         assert any(n.op_type == "MatMulInteger" for n in graph.node), name
+
+
+def test_cutting_a_trailing_metric_leaves_the_others_numbers_unchanged(tiny_model_dir, model_copy):
+    """`rlm-export --metrics memory` ships a prefix of the metrics: the model still reads the names
+    it was trained with, and the kept metric's samples are the full model's, to the bit."""
+    from rlm_lsp.export.config import keep_leading_metrics
+
+    config = keep_leading_metrics(model_copy, ["memory"])
+    assert [m["name"] for m in config["metrics"]] == ["memory"]
+    assert config["cut_metrics"] == ["latency"]
+    assert "{metrics}" not in config["input_template"] and "memory latency" in config["input_template"]
+    code = "def f(n):\n    return [i * i for i in range(n)]\n"
+    full, cut = (Predictor.from_dir(d, cache_size=0).predict([code])[0] for d in (tiny_model_dir, model_copy))
+    assert list(cut) == ["memory"]
+    assert cut["memory"].samples == full["memory"].samples and cut["memory"].value == full["memory"].value
+
+
+def test_only_a_leading_part_of_the_metrics_can_be_kept(tiny_checkpoint, model_copy, tmp_path):
+    from rlm_lsp.export.config import keep_leading_metrics
+    from rlm_lsp.export.onnx_export import ExportError
+
+    with pytest.raises(ValueError, match="leading part"):
+        keep_leading_metrics(model_copy, ["latency"])
+    with pytest.raises(ExportError, match="--metrics latency: must be a leading part of the checkpoint's memory,latency"):
+        export(tiny_checkpoint, tmp_path / "never", metrics=["latency"])
+    assert not (tmp_path / "never").exists()
