@@ -83,7 +83,7 @@ def test_growth_metrics_are_folded_into_their_base(growth_predictor):
         p, g = result[name], raw[:, j + 1]
         assert p.samples == tuple(float(x) for x in raw[:, j])
         assert p.growth_samples == tuple(float(x) for x in g)
-        assert p.growth == pytest.approx(float(np.mean(g)))  # the plain mean, not the log mean
+        assert p.growth == pytest.approx(float(np.median(g)))  # the median, not a mean
         assert (p.growth_low, p.growth_high) == pytest.approx(tuple(np.percentile(g, [10, 90])))
         assert p.growth_low <= p.growth_high
 
@@ -110,12 +110,17 @@ def test_fold_growth_leaves_a_growth_without_base_alone():
     assert folded["memory"].growth_samples == (1.9, 2.1)
 
 
-def test_exponent_point_estimate_is_the_mean_whatever_the_model_says():
-    from rlm_lsp.predictor import point_estimate
+def test_exponent_point_estimate_is_the_median_whatever_the_model_says():
+    """A growth spread over flat and ~n is shown as one of them, not as the ~√n between."""
+    from rlm_lsp.prediction import growth_class
+    from rlm_lsp.predictor import GROWTH_POINT_ESTIMATE, point_estimate
 
-    samples = np.array([-1.0, 0.0, 1.0, 2.0])
-    assert point_estimate(samples, "mean") == pytest.approx(0.5)
-    assert point_estimate(np.array([1.0, 100.0]), "log_mean") == pytest.approx(10.0, rel=0.5)
+    samples = np.array([-1.0, 0.0, 0.0, 0.1, 1.0, 1.0, 2.0])  # may be <= 0: no log mean
+    assert GROWTH_POINT_ESTIMATE == "median"
+    assert point_estimate(samples, GROWTH_POINT_ESTIMATE) == pytest.approx(0.1)
+    bimodal = np.array([0.0] * 9 + [1.0] * 7)
+    assert growth_class(point_estimate(bimodal, GROWTH_POINT_ESTIMATE)) == "flat"
+    assert growth_class(float(np.mean(bimodal))) == "~√n"  # what the plain mean showed before
 
 
 def test_models_without_growth_have_none(tiny_model_dir):

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rlm_lsp import decode, numbers
-from rlm_lsp.predictor import point_estimate
+from rlm_lsp.predictor import GROWTH_POINT_ESTIMATE, point_estimate
 
 # What `rlm-export` writes into rlm_config.json when not told otherwise (`--point-estimate`,
 # `--temperature`): a checkpoint is scored as its default export will predict.
@@ -116,8 +116,9 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
 def point_values(values: np.ndarray, kind: str = DEFAULT_POINT_ESTIMATE,
                  linear: Sequence[bool] | None = None) -> np.ndarray:
     """(N, S, M) samples -> (N, M) point estimates, `rlm_lsp.predictor.point_estimate` of each;
-    metrics flagged in `linear` (growth exponents, which may be <= 0) get the plain mean."""
+    metrics flagged in `linear` (growth exponents, which may be <= 0) get the runtime's growth
+    estimate (`GROWTH_POINT_ESTIMATE`, the median)."""
     linear = list(linear or [False] * values.shape[2])
-    return np.array([[float(np.mean(values[i, :, k])) if linear[k] else point_estimate(values[i, :, k], kind)
+    return np.array([[point_estimate(values[i, :, k], GROWTH_POINT_ESTIMATE if linear[k] else kind)
                       for k in range(values.shape[2])]
                      for i in range(values.shape[0])]).reshape(values.shape[0], values.shape[2])

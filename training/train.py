@@ -238,7 +238,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
     grammars = grammars or [numbers.Grammar()] * len(metrics)
     allowed = decoding.allowed_ids(tok, grammars, fmt)
     reps = max(args.eval_samples, 1)
-    linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate is the plain mean
+    linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate: the runtime's (median)
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
     model.eval()
