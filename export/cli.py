@@ -13,7 +13,7 @@ Steps, each reported:
    --no-int8 ships fp32 (same layout). Reported: on how many sample inputs the greedy decode
    equals fp32's, and the KL / value-shift budget of sampled outputs against fp32 (`fidelity`);
 4. with --eval-jsonl: Spearman of fp32 and int8 against measured values, and the change;
-5. with --metrics: only the leading metrics named are shipped (a trailing growth that failed its
+5. with --growth-temperature: a growth samples at its own temperature; with --metrics: only the leading metrics named are shipped (a trailing growth that failed its
    bar is cut; the others' numbers do not change, `config.keep_leading_metrics`).
 The report is printed and saved as OUT_DIR/export_report.json.
 """
@@ -29,7 +29,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlm_lsp.export.config import head_token_ids, keep_leading_metrics, write_model_config
+from rlm_lsp.export.config import head_token_ids, keep_leading_metrics, set_growth_temperature, write_model_config
 from rlm_lsp.export.onnx_export import (
     ExportError,
     build_fast,
@@ -75,6 +75,8 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
                         help="the number the runtime shows: the samples' geometric mean (default) or median")
     parser.add_argument("--temperature", type=float, default=1.0,
                         help="sampling temperature the runtime uses (calibrates the p10-p90 interval)")
+    parser.add_argument("--growth-temperature", type=float,
+                        help="a growth's own sampling temperature (calibrates its p10-p90 apart from the values')")
     parser.add_argument("--metrics", type=lambda s: [m for m in s.split(",") if m],
                         help="ship only these leading metrics of the checkpoint's, in order (e.g. memory,latency)")
     args = parser.parse_args(argv)
@@ -86,7 +88,7 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
         report = export(args.checkpoint, args.out, int8=args.int8, fp32_out=args.fp32_out, layout=args.layout,
                         eval_jsonl=args.eval_jsonl, eval_limit=args.eval_limit, model_version=args.model_version,
                         temperature=args.temperature, samples=samples, point_estimate=args.point_estimate,
-                        metrics=args.metrics)
+                        metrics=args.metrics, growth_temperature=args.growth_temperature)
     except ExportError as exc:
         print(f"rlm-export: error: {exc}", file=sys.stderr)
         return 2
@@ -121,7 +123,7 @@ def _missing_training_extra() -> str | None:
 def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None = None,
            eval_jsonl: Path | None = None, eval_limit: int = 400, model_version: str | None = None,
            temperature: float = 1.0, samples=None, point_estimate: str = "log_mean", layout: str = "fast",
-           metrics: list[str] | None = None) -> dict:
+           metrics: list[str] | None = None, growth_temperature: float | None = None) -> dict:
     from rlm_lsp.export.parity import check_parity, fidelity, onnx_agreement
 
     if layout not in LAYOUTS:
@@ -129,6 +131,8 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     low, high = TEMPERATURE_RANGE
     if not low <= temperature <= high:
         raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
+    if growth_temperature is not None and not low <= growth_temperature <= high:
+        raise ExportError(f"--growth-temperature {growth_temperature} outside {low:g}..{high:g}")
     meta = check_checkpoint(checkpoint)
     names = [m["name"] for m in meta["metrics"]]
     if metrics and metrics != names[:len(metrics)]:
@@ -175,6 +179,12 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
             report["int8_vs_fp32"] = _compare(fp32, staging, eval_jsonl, eval_limit)
             stages.update()
         stages.set_description("write")
+        if growth_temperature is not None:
+            try:
+                set_growth_temperature(staging, growth_temperature)
+            except ValueError as exc:
+                raise ExportError(f"--growth-temperature: {exc}") from None
+            report["growth_temperature"] = growth_temperature
         if metrics:
             report["metrics_cut"] = keep_leading_metrics(staging, metrics).get("cut_metrics", [])
         report["size_bytes"] = sum(p.stat().st_size for p in staging.iterdir())

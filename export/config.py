@@ -76,3 +76,24 @@ def keep_leading_metrics(out_dir: Path, keep: list[str]) -> dict:
                                                           full.number_format))
         path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return config
+
+
+def set_growth_temperature(out_dir: Path, temperature: float) -> dict:
+    """Gives every growth metric of an exported model its own sampling temperature (rewrites its
+    rlm_config.json): a growth's p10-p90 is calibrated apart from the values'. The metrics decoded
+    before it (model v4's memory and latency) do not change."""
+    from rlm_lsp.model_dir import TEMPERATURE_RANGE
+    from rlm_lsp.prediction import is_growth
+
+    low, high = TEMPERATURE_RANGE
+    if not low <= temperature <= high:
+        raise ValueError(f"growth temperature {temperature} outside {low:g}..{high:g}")
+    path = out_dir / CONFIG_NAME
+    config = json.loads(path.read_text())
+    growths = [m for m in config["metrics"] if is_growth(m["name"])]
+    if not growths:
+        raise ValueError("the model predicts no growth")
+    for m in growths:
+        m["sampling_temperature"] = temperature
+    path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    return config

@@ -40,11 +40,12 @@ def constrained_decode(
     start_ids: np.ndarray,  # (B,)
     allowed: Sequence[np.ndarray],  # per position: (A,)
     uniforms: np.ndarray | None = None,  # (B, P) in [0, 1): sample; None: greedy
-    temperature: float = 1.0,
+    temperature: float | Sequence[float] = 1.0,  # one, or one per position (a metric's own)
     merge_forced_start: bool = False,
     merge_forced_later: bool = False,
 ) -> np.ndarray:
     """Returns the chosen token ids, shape (B, P)."""
+    temps = [float(t) for t in temperature] if isinstance(temperature, Sequence) else [float(temperature)] * len(allowed)
     fed = start_ids.astype(np.int64)[:, None]  # (B, 1)
     chosen: list[np.ndarray] = []
     pos = 0
@@ -63,7 +64,7 @@ def constrained_decode(
         if uniforms is None:
             pick = logits.argmax(axis=-1)
         else:
-            pick = _sample(logits / temperature, uniforms[:, pos])
+            pick = _sample(logits / temps[pos], uniforms[:, pos])
         tokens = ids[pick]  # (B,)
         chosen.append(tokens)
         fed = tokens[:, None]

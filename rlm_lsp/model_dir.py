@@ -37,6 +37,9 @@ class MetricSpec:
     unit: str
     definition: str
     grammar: numbers.Grammar = numbers.Grammar()  # how its numbers are written (sign, exponent, offset)
+    # Its own sampling temperature (`rlm-export --growth-temperature`, a growth's interval
+    # calibrated apart from the values'); None: the model's `temperature`.
+    temperature: float | None = None
 
     @property
     def nonnegative(self) -> bool:  # decoding may only choose <+> for the sign
@@ -75,6 +78,11 @@ class ModelConfig:
     # same uniforms and give the same numbers. None: the config's own metrics' positions.
     draw_positions: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
+
+    def position_temperatures(self) -> list[float]:
+        """The sampling temperature at each decoding position: a metric's own, else the model's."""
+        return [self.temperature if m.temperature is None else m.temperature
+                for m in self.metrics for _ in range(numbers.TOKENS_PER_NUMBER)]
 
     @property
     def metric_names(self) -> list[str]:
@@ -126,14 +134,12 @@ class ModelConfig:
             lacking = sorted(set(number_tokens.values()) - set(logits_ids))
             if lacking:
                 raise ValueError(f"logits_token_ids lacks number token ids {lacking[:3]}")
-        temperature = float(raw.get("sampling_temperature", 1.0))
-        low, high = TEMPERATURE_RANGE
-        if not low <= temperature <= high:
-            raise ValueError(f"sampling_temperature {temperature} outside {low:g}..{high:g}")
+        temperature = _temperature(raw)
         point_estimate = str(raw.get("point_estimate", "median"))
         if point_estimate not in POINT_ESTIMATES:
             raise ValueError(f"point_estimate {point_estimate!r}, expected one of {', '.join(POINT_ESTIMATES)}")
-        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], numbers.Grammar.of(m))
+        metrics = tuple(MetricSpec(m["name"], m["unit"], m["definition"], numbers.Grammar.of(m),
+                                   _temperature(m, f"metric {m['name']!r}: ") if "sampling_temperature" in m else None)
                         for m in raw["metrics"])
         if not metrics:
             raise ValueError("no metrics")
@@ -155,6 +161,14 @@ class ModelConfig:
             draw_positions=int(raw["draw_positions"]) if raw.get("draw_positions") is not None else None,
             raw=raw,
         )
+
+
+def _temperature(raw: dict, where: str = "") -> float:
+    temperature = float(raw.get("sampling_temperature", 1.0))
+    low, high = TEMPERATURE_RANGE
+    if not low <= temperature <= high:
+        raise ValueError(f"{where}sampling_temperature {temperature} outside {low:g}..{high:g}")
+    return temperature
 
 
 def sha256_file(path: Path) -> str:

@@ -111,6 +111,7 @@ class Predictor:
         self._pad = config.raw.get("pad_token_id", 0)
         self._grammars = [m.grammar for m in config.metrics]
         self._allowed = decode.allowed_ids(config.number_tokens, self._grammars, config.number_format)
+        self._temperatures = config.position_temperatures()  # one per position of self._allowed
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
@@ -196,7 +197,8 @@ class Predictor:
         """Cache key of a rendered input: two codes the model reads alike (a rename under canonical
         names, a reformat) share one entry and are predicted once."""
         draws = "shared" if self.shared_draws else "own"
-        key = (f"{self.config.model_version}\0{self.config.temperature}\0{self.config.point_estimate}\0{self.samples}"
+        temperature = ",".join(map(str, dict.fromkeys(self._temperatures)))  # "1.0", or "1.0,0.6" with a growth's own
+        key = (f"{self.config.model_version}\0{temperature}\0{self.config.point_estimate}\0{self.samples}"
                f"\0{self.seed}\0{draws}\0{text}")
         return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -257,7 +259,7 @@ class Predictor:
                 uniforms = np.concatenate([self._uniforms(key, n) for key in keys])
         step = self.model.stepper(hidden, mask, repeat=n)
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
-                                            temperature=self.config.temperature,
+                                            temperature=self._temperatures,
                                             merge_forced_start=self.model.merges_forced_start,
                                             merge_forced_later=self.model.merges_forced_later)
         read = self.config.number_format.decode_metrics

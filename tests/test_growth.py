@@ -416,3 +416,31 @@ def test_stability_bench_measures_how_far_a_rewrite_moves_growth(growth_predicto
     assert "predicted growth moves" in text and "memory growth" in text
     plain = bench.moved(Predictor.from_dir(tiny_model_dir), codes, rewritten)
     assert not any(k.endswith("_growth") for k in plain["same"])   # a model without growth: no growth columns
+
+
+def test_a_growth_samples_at_its_own_temperature_and_earlier_metrics_do_not_move(growth_model_dir, tmp_path):
+    """`rlm-export --growth-temperature`: the growth's draws sharpen; a metric decoded before it stays."""
+    from rlm_lsp.export.config import set_growth_temperature
+
+    code = "def f(n):\n    return sorted(range(n))\n"
+    base = Predictor.from_dir(growth_model_dir, cache_size=0)
+    sharp_dir = tmp_path / "sharp"
+    shutil.copytree(growth_model_dir, sharp_dir)
+    set_growth_temperature(sharp_dir, 0.05)
+    sharp = Predictor.from_dir(sharp_dir, cache_size=0)
+    assert [m.temperature for m in sharp.config.metrics] == [None, 0.05, None, 0.05]
+    assert sharp.config.position_temperatures()[:12] == [1.0] * 6 + [0.05] * 6
+    [a], [b] = base.predict([code]), sharp.predict([code])
+    assert a["memory"].samples == b["memory"].samples  # decoded before any growth position
+    assert len(set(b["memory"].growth_samples)) <= len(set(a["memory"].growth_samples))
+    assert b["memory"].growth_high - b["memory"].growth_low <= a["memory"].growth_high - a["memory"].growth_low
+
+
+def test_growth_temperature_needs_a_growth_and_a_sane_value(tiny_model_dir, tmp_path):
+    from rlm_lsp.export.config import set_growth_temperature
+
+    shutil.copytree(tiny_model_dir, tmp_path / "m")
+    with pytest.raises(ValueError, match="predicts no growth"):
+        set_growth_temperature(tmp_path / "m", 0.6)
+    with pytest.raises(ValueError, match="outside"):
+        set_growth_temperature(tmp_path / "m", 0.0)
