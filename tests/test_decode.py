@@ -105,3 +105,18 @@ def test_fixed_point_metric_takes_only_e0_and_a_forced_last_token_costs_no_step(
     assert numbers.decode_many([inv[t] for t in out[0]]) == [100.0, -1.5]
     assert len(seen) == 11  # 12 positions, the forced <E0> last: no logits needed for it
     assert allowed[6].tolist() == [TOKENS["<+>"], TOKENS["<->"]]  # a growth takes either sign
+
+
+def test_a_temperature_per_position_applies_where_it_is_given():
+    """A metric's own temperature (a growth's) changes its positions only."""
+    allowed = [np.array([3, 4]), np.array([3, 4])]
+    logits = np.zeros((20000, VOCAB))
+    logits[:, 3], logits[:, 4] = 0.0, np.log(3.0)  # p(4) = 0.75 at temperature 1
+    u = np.random.default_rng(2).random((20000, 2))
+    same = decode.constrained_decode(lambda last: logits, np.zeros(20000), allowed, uniforms=u, temperature=1.0)
+    listed = decode.constrained_decode(lambda last: logits, np.zeros(20000), allowed, uniforms=u,
+                                       temperature=[1.0, 1.0])
+    assert (same == listed).all()
+    out = decode.constrained_decode(lambda last: logits, np.zeros(20000), allowed, uniforms=u, temperature=[1.0, 0.5])
+    assert (out[:, 0] == same[:, 0]).all()
+    assert abs((out[:, 1] == 4).mean() - 0.9) < 0.02  # 3^2 : 1 at temperature 0.5
