@@ -327,3 +327,31 @@ def test_custom_validator_accepts_the_packages_answer_and_reruns_old_skips(env):
     assert packed[old["key"]]["status"] == "ok"   # the measured row replaces the old skip
     n = len(_rows(path))
     assert run(env, "--source", "kattis", "--memory-only") == 0 and len(_rows(path)) == n   # nothing left
+
+
+def test_a_latency_run_measures_what_was_never_measured_before_it_retimes(tmp_path, monkeypatch):
+    """Memory-only rows are timed again by a latency run, but only after the tasks no row has yet."""
+    import argparse
+
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    old = _row("a", "1", 10, memory_only=True)
+    measure_v2._write_gz(measure_v2.data_path("kattis"), [old])
+    tasks = [{"row": {"key": k, "input_id": i}, "code": "print(1)", "stdin": ""}
+             for k, i in (("a", "1"), ("b", "1"), ("a", "2"), ("c", "1"))]
+    monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
+    order = []
+
+    def fake_measure(args):
+        task, opts = args
+        order.append((task["row"]["key"], task["row"]["input_id"]))
+        return dict(task["row"], status="ok", memory_only=opts["memory_only"])
+
+    monkeypatch.setattr(measure_v2, "_measure", fake_measure)
+    a = argparse.Namespace(memory_only=False, limit=None, time_limit=5, memory_limit=512, repeats=1, workers=1)
+    info = measure_v2.run_source("kattis", a)
+    assert order == [("b", "1"), ("a", "2"), ("c", "1"), ("a", "1")]  # the memory-only row last
+    assert info["rows"] == 4
+    order.clear()
+    measure_v2.run_source("kattis", a)
+    assert order == []  # all done: nothing again

@@ -69,19 +69,21 @@ def read_rows(path: Path):
                 yield r
 
 
-def done_set(source: str, memory_only: bool) -> tuple[set, set]:
-    """(done, skipped), each of (key, input_id), in one read of the committed and the work file.
+def done_set(source: str, memory_only: bool) -> tuple[set, set, set]:
+    """(done, skipped, seen), each of (key, input_id), in one read of the committed and the work file.
     done: measured, any row for a memory-only run, else a row that is not memory-only; skipped:
-    written as skipped (measured again where the current task no longer is, ``run_source``)."""
-    done, skipped = set(), set()
+    written as skipped (measured again where the current task no longer is, ``run_source``); seen:
+    any row at all (a latency run measures what was never measured before it re-times memory-only rows)."""
+    done, skipped, seen = set(), set(), set()
     for p in (data_path(source), work_path(source)):
         for r in read_rows(p):
             k = (r["key"], r["input_id"])
+            seen.add(k)
             if r.get("status") == "skipped":
                 skipped.add(k)
             elif memory_only or not r.get("memory_only"):
                 done.add(k)
-    return done, skipped
+    return done, skipped, seen
 
 
 def _open_append(path: Path):
@@ -130,10 +132,13 @@ def source_tasks(source: str, a) -> list:
 def run_source(source: str, a) -> dict:
     from training.harness import machine_info
     todo_all = source_tasks(source, a)
-    done, skipped = done_set(source, a.memory_only)
+    done, skipped, seen = done_set(source, a.memory_only)
     # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
     todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
             and not (k in skipped and t.get("skip"))]
+    # new measurements first, then the memory-only rows a latency run times again (stable: the
+    # order within each stays the source's; a program's inputs stay together)
+    todo.sort(key=lambda t: (t["row"]["key"], t["row"]["input_id"]) in seen)
     pending = len(todo)
     if a.limit is not None:
         todo = todo[: a.limit]
