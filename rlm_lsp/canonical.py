@@ -14,6 +14,16 @@ names (`__init__`, `__name__`), and attributes the code does not define (`list.a
 A keyword argument is renamed with the parameter it names when the call is to a function the
 code defines.
 
+Typed names (`typed=True`, preprocess `canon_v2`): a variable whose first binding in the text is
+a plain assignment of a value of a known kind is named for that kind instead of `v`: `l0` for a
+list (`[]`, a list comprehension, `[0] * n`, `list(...)`, `sorted(...)`), `d0` for a dict (`{}`,
+`dict(...)`, `defaultdict(...)`, `Counter(...)`), `s0` for a set, `q0` for a deque, `t0` for a
+tuple, `c0` for a string and `n0` for a number (`0`, `len(...)`, `int(...)`). Every use of the
+variable then says what it holds (`x in s0` against `x in l0`: the cost of membership), which a
+real name often did (`seen`, `memo`, `dp`). The kind is read off the syntax alone (the value's
+node type and the builtin or imported name it calls), so the names stay exactly invariant under
+any consistent renaming.
+
 Also exact: statements with no effect are dropped (`pass` or a bare constant beside other
 statements). Pure Python (ast): no torch, no numpy. The result is a function of the syntax tree
 alone, so it is the same on every Python version that parses the code.
@@ -26,18 +36,71 @@ import ast
 from rlm_lsp.canonical_scopes import Binder, Scope, is_dunder
 
 
-def canonicalize(tree: ast.Module, outside: frozenset[str] = frozenset()) -> ast.Module:
+def canonicalize(tree: ast.Module, outside: frozenset[str] = frozenset(), typed: bool = False) -> ast.Module:
     """Rename `tree` in place to canonical names (see the module doc) and return it.
 
     `outside`: names the code's surroundings define (the other functions and globals of its
     file). A free name or an attribute among them is renamed too, to `g0, g1, ...` by first
     appearance, so renaming a helper does not change its callers. For comparing versions of a
-    function (`rlm_lsp.rules`); the model reads snippets canonicalised without it."""
+    function (`rlm_lsp.rules`); the model reads snippets canonicalised without it. `typed`:
+    variables named for the kind of value they are first assigned (see the module doc)."""
     _drop_no_ops(tree)
     scopes = Binder()
     scopes.visit(tree)
-    _Renamer(scopes, outside).run(tree)
+    _Renamer(scopes, outside, typed).run(tree)
     return tree
+
+
+# -- typed names: the kind of value a variable is first assigned --------------------------------
+
+_CALL_KINDS = {"list": "l", "sorted": "l", "dict": "d", "defaultdict": "d", "Counter": "d", "OrderedDict": "d",
+               "set": "s", "frozenset": "s", "deque": "q", "tuple": "t", "str": "c", "len": "n", "int": "n",
+               "float": "n", "abs": "n", "ord": "n", "bool": "n"}
+
+
+def value_kind(value: ast.AST, stays=lambda func: True) -> str | None:
+    """`l`, `d`, `s`, `q`, `t`, `c` or `n` for a value whose kind its syntax shows; else None.
+    `stays(func)`: whether a called name keeps its own (a builtin or an import, not something the
+    code defines and so renames: a function of its own called `sorted` says nothing)."""
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "l"
+    if isinstance(value, (ast.Dict, ast.DictComp)):
+        return "d"
+    if isinstance(value, (ast.Set, ast.SetComp)):
+        return "s"
+    if isinstance(value, ast.Tuple):
+        return "t"
+    if isinstance(value, ast.JoinedStr):
+        return "c"
+    if isinstance(value, ast.Constant):
+        if isinstance(value.value, str):
+            return "c"
+        if isinstance(value.value, (bool, int, float)):
+            return "n"
+        return None
+    if isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant):
+        return value_kind(value.operand, stays)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+        kinds = {value_kind(value.left, stays), value_kind(value.right, stays)}
+        return "l" if "l" in kinds else None  # [0] * n, n * [[]]
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+        return _CALL_KINDS.get(name) if name is not None and stays(func) else None
+    return None
+
+
+def _first_values(tree: ast.AST) -> dict[int, ast.AST]:
+    """id(target Name) -> the value a plain assignment gives it (`x = v`, `x: T = v`, `(x := v)`)."""
+    out: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    out[id(target)] = node.value
+        elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and isinstance(node.target, ast.Name) and node.value:
+            out[id(node.target)] = node.value
+    return out
 
 
 def defined_names(tree: ast.AST) -> frozenset[str]:
@@ -74,9 +137,11 @@ def _no_op(stmt: ast.stmt) -> bool:
 
 
 class _Renamer:
-    def __init__(self, binder: Binder, outside: frozenset[str] = frozenset()):
+    def __init__(self, binder: Binder, outside: frozenset[str] = frozenset(), typed: bool = False):
         self.b = binder
         self.outside = outside
+        self.typed = typed
+        self.kinds: dict[tuple, str] = {}  # binding key -> the kind its first binding shows (typed)
         self.names: dict[tuple, str] = {}  # (binding scope id or "attr", name) -> canonical
         self.counts: dict[str, int] = {}
         self.taken: set[str] = set()  # names that stay, so no canonical name may equal one
@@ -98,8 +163,36 @@ class _Renamer:
                     self._defs.setdefault(resolved[0], []).append(node)
         resolved = [(node, list(self._keys(node))) for _, node in occurrences]  # before any rename
         self.taken = {name for _, keys in resolved for key, name in keys if key is None}
+        if self.typed:
+            self._type_bindings(resolved, _first_values(tree))
         for node, keys in resolved:
             self._rename(node, keys)
+
+    def _type_bindings(self, resolved, values: dict[int, ast.AST]) -> None:
+        """The kind of each variable, from the first place in the text that binds it: a plain
+        assignment of a value whose kind shows (`value_kind`); anything else (a parameter, a loop
+        target, an unpacking, an unknown value) leaves it `v`."""
+        decided: set[tuple] = set()
+        for node, keys in resolved:
+            if not (isinstance(node, ast.arg) or (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store))):
+                continue
+            for key_kind, _ in keys:
+                if key_kind is None or key_kind[1] != "v" or key_kind[0] in decided:
+                    continue
+                decided.add(key_kind[0])
+                value = values.get(id(node)) if isinstance(node, ast.Name) else None
+                kind = value_kind(value, self._stays) if value is not None else None
+                if kind is not None:
+                    self.kinds[key_kind[0]] = kind
+
+    def _stays(self, func: ast.AST) -> bool:
+        """Whether a called name or attribute keeps its own name (is not renamed)."""
+        if isinstance(func, ast.Name):
+            where = self.b.where.get(id(func))
+            return where is not None and self.resolve(where, func.id) is None
+        if isinstance(func, ast.Attribute):
+            return is_dunder(func.attr) or self._attr(func.attr) is None
+        return False
 
     # the binding a name refers to: (key, kind) or None for a name that stays
     def resolve(self, scope: Scope, name: str):
@@ -185,6 +278,7 @@ class _Renamer:
 
     def _canonical(self, resolved) -> str:
         key, kind = resolved
+        kind = self.kinds.get(key, kind)
         if key not in self.names:
             while True:
                 n = self.counts.get(kind, 0)

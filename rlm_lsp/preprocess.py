@@ -22,6 +22,10 @@ textual approximation of the same steps, so every input yields something.
 names, parameters and the functions, classes and attributes the code defines are
 renamed by order of first appearance, so a consistent renaming never changes the
 input (code that does not parse gets `strip_v1`'s text path, without renaming).
+`canon_v2` is `canon_v1` with typed names: a variable first assigned a list is `l0`, a dict
+`d0`, a set `s0` (and `q`, `t`, `c`, `n` for deques, tuples, strings and numbers), so its uses
+say what it holds; still exactly invariant under renaming (`rlm_lsp.canonical`). It also keeps
+`self.` inside a class an unwrapped method defines (its methods' `self` is another object).
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from collections.abc import Callable
 
 from rlm_lsp import canonical
 
-NAMES = ("none", "strip_v1", "canon_v1")
+NAMES = ("none", "strip_v1", "canon_v1", "canon_v2")
 _WRAPPER_CLASSES = {"Solution"}
 _SELF_NAMES = {"self", "cls"}
 
@@ -67,13 +71,21 @@ def strip_v1(code: str) -> str:
 
 
 def canon_v1(code: str, outside: frozenset[str] = frozenset()) -> str:
+    return _canon(code, outside, typed=False)
+
+
+def canon_v2(code: str, outside: frozenset[str] = frozenset()) -> str:
+    return _canon(code, outside, typed=True)
+
+
+def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
         tree = _Strip().visit(tree)
-        _unwrap_classes(tree)
+        _unwrap_classes(tree, keep_nested=typed)
         _fill_empty_bodies(tree)
-        tree = canonical.canonicalize(tree, outside)
+        tree = canonical.canonicalize(tree, outside, typed)
         ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -88,7 +100,8 @@ def _fill_empty_bodies(tree: ast.AST) -> None:
             node.body = [ast.Pass()]
 
 
-_REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1, "canon_v1": canon_v1}
+_REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1, "canon_v1": canon_v1,
+                                               "canon_v2": canon_v2}
 
 
 # --- ast path -------------------------------------------------------------------------------
@@ -135,7 +148,15 @@ class _Strip(ast.NodeTransformer):
 
 
 class _DropSelf(ast.NodeTransformer):
-    """`self.x` -> `x` (inside an unwrapped method)."""
+    """`self.x` -> `x` (inside an unwrapped method). `keep_nested` (canon_v2): not inside a class
+    the method defines, whose own methods' `self` is another object (strip_v1 and canon_v1 went
+    in, so a nested class's `self.find(x)` read as a free `find(x)` there)."""
+
+    def __init__(self, keep_nested: bool = False):
+        self.keep_nested = keep_nested
+
+    def visit_ClassDef(self, node: ast.ClassDef):
+        return node if self.keep_nested else self.generic_visit(node)
 
     def visit_Attribute(self, node: ast.Attribute):
         self.generic_visit(node)
@@ -144,7 +165,7 @@ class _DropSelf(ast.NodeTransformer):
         return node
 
 
-def _drop_self_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+def _drop_self_param(fn: ast.FunctionDef | ast.AsyncFunctionDef, keep_nested: bool = False) -> None:
     args = fn.args
     if args.posonlyargs and args.posonlyargs[0].arg in _SELF_NAMES:
         args.posonlyargs.pop(0)
@@ -155,23 +176,23 @@ def _drop_self_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for d in fn.decorator_list
         if not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"))
     ]
-    _DropSelf().visit(fn)
+    _DropSelf(keep_nested).visit(fn)
 
 
-def _unwrap_classes(tree: ast.Module) -> None:
+def _unwrap_classes(tree: ast.Module, keep_nested: bool = False) -> None:
     body: list[ast.stmt] = []
     for stmt in tree.body:
         if isinstance(stmt, ast.ClassDef) and stmt.name in _WRAPPER_CLASSES:
             for inner in stmt.body:
                 if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    _drop_self_param(inner)
+                    _drop_self_param(inner, keep_nested)
                 elif not isinstance(inner, ast.Pass):
-                    inner = _DropSelf().visit(inner)
+                    inner = _DropSelf(keep_nested).visit(inner)
                 body.append(inner)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             stmt.args.args and stmt.args.args[0].arg in _SELF_NAMES
         ):
-            _drop_self_param(stmt)  # a lone method, as the snippet extractor hands it over
+            _drop_self_param(stmt, keep_nested)  # a lone method, as the snippet extractor hands it over
             body.append(stmt)
         else:
             body.append(stmt)
