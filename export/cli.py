@@ -134,7 +134,7 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
     if growth_temperature is not None and not low <= growth_temperature <= high:
         raise ExportError(f"--growth-temperature {growth_temperature} outside {low:g}..{high:g}")
     meta = check_checkpoint(checkpoint)
-    names = [m["name"] for m in meta["metrics"]]
+    names = [m["name"] for m in meta["metrics"]] if metrics else []
     if metrics and metrics != names[:len(metrics)]:
         raise ExportError(f"--metrics {','.join(metrics)}: must be a leading part of the checkpoint's "
                           f"{','.join(names)}, in that order")
