@@ -38,7 +38,7 @@ from rlm_lsp.export.onnx_export import (
     narrow_head,
     quantize_int8,
 )
-from rlm_lsp.model_dir import POINT_ESTIMATES, TEMPERATURE_RANGE, sha256_file
+from rlm_lsp.model_dir import POINT_ESTIMATES, check_temperature, sha256_file
 from rlm_lsp.seq2seq import SHARED_CROSS_KV
 
 LAYOUTS = ("fast", "optimum")
@@ -128,11 +128,12 @@ def export(checkpoint: Path, out: Path, int8: bool = True, fp32_out: Path | None
 
     if layout not in LAYOUTS:
         raise ExportError(f"--layout {layout!r}, expected one of {', '.join(LAYOUTS)}")
-    low, high = TEMPERATURE_RANGE
-    if not low <= temperature <= high:
-        raise ExportError(f"--temperature {temperature} outside {low:g}..{high:g}")
-    if growth_temperature is not None and not low <= growth_temperature <= high:
-        raise ExportError(f"--growth-temperature {growth_temperature} outside {low:g}..{high:g}")
+    try:
+        check_temperature(temperature, "--temperature")
+        if growth_temperature is not None:
+            check_temperature(growth_temperature, "--growth-temperature")
+    except ValueError as exc:
+        raise ExportError(str(exc)) from None
     meta = check_checkpoint(checkpoint)
     names = [m["name"] for m in meta["metrics"]] if metrics else []
     if metrics and metrics != names[:len(metrics)]:

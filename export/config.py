@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -50,6 +51,18 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
     return config
 
 
+def _rewrite_config(out_dir: Path, change) -> dict:
+    """Loads an exported model's rlm_config.json (checked, as the runtime loads it), lets
+    `change(config, loaded)` edit the raw dict, and writes it back."""
+    from rlm_lsp.model_dir import ModelConfig
+
+    loaded = ModelConfig.load(out_dir)
+    config = copy.deepcopy(loaded.raw)
+    change(config, loaded)
+    (out_dir / CONFIG_NAME).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    return config
+
+
 def keep_leading_metrics(out_dir: Path, keep: list[str]) -> dict:
     """Ships only the first `keep` metrics of an exported model (rewrites its rlm_config.json).
 
@@ -58,42 +71,35 @@ def keep_leading_metrics(out_dir: Path, keep: list[str]) -> dict:
     that failed its bar) changes no other number. The encoder must still read the names it was
     trained with, so the template's `{metrics}` becomes the full list, written out, and the shared
     draws stay laid out for all of its positions (`draw_positions`)."""
-    from rlm_lsp import decode
-    from rlm_lsp.model_dir import ModelConfig
 
-    path = out_dir / CONFIG_NAME
-    config = json.loads(path.read_text())
-    full = ModelConfig.load(out_dir)
-    names = [m["name"] for m in config["metrics"]]
-    if not keep or keep != names[:len(keep)]:
-        raise ValueError(f"metrics {','.join(keep)}: must be a leading part of the model's "
-                         f"{','.join(names)}, in that order")
-    if len(keep) < len(names):
-        config["input_template"] = config["input_template"].replace("{metrics}", " ".join(names))
-        config["metrics"] = config["metrics"][:len(keep)]
-        config["cut_metrics"] = names[len(keep):]
-        config["draw_positions"] = full.draw_positions or len(decode.allowed_ids(full.number_tokens, [m.grammar for m in full.metrics],
-                                                          full.number_format))
-        path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
-    return config
+    def change(config: dict, full) -> None:
+        names = full.metric_names
+        if not keep or keep != names[:len(keep)]:
+            raise ValueError(f"metrics {','.join(keep)}: must be a leading part of the model's "
+                             f"{','.join(names)}, in that order")
+        if len(keep) < len(names):
+            config["input_template"] = config["input_template"].replace("{metrics}", " ".join(names))
+            config["metrics"] = config["metrics"][:len(keep)]
+            config["cut_metrics"] = names[len(keep):]
+            config["draw_positions"] = full.draw_positions or full.positions
+
+    return _rewrite_config(out_dir, change)
 
 
 def set_growth_temperature(out_dir: Path, temperature: float) -> dict:
     """Gives every growth metric of an exported model its own sampling temperature (rewrites its
     rlm_config.json): a growth's p10-p90 is calibrated apart from the values'. The metrics decoded
     before it (model v4's memory and latency) do not change."""
-    from rlm_lsp.model_dir import TEMPERATURE_RANGE
+    from rlm_lsp.model_dir import check_temperature
     from rlm_lsp.prediction import is_growth
 
-    low, high = TEMPERATURE_RANGE
-    if not low <= temperature <= high:
-        raise ValueError(f"growth temperature {temperature} outside {low:g}..{high:g}")
-    path = out_dir / CONFIG_NAME
-    config = json.loads(path.read_text())
-    growths = [m for m in config["metrics"] if is_growth(m["name"])]
-    if not growths:
-        raise ValueError("the model predicts no growth")
-    for m in growths:
-        m["sampling_temperature"] = temperature
-    path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
-    return config
+    check_temperature(temperature, "growth temperature")
+
+    def change(config: dict, _) -> None:
+        growths = [m for m in config["metrics"] if is_growth(m["name"])]
+        if not growths:
+            raise ValueError("the model predicts no growth")
+        for m in growths:
+            m["sampling_temperature"] = temperature
+
+    return _rewrite_config(out_dir, change)

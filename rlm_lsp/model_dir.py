@@ -79,6 +79,11 @@ class ModelConfig:
     draw_positions: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
+    @property
+    def positions(self) -> int:
+        """Decoding positions: one number block per metric."""
+        return numbers.TOKENS_PER_NUMBER * len(self.metrics)
+
     def position_temperatures(self) -> list[float]:
         """The sampling temperature at each decoding position: a metric's own, else the model's."""
         return [self.temperature if m.temperature is None else m.temperature
@@ -163,12 +168,16 @@ class ModelConfig:
         )
 
 
-def _temperature(raw: dict, where: str = "") -> float:
-    temperature = float(raw.get("sampling_temperature", 1.0))
+def check_temperature(temperature: float, what: str = "sampling_temperature") -> float:
+    """`temperature` if it is one a model directory may carry (`TEMPERATURE_RANGE`), else ValueError."""
     low, high = TEMPERATURE_RANGE
     if not low <= temperature <= high:
-        raise ValueError(f"{where}sampling_temperature {temperature} outside {low:g}..{high:g}")
+        raise ValueError(f"{what} {temperature} outside {low:g}..{high:g}")
     return temperature
+
+
+def _temperature(raw: dict, where: str = "") -> float:
+    return check_temperature(float(raw.get("sampling_temperature", 1.0)), f"{where}sampling_temperature")
 
 
 def sha256_file(path: Path) -> str:
