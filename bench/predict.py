@@ -132,11 +132,12 @@ def staged(predictor, code: str) -> dict[str, float]:
 
     start = np.full(p.samples, p.config.decoder_start_token_id, dtype=np.int64)
     uniforms = p._shared_uniforms() if p.samples > 1 else None
+    observe, expected = p._smoother.observer()
     tokens = decode.constrained_decode(step, start, p.allowed_ids, uniforms, temperature=p.config.temperature,
                                        merge_forced_start=p.model.merges_forced_start,
-                                       merge_forced_later=p.model.merges_forced_later)
+                                       merge_forced_later=p.model.merges_forced_later, observe=observe)
     values = np.array([p.config.number_format.decode_many([p._id_to_token[t] for t in row]) for row in tokens])
-    p._aggregate(values)
+    p._aggregate(values, p._smoother.smooth(values, tokens, expected))
     t3 = clock()
     ms = 1000.0
     return {"tokenize + preprocess": (t1 - t0) * ms, "encoder": (t2 - t1) * ms, "first step": spent[0] * ms,

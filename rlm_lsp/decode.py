@@ -14,6 +14,10 @@ with the token before it, the last of the previous number: one step fewer again.
 Greedy picks the best allowed token. Sampling draws from the softmax over the
 allowed tokens (temperature 1 by default), with uniforms supplied per row so
 a row's result does not depend on what else is in the batch.
+
+`observe(position, probs)` sees the distribution each position was chosen from, (B, A) over
+`allowed[position]`: `ExponentSmoother` reads the exponent's there to take its expectation
+(`predictor.point_estimate` "log_mean_rb").
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import numpy as np
 from rlm_lsp import numbers
 
 StepFn = Callable[[np.ndarray], np.ndarray]  # (B, T) int64 -> (B, V) float, logits after the last of T
+Observer = Callable[[int, np.ndarray], None]  # (position, (B, A) probabilities over its allowed ids)
 
 
 def allowed_ids(number_tokens: dict[str, int], grammars: Sequence[numbers.Grammar],
@@ -43,6 +48,7 @@ def constrained_decode(
     temperature: float | Sequence[float] = 1.0,  # one, or one per position (a metric's own)
     merge_forced_start: bool = False,
     merge_forced_later: bool = False,
+    observe: Observer | None = None,
 ) -> np.ndarray:
     """Returns the chosen token ids, shape (B, P)."""
     temps = [float(t) for t in temperature] if isinstance(temperature, Sequence) else [float(temperature)] * len(allowed)
@@ -61,6 +67,8 @@ def constrained_decode(
             chosen.append(np.full(len(start_ids), ids[0], dtype=np.int64))
             break
         logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
+        if observe is not None:
+            observe(pos, softmax(logits / temps[pos]))
         if uniforms is None:
             pick = logits.argmax(axis=-1)
         else:
@@ -70,6 +78,12 @@ def constrained_decode(
         fed = tokens[:, None]
         pos += 1
     return np.stack(chosen, axis=1)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of (B, A) logits."""
+    probs = np.exp(logits - logits.max(axis=-1, keepdims=True))
+    return probs / probs.sum(axis=-1, keepdims=True)
 
 
 def _sample(logits: np.ndarray, u: np.ndarray) -> np.ndarray:
@@ -93,3 +107,50 @@ def stratified_uniforms(seed: int, n: int, positions: int, key: str | None = Non
     rng = np.random.default_rng([seed, 0x6A7E] if key is None else [seed, int(key[:16], 16)])
     slices = np.stack([rng.permutation(n) for _ in range(positions)], axis=1)  # (n, positions)
     return (slices + rng.random((n, positions))) / n
+
+
+class ExponentSmoother:
+    """Each sampled number with its exponent replaced by the exponent's expectation under the
+    distribution it was drawn from: sign x d.ddd x 10^E[e]. With the exponent last (P10) that is
+    E[e | the sample's sign and digits]; first (P10E), E[e]. Either way the mean of the smoothed
+    log values estimates what the samples' own mean does, with the decade's sampling noise taken
+    out (Rao-Blackwell): the point estimate "log_mean_rb". Only metrics whose grammar lets the
+    decoder choose the exponent are smoothed; the others keep their values.
+
+        observe, expected = smoother.observer()
+        tokens = constrained_decode(..., observe=observe)
+        smooth = smoother.smooth(values, tokens, expected)     # (rows, metrics), like values
+    """
+
+    def __init__(self, allowed: Sequence[np.ndarray], id_to_token: dict[int, str],
+                 grammars: Sequence[numbers.Grammar], number_format: numbers.NumberFormat = numbers.P10):
+        self.grammars = list(grammars)
+        self._exponent_of = {int(i): int(t[2:-1]) for i, t in id_to_token.items() if t.startswith("<E")}
+        self.positions: dict[int, tuple[int, np.ndarray]] = {}  # position -> (metric, exponent per allowed id)
+        for j in range(len(self.grammars)):
+            pos = j * numbers.TOKENS_PER_NUMBER + number_format.exponent_position
+            if pos < len(allowed) and len(allowed[pos]) > 1:
+                exps = np.array([self._exponent_of[int(t)] for t in allowed[pos]], dtype=np.float64)
+                self.positions[pos] = (j, exps)
+
+    def observer(self) -> tuple[Observer, dict[int, np.ndarray]]:
+        """A `constrained_decode(observe=...)` callback and the dict it fills: {exponent position:
+        (rows,) the expected exponent}."""
+        expected: dict[int, np.ndarray] = {}
+
+        def observe(pos: int, probs: np.ndarray) -> None:
+            if pos in self.positions:
+                expected[pos] = probs @ self.positions[pos][1]
+
+        return observe, expected
+
+    def smooth(self, values: np.ndarray, tokens: np.ndarray, expected: dict[int, np.ndarray]) -> np.ndarray:
+        """(rows, metrics) decoded values and their (rows, P) tokens -> the smoothed values."""
+        smooth = np.array(values, dtype=np.float64, copy=True)
+        for pos, (j, _) in self.positions.items():
+            if pos not in expected:
+                continue
+            drawn = np.array([self._exponent_of[int(t)] for t in tokens[:, pos]], dtype=np.float64)
+            offset = self.grammars[j].offset
+            smooth[:, j] = (smooth[:, j] + offset) * 10.0 ** (expected[pos] - drawn) - offset
+        return smooth

@@ -27,7 +27,7 @@ FORMAT_VERSION = 1
 DEFAULT_DIR = Path(__file__).parent / "models" / "default"
 
 
-POINT_ESTIMATES = ("median", "log_mean")
+POINT_ESTIMATES = ("median", "log_mean", "log_mean_rb")
 TEMPERATURE_RANGE = (0.05, 10.0)  # sampling_temperature values a model directory may carry
 
 
@@ -68,8 +68,9 @@ class ModelConfig:
     # Sampling temperature (`rlm-export --temperature`): above 1 widens the p10-p90 interval
     # (better coverage), below 1 narrows it. 1.0 when the config does not say.
     temperature: float = 1.0
-    # The number shown and compared: "median" of the samples, or "log_mean" (their geometric
-    # mean, which moves little when the distribution moves little). "median" when not said.
+    # The number shown and compared: "median" of the samples, "log_mean" (their geometric mean,
+    # which moves little when the distribution moves little), or "log_mean_rb" (the same with each
+    # sample's exponent at its expectation: less noise again). "median" when not said.
     point_estimate: str = "median"
     # Token order of each number: P10 (exponent last) or P10E (exponent right after the sign).
     number_format: numbers.NumberFormat = numbers.P10

@@ -28,6 +28,9 @@ class Prediction:
     # The sampled values behind it, in draw order: with shared draws, sample i of two codes used the
     # same random numbers, so their ratios pair up (`rlm_lsp.rules.judge`).
     samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
+    # The same samples with each one's exponent replaced by its expected value under the decoder
+    # (`rlm_lsp.predictor.point_estimate` "log_mean_rb"); () where the model did not give them.
+    smooth_samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
     # The input was longer than the model reads: it read the head and the tail of it
     # (`rlm_lsp.predictor.head_and_tail`), so what lies between is not in the number.
     truncated: bool = False

@@ -54,14 +54,21 @@ def head_and_tail(ids: Sequence[int], limit: int, marker: Sequence[int] = ()) ->
     return list(ids[:head]) + marker + list(ids[len(ids) - (budget - head):])
 
 
-def point_estimate(samples: np.ndarray, kind: str) -> float:
+def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = None) -> float:
     """The number a hint shows and the gate compares, from one metric's (N,) samples.
 
     "log_mean": the geometric mean, exp(mean(log x)) over positive samples. A sample moving
     between modes moves it by 1/N of the gap in log space, where the median can jump the whole
-    gap. "median": the middle sample (models exported before the choice was recorded; and a
-    growth exponent's, `GROWTH_POINT_ESTIMATE`, whatever the model's choice)."""
-    if kind == "log_mean" and np.all(samples > 0):
+    gap. "log_mean_rb": the geometric mean of `smooth`, the samples with each one's exponent
+    replaced by its expectation under the decoder (`Prediction.smooth_samples`): the same
+    quantity as "log_mean" with the decade's sampling noise taken out (Rao-Blackwell), so it
+    moves less again; without `smooth`, "log_mean". "median": the middle sample (models exported
+    before the choice was recorded; and a growth exponent's, `GROWTH_POINT_ESTIMATE`, whatever
+    the model's choice)."""
+    if kind == "log_mean_rb" and smooth is not None and len(smooth) == len(samples) and np.all(smooth > 0):
+        low, high = np.percentile(samples, [10, 90])
+        return float(np.clip(np.exp(np.mean(np.log(smooth))), low, high))
+    if kind in ("log_mean", "log_mean_rb") and np.all(samples > 0):
         low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
         return float(np.clip(np.exp(np.mean(np.log(samples))), low, high))
     return float(np.median(samples))  # also a log_mean with a zero or negative sample
@@ -113,6 +120,8 @@ class Predictor:
         self._allowed = decode.allowed_ids(config.number_tokens, self._grammars, config.number_format)
         self._temperatures = config.position_temperatures()  # one per position of self._allowed
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
+        self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,
+                                                 config.number_format)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
@@ -211,14 +220,14 @@ class Predictor:
         texts = [self.render(code, language, context) for code in codes]
         keys = [self._key(text) for text in texts]
         drawn = self._sample(self._encode(list(zip(keys, texts))))
-        return np.stack([drawn[k] for k in keys])
+        return np.stack([drawn[k][0] for k in keys])
 
     def _run(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Prediction]]:
         encoded = self._encode(items)
         lengths = {key: n for key, _, n in encoded}
         limit = self.config.max_input_tokens
-        return {key: self._aggregate(values, lengths[key], lengths[key] > limit)
-                for key, values in self._sample(encoded).items()}
+        return {key: self._aggregate(values, smooth, lengths[key], lengths[key] > limit)
+                for key, (values, smooth) in self._sample(encoded).items()}
 
     def _encode(self, items: list[tuple[str, str]]) -> list[tuple[str, list[int], int]]:
         """(key, rendered input) pairs -> (key, the token ids the model reads, the input's length)."""
@@ -229,19 +238,20 @@ class Predictor:
             out.append((key, head_and_tail(ids, limit, self._elision), len(ids)))
         return out
 
-    def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, np.ndarray]:
-        """`_encode`'s triples -> {key: (N, M) sampled values}."""
+    def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """`_encode`'s triples -> {key: ((N, M) sampled values, (N, M) the same smoothed)}."""
         by_length = sorted(((key, ids) for key, ids, _ in encoded), key=lambda item: len(item[1]))
         results = {}
         for start in range(0, len(by_length), self.batch_size):
             batch = by_length[start : start + self.batch_size]
-            values = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
-            for (key, _), row in zip(batch, values):
-                results[key] = row
+            values, smooth = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
+            for i, (key, _) in enumerate(batch):
+                results[key] = (values[i], smooth[i])
         return results
 
-    def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> np.ndarray:
-        """Returns sampled values, shape (B, N, M): batch, samples, metrics."""
+    def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Returns sampled values, shape (B, N, M): batch, samples, metrics; and the same values
+        smoothed (`decode.ExponentSmoother`)."""
         width = max(len(ids) for ids in batch_ids)
         input_ids = np.full((len(batch_ids), width), self._pad, dtype=np.int64)
         mask = np.zeros((len(batch_ids), width), dtype=np.int64)
@@ -258,13 +268,17 @@ class Predictor:
             else:
                 uniforms = np.concatenate([self._uniforms(key, n) for key in keys])
         step = self.model.stepper(hidden, mask, repeat=n)
+        observe, expected = self._smoother.observer()
         tokens = decode.constrained_decode(step, start, self._allowed, uniforms,  # (B*N, P)
                                             temperature=self._temperatures,
                                             merge_forced_start=self.model.merges_forced_start,
-                                            merge_forced_later=self.model.merges_forced_later)
+                                            merge_forced_later=self.model.merges_forced_later,
+                                            observe=observe)
         read = self.config.number_format.decode_metrics
         values = np.array([read([self._id_to_token[t] for t in row], self._grammars) for row in tokens])
-        return values.reshape(len(batch_ids), n, len(self.config.metrics))
+        smooth = self._smoother.smooth(values, tokens, expected)
+        shape = (len(batch_ids), n, len(self.config.metrics))
+        return values.reshape(shape), smooth.reshape(shape)
 
     def _shared_uniforms(self) -> np.ndarray:
         """The (N, P) draws every input shares: computed once per Predictor."""
@@ -280,17 +294,19 @@ class Predictor:
         draws = decode.stratified_uniforms(self.seed, n, laid_out, None if self.shared_draws else key)
         return draws[:, :positions]
 
-    def _aggregate(self, samples: np.ndarray, tokens: int = 0, truncated: bool = False) -> dict[str, Prediction]:
-        """(N, M) sampled values -> point estimate and p10..p90 per metric. A `<base>_growth`
-        metric is folded into its base metric's Prediction (`fold_growth`)."""
+    def _aggregate(self, samples: np.ndarray, smooth: np.ndarray, tokens: int = 0,
+                   truncated: bool = False) -> dict[str, Prediction]:
+        """(N, M) sampled values and the same smoothed -> point estimate and p10..p90 per metric. A
+        `<base>_growth` metric is folded into its base metric's Prediction (`fold_growth`)."""
         out = {}
         for j, spec in enumerate(self.config.metrics):
             col = samples[:, j]
             low, high = np.percentile(col, [10, 90])
             kind = GROWTH_POINT_ESTIMATE if spec.unit == GROWTH_UNIT else self.config.point_estimate
-            value = point_estimate(col, kind)
+            value = point_estimate(col, kind, smooth[:, j])
             out[spec.name] = Prediction(spec.name, value, float(low), float(high), spec.unit,
-                                        tuple(float(x) for x in col), truncated=truncated, tokens=tokens)
+                                        tuple(float(x) for x in col), truncated=truncated, tokens=tokens,
+                                        smooth_samples=tuple(float(x) for x in smooth[:, j]))
         return fold_growth(out)
 
 

@@ -120,3 +120,63 @@ def test_a_temperature_per_position_applies_where_it_is_given():
     out = decode.constrained_decode(lambda last: logits, np.zeros(20000), allowed, uniforms=u, temperature=[1.0, 0.5])
     assert (out[:, 0] == same[:, 0]).all()
     assert abs((out[:, 1] == 4).mean() - 0.9) < 0.02  # 3^2 : 1 at temperature 0.5
+
+
+def _exponent_step(exponent_logits: dict[str, float]):
+    """Logits that favour <+> <3> <1> <4> <1> and put `exponent_logits` on the exponent tokens."""
+    want = ["<+>", "<3>", "<1>", "<4>", "<1>"]
+    calls = []
+
+    def step(last):
+        pos = sum(t.shape[1] for t in calls)
+        calls.append(last)
+        logits = np.full((last.shape[0], VOCAB), -50.0)
+        if pos < len(want):
+            logits[:, TOKENS[want[pos]]] = 10.0
+        else:
+            for token, logit in exponent_logits.items():
+                logits[:, TOKENS[token]] = logit
+        return logits
+
+    return step
+
+
+def test_the_smoother_puts_each_exponent_at_its_expectation():
+    """Half the mass on <E2>, half on <E4>: every sample reads 3.141 x 10^3 smoothed, whichever
+    decade it drew; the draws themselves are unchanged."""
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE])
+    smoother = decode.ExponentSmoother(allowed, {v: k for k, v in TOKENS.items()}, [POSITIVE])
+    assert list(smoother.positions) == [5]
+    observe, expected = smoother.observer()
+    u = np.array([[0.5] * 5 + [0.25], [0.5] * 5 + [0.75]])  # one draw below the middle, one above
+    out = decode.constrained_decode(_exponent_step({"<E2>": 0.0, "<E4>": 0.0}), np.array([1, 1]), allowed,
+                                    u, observe=observe)
+    inv = {v: k for k, v in TOKENS.items()}
+    values = np.array([[numbers.decode([inv[t] for t in row])] for row in out])
+    assert values[:, 0].tolist() == [314.1, 31410.0]
+    np.testing.assert_allclose(expected[5], [3.0, 3.0])
+    np.testing.assert_allclose(smoother.smooth(values, out, expected)[:, 0], [3141.0, 3141.0])
+    np.testing.assert_allclose(values[:, 0], [314.1, 31410.0])  # not modified in place
+
+
+def test_the_smoother_leaves_a_fixed_exponent_and_takes_an_offset_off():
+    fixed = numbers.Grammar(offset=2.0, exponent=0)
+    allowed = decode.allowed_ids(TOKENS, [fixed, POSITIVE])
+    smoother = decode.ExponentSmoother(allowed, {v: k for k, v in TOKENS.items()}, [fixed, POSITIVE])
+    assert list(smoother.positions) == [11]  # only the free exponent, of the second metric
+    tokens = np.array([[TOKENS[t] for t in ["<+>", "<2>", "<5>", "<0>", "<0>", "<E0>",
+                                            "<+>", "<1>", "<0>", "<0>", "<0>", "<E1>"]]])
+    values = np.array([[0.5, 10.0]])
+    smooth = smoother.smooth(values, tokens, {11: np.array([1.5])})
+    np.testing.assert_allclose(smooth, [[0.5, 10.0 ** 1.5]])
+
+
+def test_the_observer_sees_the_distribution_at_the_sampling_temperature():
+    allowed = decode.allowed_ids(TOKENS, [POSITIVE])
+    seen = {}
+    decode.constrained_decode(_exponent_step({"<E2>": 1.0, "<E4>": 0.0}), np.array([1]), allowed,
+                              np.full((1, 6), 0.5), temperature=0.5, observe=lambda pos, p: seen.update({pos: p}))
+    ids = list(allowed[5])
+    p = seen[5][0]
+    assert p.sum() == np.float64(1.0) or abs(p.sum() - 1.0) < 1e-12
+    np.testing.assert_allclose(p[ids.index(TOKENS["<E2>"])] / p[ids.index(TOKENS["<E4>"])], np.exp(2.0))

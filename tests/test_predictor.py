@@ -164,9 +164,11 @@ def test_sample_values_are_what_predict_aggregates(predictor):
     for values, result in zip(drawn, predictor.predict(CODES)):
         for j, metric in enumerate(predictor.config.metric_names):
             low, high = np.percentile(values[:, j], [10, 90])
-            mid = point_estimate(values[:, j], predictor.config.point_estimate)
+            smooth = np.array(result[metric].smooth_samples)
+            mid = point_estimate(values[:, j], predictor.config.point_estimate, smooth)
             assert (result[metric].low, result[metric].value, result[metric].high) == (low, mid, high)
             assert result[metric].samples == tuple(values[:, j])
+            assert smooth.shape == values[:, j].shape and (smooth > 0).all()
 
 
 def test_read_limit_says_when_only_part_of_the_code_is_read(predictor):

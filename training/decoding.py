@@ -1,12 +1,12 @@
 """Decode a PyTorch checkpoint with the runtime's decoder, so training scores what ships.
 
-    values = sample_values(model, tok, input_ids, grammars_of(meta), samples=16,
-                           number_format=fmt)                            # (inputs, samples, metrics)
-    point = point_values(values, "log_mean")                            # (inputs, metrics)
+    values, smooth = sample_values(model, tok, input_ids, grammars_of(meta), samples=16,
+                                   number_format=fmt, smooth=True)       # (inputs, samples, metrics) x 2
+    point = point_values(values, "log_mean_rb", smooth=smooth)          # (inputs, metrics)
 
 The decode loop, the allowed token ids, the shared stratified draws and the point estimate are
 `rlm_lsp`'s own (`decode.constrained_decode`, `decode.allowed_ids`, the `Predictor`'s shared
-uniforms, `predictor.point_estimate`); only the step function is torch: it runs the T5 decoder
+uniforms, `decode.ExponentSmoother`, `predictor.point_estimate`); only the step function is torch: it runs the T5 decoder
 one token at a time with its KV cache, where the runtime runs the exported ONNX decoders. So a
 checkpoint is chosen by the decoder the editor and the gate use: non-negative metrics take the
 `<+>` sign only, every input gets the same draws, and `samples <= 1` is greedy, as in
@@ -24,7 +24,7 @@ from rlm_lsp.predictor import GROWTH_POINT_ESTIMATE, point_estimate
 
 # What `rlm-export` writes into rlm_config.json when not told otherwise (`--point-estimate`,
 # `--temperature`): a checkpoint is scored as its default export will predict.
-DEFAULT_POINT_ESTIMATE = "log_mean"
+DEFAULT_POINT_ESTIMATE = "log_mean_rb"
 DEFAULT_TEMPERATURE = 1.0
 
 
@@ -65,21 +65,29 @@ def torch_step(model, enc, mask):
 
 
 def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np.ndarray | None,
-                   temperature: float = DEFAULT_TEMPERATURE) -> np.ndarray:
+                   temperature: float = DEFAULT_TEMPERATURE, observe: decode.Observer | None = None) -> np.ndarray:
     """Token ids (B*R, P) for encoder states already repeated R times per input (rows of one input
-    adjacent); `uniforms` (B*R, P) or None for greedy."""
+    adjacent); `uniforms` (B*R, P) or None for greedy; `observe` as `decode.constrained_decode`'s."""
     rows = enc.shape[0]
     start = np.full(rows, model.config.decoder_start_token_id, dtype=np.int64)
     return decode.constrained_decode(torch_step(model, enc, mask), start, allowed, uniforms, temperature,
-                                     merge_forced_start=True)  # the forced <+> rides with the start token
+                                     merge_forced_start=True,  # the forced <+> rides with the start token
+                                     observe=observe)
+
+
+def smoother(tok, grammars: Sequence[numbers.Grammar], number_format: numbers.NumberFormat) -> decode.ExponentSmoother:
+    """The runtime's `decode.ExponentSmoother` for a checkpoint's tokenizer and grammars."""
+    return decode.ExponentSmoother(allowed_ids(tok, grammars, number_format),
+                                   {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}, grammars, number_format)
 
 
 def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequence[numbers.Grammar],
                   samples: int = 0, number_format: numbers.NumberFormat = numbers.P10,
                   temperature: float = DEFAULT_TEMPERATURE, seed: int = 0, batch_size: int = 32,
-                  device=None) -> np.ndarray:
+                  device=None, smooth: bool = False):
     """Constrained decode of each input, as `Predictor.sample_values` does it: (N, max(samples, 1), M)
-    floats, in input order; `samples <= 1` is greedy."""
+    floats, in input order; `samples <= 1` is greedy. `smooth`: also the same values smoothed
+    (`decode.ExponentSmoother`, as `Prediction.smooth_samples`), as a second array."""
     import torch
 
     device = device or next(model.parameters()).device
@@ -90,6 +98,8 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
     pad_id = tok.token_to_id("<pad>")
     order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
     out = np.zeros((len(input_ids), reps, len(grammars)))
+    smoothed = np.zeros_like(out)
+    smooth_by = smoother(tok, grammars, number_format)
     was_training = model.training
     model.eval()
     with torch.no_grad():
@@ -104,21 +114,27 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
             ids, mask = ids.to(device), mask.to(device)
             enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
             uniforms = None if draws is None else np.tile(draws, (len(chunk), 1))  # (B*R, P)
+            observe, expected = smooth_by.observer()
             toks = decode_encoded(model, enc.repeat_interleave(reps, dim=0), mask.repeat_interleave(reps, dim=0),
-                                  allowed, uniforms, temperature)
-            for r, seq in enumerate(toks.tolist()):
-                out[chunk[r // reps], r % reps, :] = number_format.decode_metrics([id_to_token[t] for t in seq],
-                                                                                  grammars)
+                                  allowed, uniforms, temperature, observe)
+            values = np.array([number_format.decode_metrics([id_to_token[t] for t in seq], grammars)
+                               for seq in toks.tolist()]).reshape(len(toks), len(grammars))
+            even = smooth_by.smooth(values, toks, expected)
+            for r in range(len(toks)):
+                out[chunk[r // reps], r % reps, :] = values[r]
+                smoothed[chunk[r // reps], r % reps, :] = even[r]
     model.train(was_training)
-    return out
+    return (out, smoothed) if smooth else out
 
 
 def point_values(values: np.ndarray, kind: str = DEFAULT_POINT_ESTIMATE,
-                 linear: Sequence[bool] | None = None) -> np.ndarray:
+                 linear: Sequence[bool] | None = None, smooth: np.ndarray | None = None) -> np.ndarray:
     """(N, S, M) samples -> (N, M) point estimates, `rlm_lsp.predictor.point_estimate` of each;
     metrics flagged in `linear` (growth exponents, which may be <= 0) get the runtime's growth
-    estimate (`GROWTH_POINT_ESTIMATE`, the median)."""
+    estimate (`GROWTH_POINT_ESTIMATE`, the median). `smooth`: `sample_values(smooth=True)`'s
+    second array, which "log_mean_rb" reads (without it, it is "log_mean")."""
     linear = list(linear or [False] * values.shape[2])
-    return np.array([[point_estimate(values[i, :, k], GROWTH_POINT_ESTIMATE if linear[k] else kind)
+    return np.array([[point_estimate(values[i, :, k], GROWTH_POINT_ESTIMATE if linear[k] else kind,
+                                     None if smooth is None else smooth[i, :, k])
                       for k in range(values.shape[2])]
                      for i in range(values.shape[0])]).reshape(values.shape[0], values.shape[2])

@@ -175,12 +175,14 @@ def decode_values(
     device=None,
     number_format: numbers.NumberFormat = numbers.P10,
     grammars: Sequence[numbers.Grammar] | None = None,
-) -> np.ndarray:
+    smooth: bool = False,
+):
     """The runtime's constrained decode of a checkpoint (`training.decoding.sample_values`):
     (N, max(samples, 1), n_metrics) floats; samples <= 1 is greedy. Every metric is non-negative
-    and not fixed point unless `grammars` says otherwise."""
+    and not fixed point unless `grammars` says otherwise. `smooth`: also the smoothed values
+    (`decoding.sample_values`)."""
     return decoding.sample_values(model, tok, input_ids, grammars or [numbers.Grammar()] * n_metrics, samples,
-                                  number_format, temperature, seed, batch_size, device)
+                                  number_format, temperature, seed, batch_size, device, smooth=smooth)
 
 
 def predict_checkpoint(
@@ -200,9 +202,9 @@ def predict_checkpoint(
                            grammars=grammars)
     result["greedy"] = {m: {"value": greedy[:, 0, k].tolist()} for k, m in enumerate(metrics)}
     if samples > 1:
-        s = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
-                          batch_size=max(1, batch_size // 4), number_format=fmt, grammars=grammars)
-        point = decoding.point_values(s, kind, [is_growth(m) for m in metrics])
+        s, sm = decode_values(model, tok, ids, len(metrics), samples=samples, temperature=temperature, seed=seed,
+                              batch_size=max(1, batch_size // 4), number_format=fmt, grammars=grammars, smooth=True)
+        point = decoding.point_values(s, kind, [is_growth(m) for m in metrics], sm)
         result["sampled"] = {
             m: {
                 "value": point[:, k].tolist(),
@@ -219,12 +221,13 @@ def _runtime_columns(rows, metric: str) -> dict[str, list]:
     a growth is read from its base metric, where the runtime folds it)."""
     ps = [prediction.metric_prediction(r, metric) for r in rows]
     return {"value": [p.value for p in ps], "low": [p.low for p in ps], "high": [p.high for p in ps],
-            "samples": [p.samples for p in ps]}
+            "samples": [p.samples for p in ps], "smooth": [p.smooth_samples for p in ps]}
 
 
 def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
                  shapes: Sequence[str] | None = None):
     from rlm_lsp import Predictor
+    from rlm_lsp.model_dir import POINT_ESTIMATES
     from rlm_lsp.predictor import point_estimate
 
     predictor = Predictor.from_dir(model_dir, samples=samples)
@@ -239,9 +242,10 @@ def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], s
     cols = {m: _runtime_columns(rows, m) for m in metrics}
     out = {"runtime": {m: {k: c[k] for k in ("value", "low", "high")} for m, c in cols.items()}}
     if samples > 1:  # the same samples under each point estimate the runtime knows (issue 22.3)
-        for kind in ("median", "log_mean"):
+        for kind in POINT_ESTIMATES:
             out[f"runtime_{kind}"] = {
-                m: {**out["runtime"][m], "value": [point_estimate(np.array(x), kind) for x in cols[m]["samples"]]}
+                m: {**out["runtime"][m], "value": [point_estimate(np.array(x), kind, np.array(sm))
+                                                   for x, sm in zip(cols[m]["samples"], cols[m]["smooth"])]}
                 for m in metrics if not is_growth(m)
             }
     return out

@@ -241,6 +241,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
     linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate: the runtime's (median)
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
+    smooth_by = decoding.smoother(tok, grammars, fmt)
     model.eval()
     pad_id = tok.token_to_id(PAD)
     total, count = 0.0, 0
@@ -256,12 +257,16 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
             total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
             count += len(batch)
             uniforms = None if draws is None else np.tile(draws, (len(batch), 1))  # (B*R, P)
+            observe, expected = smooth_by.observer()
             toks = decoding.decode_encoded(model, enc.repeat_interleave(reps, dim=0),
-                                           mask.repeat_interleave(reps, dim=0), allowed, uniforms).tolist()
+                                           mask.repeat_interleave(reps, dim=0), allowed, uniforms, observe=observe)
+            drawn = np.array([fmt.decode_metrics([id_to_token[t] for t in seq], grammars)
+                              for seq in toks.tolist()], dtype=float).reshape(len(toks), len(grammars))
+            even = smooth_by.smooth(drawn, toks, expected)
             for j, i in enumerate(batch):
-                draws_i = np.array([fmt.decode_metrics([id_to_token[t] for t in seq], grammars)
-                                    for seq in toks[j * reps:(j + 1) * reps]], dtype=float)  # (R, M)
-                values[i] = list(decoding.point_values(draws_i[None], decoding.DEFAULT_POINT_ESTIMATE, linear)[0])
+                rows_j = slice(j * reps, (j + 1) * reps)  # (R, M) each
+                values[i] = list(decoding.point_values(drawn[None, rows_j], decoding.DEFAULT_POINT_ESTIMATE, linear,
+                                                       even[None, rows_j])[0])
     examples = [it.example for it in val_items]
     preds = {m: {"value": [v[k] for v in values]} for k, m in enumerate(metrics)}
     rep = score(examples, preds, metrics)
