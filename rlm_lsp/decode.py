@@ -15,8 +15,9 @@ Greedy picks the best allowed token. Sampling draws from the softmax over the
 allowed tokens (temperature 1 by default), with uniforms supplied per row so
 a row's result does not depend on what else is in the batch.
 
-`observe(position, probs)` sees the distribution each position was chosen from, (B, A) over
-`allowed[position]`: `ExponentSmoother` reads the exponent's there to take its expectation
+`observe(position, logits)` sees the tempered logits (B, A) over `allowed[position]` that each
+position was chosen from (their softmax is its distribution): `ExponentSmoother` reads the
+exponent's there to take its expectation
 (`predictor.point_estimate` "log_mean_rb").
 """
 
@@ -29,7 +30,7 @@ import numpy as np
 from rlm_lsp import numbers
 
 StepFn = Callable[[np.ndarray], np.ndarray]  # (B, T) int64 -> (B, V) float, logits after the last of T
-Observer = Callable[[int, np.ndarray], None]  # (position, (B, A) probabilities over its allowed ids)
+Observer = Callable[[int, np.ndarray], None]  # (position, (B, A) tempered logits over its allowed ids)
 
 
 def allowed_ids(number_tokens: dict[str, int], grammars: Sequence[numbers.Grammar],
@@ -68,7 +69,7 @@ def constrained_decode(
             break
         logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
         if observe is not None:
-            observe(pos, softmax(logits / temps[pos]))
+            observe(pos, logits / temps[pos])
         if uniforms is None:
             pick = logits.argmax(axis=-1)
         else:
@@ -138,9 +139,9 @@ class ExponentSmoother:
         (rows,) the expected exponent}."""
         expected: dict[int, np.ndarray] = {}
 
-        def observe(pos: int, probs: np.ndarray) -> None:
+        def observe(pos: int, logits: np.ndarray) -> None:
             if pos in self.positions:
-                expected[pos] = probs @ self.positions[pos][1]
+                expected[pos] = softmax(logits) @ self.positions[pos][1]
 
         return observe, expected
 
