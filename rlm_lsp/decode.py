@@ -17,8 +17,7 @@ a row's result does not depend on what else is in the batch.
 
 `observe(position, logits)` sees the tempered logits (B, A) over `allowed[position]` that each
 position was chosen from (their softmax is its distribution): `ExponentSmoother` reads the
-exponent's there to take its expectation
-(`predictor.point_estimate` "log_mean_rb").
+exponent's there to take its expectation (`predictor.point_estimate` "log_mean_rb").
 """
 
 from __future__ import annotations
