@@ -12,7 +12,7 @@ unchanged; a new shipped model changes them on purpose. Then regenerate and comm
 and say in the commit which model changed and why. The numbers are those of onnxruntime on the CPU
 with one thread (the shipped defaults); another CPU family may differ in the last bits, and a sample
 whose draw falls at a token's boundary then flips: a fresh machine of this project's kind gave one
-such sample in each model's file with unchanged code (session 20, onnxruntime 1.30 to 1.31.1 and
+or two such samples in each model's file with unchanged code (session 20, onnxruntime 1.30 to 1.31.1 and
 numpy 2.3 and 2.4 alike). Check that the code did not change, then regenerate on that machine.
 """
 
