@@ -75,11 +75,6 @@ def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np
                                      observe=observe)
 
 
-def smoother(tok, grammars: Sequence[numbers.Grammar], number_format: numbers.NumberFormat) -> decode.ExponentSmoother:
-    """The runtime's `decode.ExponentSmoother` for a checkpoint's tokenizer and grammars."""
-    return decode.ExponentSmoother(allowed_ids(tok, grammars, number_format),
-                                   {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}, grammars, number_format)
-
 
 def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequence[numbers.Grammar],
                   samples: int = 0, number_format: numbers.NumberFormat = numbers.P10,
@@ -99,7 +94,7 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
     order = sorted(range(len(input_ids)), key=lambda i: len(input_ids[i]))
     out = np.zeros((len(input_ids), reps, len(grammars)))
     smoothed = np.zeros_like(out)
-    smooth_by = smoother(tok, grammars, number_format)
+    smooth_by = decode.ExponentSmoother(allowed, id_to_token, grammars, number_format)
     was_training = model.training
     model.eval()
     with torch.no_grad():

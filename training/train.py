@@ -48,7 +48,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import numbers, preprocess
+from rlm_lsp import decode, numbers, preprocess
 from rlm_lsp.prediction import is_growth
 from training import dataset, decoding
 from training.evaluate import score
@@ -241,7 +241,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
     linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate: the runtime's (median)
     draws = decoding.shared_uniforms(reps, len(allowed)) if reps > 1 else None  # same draws at every evaluation
     id_to_token = {tok.token_to_id(t): t for t in numbers.ALL_TOKENS}
-    smooth_by = decoding.smoother(tok, grammars, fmt)
+    smooth_by = decode.ExponentSmoother(allowed, id_to_token, grammars, fmt)
     model.eval()
     pad_id = tok.token_to_id(PAD)
     total, count = 0.0, 0
