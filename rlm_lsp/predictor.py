@@ -66,8 +66,10 @@ def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = N
     before the choice was recorded; and a growth exponent's, `GROWTH_POINT_ESTIMATE`, whatever
     the model's choice)."""
     if kind in ("log_mean", "log_mean_rb") and np.all(samples > 0):
-        smoothed = kind == "log_mean_rb" and smooth is not None and len(smooth) == len(samples) and np.all(smooth > 0)
-        logs = np.log(smooth if smoothed else samples)
+        use = samples
+        if kind == "log_mean_rb" and smooth is not None and len(smooth) == len(samples) and np.all(smooth > 0):
+            use = smooth
+        logs = np.log(use)
         low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
         return float(np.clip(np.exp(np.mean(logs)), low, high))
     return float(np.median(samples))  # also a log_mean with a zero or negative sample
