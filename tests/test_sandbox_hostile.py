@@ -472,3 +472,21 @@ def test_refuses_to_measure_without_a_sandbox(monkeypatch, tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stdout == "", r
     assert len(r.stderr.strip().splitlines()) == 1 and "--unsafe-no-sandbox" in r.stderr, r.stderr
+
+
+# A measuring process at nice > 0 (a background run) keeps that nice inside the sandbox: bwrap's
+# --new-session starts a new scheduler autogroup, which is at nice 0 unless the runner sets it
+
+@needs_bwrap
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="kernel without sched autogroups")
+def test_a_niced_run_keeps_its_nice_in_the_sandbox():
+    code = body('raise RuntimeError(open("/proc/self/autogroup").read().strip())')
+    script = ("import json, sys; sys.path.insert(0, %r)\n"
+              "from training.harness import measure\nfrom training.sandbox import Limits\n"
+              "L = Limits(cpu_s=5, wall_s=8.0, nproc=16)\n"
+              "print(json.dumps(measure(%r, [{'args': [], 'expected': None}], mem_limits=L, time_limits=L, "
+              "guard=False)))\n" % (str(ROOT), code))
+    r = subprocess.run([sys.executable, "-c", script], preexec_fn=lambda: os.nice(7),
+                       capture_output=True, text=True, timeout=60)
+    row = json.loads(r.stdout)
+    assert row["status"] == "error" and "nice 7" in row["error"], row["error"]

@@ -359,6 +359,7 @@ def run_child(spec: dict, limits: Limits | None = None, python: str | None = Non
     prlimit = shutil.which("prlimit") if kind != "none" else None
     wrapper = [prlimit, "--nproc=%d" % limits.nproc, "--"] if prlimit else []
     child_spec = dict(spec, nonce=nonce, result_fd=res_w, hold_fd=hold_r, guard=guard,
+                      autogroup_nice=max(0, os.nice(0)),  # the runner carries a background nice into the box
                       nproc=limits.nproc if kind != "none" and not prlimit else None,
                       sys_path=[d for _, d in binds[1:]] if kind != "none" else sys_path)
     t0 = time.perf_counter()
