@@ -11,6 +11,9 @@ Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local:
   input instead of one per sample. Its N sample queries of an input become N query rows of one
   attention, so the encoder K/V are neither copied N times nor re-read N times. The scores are
   the same dot products as before.
+- `self_bias_table`: a decoder's self-attention bias (relative positions and the causal mask)
+  is sliced from a table made at export instead of rebuilt from shapes at every step; the same
+  floats, about 100 fewer nodes a step.
 - `trim_embeddings`: a decoder only ever sees the start token and the number tokens, so its
   embedding table keeps those rows; the input ids are remapped in the graph (a small lookup).
 - `quantize_embedding`: the encoder's token embedding as int8 rows with one scale per row.
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlm_lsp.seq2seq import LAYOUT_KEY, MANY, PAST_STEP_TOKENS_KEY, SHARED_CROSS_KV
+from rlm_lsp.seq2seq import LAYOUT_KEY, MANY, PAST_STEP_TOKENS_KEY, SELF_BIAS_KEY, SHARED_CROSS_KV
 
 WEIGHT_BITS = 7  # weights in -63..63: see int8_matmuls
 
@@ -180,6 +183,131 @@ def share_cross_kv(model):
     set_layout(model, SHARED_CROSS_KV)
     _set_meta(model, PAST_STEP_TOKENS_KEY, MANY)
     return model
+
+
+SELF_BIAS_POSITIONS = 64  # decode positions a bias table covers (6 per metric: 10 metrics)
+
+
+def self_bias_table(model, positions: int = SELF_BIAS_POSITIONS):
+    """A decoder's self-attention bias (T5's relative-position bias plus the causal mask) read
+    from a precomputed (1, H, L, L) table instead of rebuilt at every step.
+
+    The bias a step adds to its scores depends only on the past length P and the new tokens T:
+    row q of the full causal bias of P + T positions, for q in P..P+T-1. optimum's graph rebuilds it
+    from shapes each step (about 80 small nodes: Range, the log buckets, the mask's
+    Expand/ScatterND); here it becomes one Slice of the table, which is that same subgraph
+    evaluated once, at export, for P = 0 and T = L, so the values are the same floats. Checked
+    here: the subgraph may read only the shapes of input_ids and the decoder's own past (never
+    the encoder's mask), and the table reproduces it at a few (P, T). `SELF_BIAS_KEY` records L;
+    the runtime refuses a model whose decode needs more positions."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    producers = {out: node for node in graph.node for out in node.output}
+    softmax = next(n for n in graph.node if n.op_type == "Softmax" and "SelfAttention" in n.name)
+    add = producers[softmax.input[0]]
+    while add.op_type in ("Cast", "Identity"):  # optimum's raw graph casts the scores to float
+        add = producers[add.input[0]]
+    scores = ("MatMul", "FusedMatMul")
+    if add.op_type != "Add" or sum(producers[i].op_type in scores for i in add.input if i in producers) != 1:
+        raise ValueError("the first self-attention's scores are not MatMul + bias")
+    bias = next(i for i in add.input if producers.get(i) is None or producers[i].op_type not in scores)
+    inputs = _graph_inputs_above(graph, bias)
+    past = "past_key_values.0.decoder.key"
+    if not inputs <= {"input_ids", past}:
+        raise ValueError(f"the self-attention bias reads {sorted(inputs)}, not only the step's shapes")
+    has_past = any(i.name == past for i in graph.input)
+    table = _evaluate(model, bias, past_length=0, new_tokens=positions)  # (b, H, L, L)
+    table = np.ascontiguousarray(table[:1])
+    for p_len, t_len in ((0, 1), (0, 2), (3, 1), (5, 2), (11, 1)):  # the table stands for the subgraph
+        if p_len and not has_past:
+            continue
+        want = _evaluate(model, bias, past_length=p_len, new_tokens=t_len)
+        got = table[:, :, p_len:p_len + t_len, : p_len + t_len]
+        if not np.array_equal(np.broadcast_to(got, want.shape), want):
+            raise ValueError(f"the bias table does not reproduce the graph at P={p_len}, T={t_len}")
+    graph.node.remove(producers[bias])
+    graph.initializer.extend([
+        numpy_helper.from_array(table.astype(np.float32), "rlm_bias/table"),
+        numpy_helper.from_array(np.array([0], dtype=np.int64), "rlm_bias/zero"),
+        numpy_helper.from_array(np.array([2, 3], dtype=np.int64), "rlm_bias/axes"),
+    ])
+    nodes = [helper.make_node("Shape", ["input_ids"], ["rlm_bias/new"], start=1, end=2)]  # (T,)
+    if has_past:
+        nodes += [helper.make_node("Shape", [past], ["rlm_bias/past"], start=2, end=3),  # (P,)
+                  helper.make_node("Add", ["rlm_bias/past", "rlm_bias/new"], ["rlm_bias/end"])]
+        first, end = "rlm_bias/past", "rlm_bias/end"
+    else:
+        first, end = "rlm_bias/zero", "rlm_bias/new"
+    nodes += [
+        helper.make_node("Concat", [first, "rlm_bias/zero"], ["rlm_bias/starts"], axis=0),
+        helper.make_node("Concat", [end, end], ["rlm_bias/ends"], axis=0),
+        helper.make_node("Slice", ["rlm_bias/table", "rlm_bias/starts", "rlm_bias/ends", "rlm_bias/axes"], [bias]),
+    ]
+    index = min(i for i, node in enumerate(graph.node) if bias in node.input)
+    for offset, node in enumerate(nodes):
+        graph.node.insert(index + offset, node)
+    _drop_dead_nodes(graph)
+    _drop_unused_initializers(graph)
+    _set_meta(model, SELF_BIAS_KEY, str(positions))
+    return model
+
+
+def _graph_inputs_above(graph, name: str) -> set[str]:
+    """The graph inputs `name` is computed from."""
+    producers = {out: node for node in graph.node for out in node.output}
+    graph_inputs = {i.name for i in graph.input}
+    seen, todo, found = set(), [name], set()
+    while todo:
+        current = todo.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        if current in graph_inputs:
+            found.add(current)
+        elif current in producers:
+            todo.extend(i for i in producers[current].input if i)
+    return found
+
+
+def _evaluate(model, name: str, past_length: int, new_tokens: int) -> np.ndarray:
+    """The value of tensor `name` of a decoder graph for one row, `past_length` cached positions
+    and `new_tokens` new ones (one encoder position; the values fed do not matter here)."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    probe = type(model)()
+    probe.CopyFrom(model)
+    probe.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    feeds = {}
+    for inp in probe.graph.input:
+        dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
+        if inp.name == "input_ids":
+            shape = [1, new_tokens]
+        elif ".decoder." in inp.name:
+            shape = [1, dims[1], past_length, dims[3]]
+        elif ".encoder." in inp.name:
+            shape = [1, dims[1], 1, dims[3]]
+        else:  # encoder_attention_mask (1, S), encoder_hidden_states (1, S, D)
+            shape = [1, 1] + dims[2:]
+        dtype = helper.tensor_dtype_to_np_dtype(inp.type.tensor_type.elem_type)
+        feeds[inp.name] = np.ones(shape, dtype=dtype) if inp.name == "encoder_attention_mask" else np.zeros(shape, dtype=dtype)
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(probe.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return session.run([name], feeds)[0]
+
+
+def _drop_dead_nodes(graph) -> None:
+    """Remove the nodes no graph output depends on."""
+    needed = {o.name for o in graph.output}
+    keep = []
+    for node in reversed(graph.node):
+        if any(out in needed for out in node.output):
+            keep.append(node)
+            needed.update(i for i in node.input if i)
+    del graph.node[:]
+    graph.node.extend(reversed(keep))
 
 
 def trim_embeddings(model, keep_ids: Sequence[int]):

@@ -119,6 +119,9 @@ class Predictor:
         self._pad = config.raw.get("pad_token_id", 0)
         self._grammars = [m.grammar for m in config.metrics]
         self._allowed = decode.allowed_ids(config.number_tokens, self._grammars, config.number_format)
+        if self.model.max_positions is not None and len(self._allowed) > self.model.max_positions:
+            raise ModelError(f"{config.path}: the decoders cover {self.model.max_positions} positions, but "
+                             f"{len(config.metrics)} metrics need {len(self._allowed)}; export the model again")
         self._temperatures = config.position_temperatures()  # one per position of self._allowed
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,

@@ -34,6 +34,9 @@ LAYOUT_KEY = "rlm_graph_layout"  # the exporter's rlm_lsp.export.fast_graphs.LAY
 # decoder_with_past metadata: "many" where a later step may take several tokens (forced tokens ride
 # along with the token before them); fast-layout graphs exported before it take one.
 PAST_STEP_TOKENS_KEY, MANY = "rlm_past_step_tokens", "many"
+# decoder metadata: the decode positions its self-attention bias table covers
+# (rlm_lsp.export.fast_graphs.self_bias_table); graphs without it rebuild the bias at any length.
+SELF_BIAS_KEY = "rlm_self_bias_positions"
 OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"
 LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
 
@@ -58,6 +61,9 @@ class Seq2Seq:
         # decoder_with_past says so (`merge_forced_later`: same logits, bit for bit, one step fewer
         # per later nonnegative metric). Old directories keep one token a step, so their
         # predictions stay exactly what they were.
+        covered = [int(m[SELF_BIAS_KEY]) for m in (self.decoder.get_modelmeta().custom_metadata_map, meta)
+                   if SELF_BIAS_KEY in m]
+        self.max_positions = min(covered) if covered else None  # None: no limit
         self.merges_forced_start = self.layout == SHARED_CROSS_KV
         self.merges_forced_later = self.merges_forced_start and meta.get(PAST_STEP_TOKENS_KEY) == MANY
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)

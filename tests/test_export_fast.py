@@ -107,6 +107,72 @@ def test_an_unknown_layout_is_refused_with_the_file_named(model_copy):
         Predictor.from_dir(model_copy)
 
 
+def test_self_attention_bias_table_is_exact_and_small(fp32_pair):
+    """The decoders read their self-attention bias from a table: far fewer nodes than optimum's
+    graphs, and every output the same floats for any batch, past length and new tokens."""
+    fast_dir, optimum_dir = fp32_pair
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        original = onnx.load(str(optimum_dir / name))
+        rewritten = fast_graphs.self_bias_table(onnx.load(str(optimum_dir / name)), positions=16)
+        assert len(rewritten.graph.node) < len(original.graph.node) - 40, name
+        assert not {"Range", "ScatterND", "Log"} & {n.op_type for n in rewritten.graph.node}, name
+        meta = dict((p.key, p.value) for p in rewritten.metadata_props)
+        assert meta[fast_graphs.SELF_BIAS_KEY] == "16"
+        sessions = [ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+                    for m in (original, rewritten)]
+        rng = np.random.default_rng(0)
+        for batch, past, new in ((1, 0, 1), (3, 0, 2), (2, 4, 1), (4, 9, 3), (1, 14, 2)):
+            if past and "with_past" not in name:
+                continue
+            feeds = {}
+            for inp in sessions[0].get_inputs():
+                shape = {"input_ids": [batch, new], "encoder_attention_mask": [batch, 5],
+                         "encoder_hidden_states": [batch, 5, inp.shape[-1]]}.get(inp.name)
+                if shape is None:  # past_key_values.*: (batch, heads, length, head_dim)
+                    shape = [batch, inp.shape[1], past if ".decoder." in inp.name else 5, inp.shape[3]]
+                if inp.name == "input_ids":
+                    feeds[inp.name] = rng.integers(6, 30, shape).astype(np.int64)
+                elif inp.name == "encoder_attention_mask":
+                    feeds[inp.name] = np.ones(shape, dtype=np.int64)
+                else:
+                    feeds[inp.name] = rng.standard_normal(shape).astype(np.float32)
+            want, got = (s.run(None, feeds) for s in sessions)
+            assert all(np.array_equal(a, b) for a, b in zip(want, got)), (name, batch, past, new)
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):  # the export applies it
+        meta = dict((p.key, p.value) for p in onnx.load(str(fast_dir / name)).metadata_props)
+        assert meta[fast_graphs.SELF_BIAS_KEY] == str(fast_graphs.SELF_BIAS_POSITIONS)
+
+
+def test_a_decode_longer_than_the_bias_table_is_refused(model_copy):
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        path = model_copy / name
+        model = onnx.load(str(path))
+        fast_graphs._set_meta(model, fast_graphs.SELF_BIAS_KEY, "5")
+        onnx.save(model, str(path))
+        config = json.loads((model_copy / "rlm_config.json").read_text())
+        config["files"][name] = sha256_file(path)
+        (model_copy / "rlm_config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="cover 5 positions"):
+        Predictor.from_dir(model_copy)
+
+
+def test_upgrade_brings_an_older_directory_to_the_bias_table_with_the_same_samples(legacy_int8, tmp_path):
+    import shutil
+
+    from rlm_lsp.export import upgrade
+
+    model = tmp_path / "model"
+    shutil.copytree(legacy_int8, model)
+    before = Predictor.from_dir(model, samples=8, cache_size=0).sample_values(CODES)
+    assert upgrade.main([str(model)]) == 0
+    after = Predictor.from_dir(model, samples=8, cache_size=0)
+    assert after.model.max_positions == fast_graphs.SELF_BIAS_POSITIONS
+    assert np.array_equal(before, after.sample_values(CODES))
+    report = json.loads((model / "export_report.json").read_text())
+    assert report["upgrades"][-1]["rewrite"] == "self_bias_table"
+    assert upgrade.upgrade(model) == []  # a second run changes nothing
+
+
 def test_layout_option_is_checked(tiny_checkpoint, tmp_path):
     from rlm_lsp.export.onnx_export import ExportError
 

@@ -1,0 +1,75 @@
+"""python -m rlm_lsp.export.upgrade MODEL_DIR...: bring a model directory exported before an exact
+graph rewrite up to date, without its checkpoint.
+
+Today that is the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`):
+the same floats, fewer nodes a decode step. The rewrite checks itself against the graph it
+replaces; rlm_config.json gets the new files' hashes, and export_report.json says what was done.
+A decoder that already has the table is left alone, so running it twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rlm_lsp.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
+
+DECODERS = ("decoder_model.onnx", "decoder_with_past_model.onnx")
+REPORT = "export_report.json"
+
+
+def upgrade(model_dir: Path) -> list[str]:
+    """Rewrites the decoders of `model_dir` in place; returns the files changed."""
+    import onnx
+
+    from rlm_lsp.export import fast_graphs
+
+    ModelConfig.load(model_dir)  # a directory the runtime loads (hashes checked) before anything is written
+    changed = []
+    for name in DECODERS:
+        path = model_dir / name
+        model = onnx.load(str(path))
+        meta = {p.key: p.value for p in model.metadata_props}
+        if fast_graphs.SELF_BIAS_KEY in meta:
+            continue
+        fast_graphs.self_bias_table(model)
+        if meta.get(fast_graphs.LAYOUT_KEY) == fast_graphs.SHARED_CROSS_KV:  # fast graphs are saved optimised
+            model = fast_graphs.pre_optimize(model)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(path))
+        changed.append(name)
+    if changed:
+        config_path = model_dir / CONFIG_NAME
+        config = json.loads(config_path.read_text())
+        config["files"] = {name: sha256_file(model_dir / name) for name in MODEL_FILES}
+        config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+        report_path = model_dir / REPORT
+        report = json.loads(report_path.read_text()) if report_path.exists() else {}
+        report.setdefault("upgrades", []).append({
+            "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "rewrite": "self_bias_table", "files": {name: config["files"][name] for name in changed}})
+        report_path.write_text(json.dumps(report, indent=2) + "\n")
+        ModelConfig.load(model_dir)
+    return changed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rlm_lsp.export.upgrade", description=__doc__.splitlines()[0])
+    parser.add_argument("model_dirs", type=Path, nargs="+", metavar="MODEL_DIR")
+    args = parser.parse_args(argv)
+    for model_dir in args.model_dirs:
+        try:
+            changed = upgrade(model_dir)
+        except (ModelError, ValueError, OSError) as exc:
+            print(f"upgrade: {model_dir}: {exc}", file=sys.stderr)
+            return 2
+        print(f"{model_dir}: {', '.join(changed) if changed else 'up to date'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
