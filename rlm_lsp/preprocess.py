@@ -61,7 +61,7 @@ def strip_v1(code: str) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
-        tree = _Strip().visit(tree)
+        tree = _strip(tree)
         _unwrap_classes(tree)
         ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
@@ -82,7 +82,7 @@ def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
-        tree = _Strip().visit(tree)
+        tree = _strip(tree)
         _unwrap_classes(tree, keep_nested=typed)
         _fill_empty_bodies(tree)
         tree = canonical.canonicalize(tree, outside, typed)
@@ -115,36 +115,29 @@ def _is_str_expr(node: ast.AST) -> bool:
     )
 
 
-class _Strip(ast.NodeTransformer):
-    """Drop docstrings, bare strings and annotations."""
-
-    def generic_visit(self, node):
-        super().generic_visit(node)
+def _strip(tree: ast.AST) -> ast.AST:
+    """Drop docstrings, bare strings and annotations, in place (one pass over the nodes)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg):
+            node.annotation = None
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
         for field in ("body", "orelse", "finalbody"):
             body = getattr(node, field, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            if not isinstance(body, list):
+                continue
+            if any(isinstance(s, ast.AnnAssign) for s in body):  # `x: T = v` -> `x = v`; `x: T` goes
+                body = [ast.copy_location(ast.Assign(targets=[s.target], value=s.value), s)
+                        if isinstance(s, ast.AnnAssign) else s
+                        for s in body if not (isinstance(s, ast.AnnAssign) and s.value is None)]
+                setattr(node, field, body)
+            if body and isinstance(body[0], ast.stmt):
                 kept = [s for s in body if not _is_str_expr(s)]
                 if not kept and field == "body" and not isinstance(node, ast.Module):
                     kept = [ast.Pass()]
                 setattr(node, field, kept)
-        return node
-
-    def visit_arg(self, node: ast.arg):
-        node.annotation = None
-        return node
-
-    def visit_FunctionDef(self, node):
-        node.returns = None
-        return self.generic_visit(node)
-
-    visit_AsyncFunctionDef = visit_FunctionDef
-
-    def visit_AnnAssign(self, node: ast.AnnAssign):
-        if node.value is None:
-            return None
-        return ast.copy_location(
-            ast.Assign(targets=[node.target], value=self.visit(node.value)), node
-        )
+    return tree
 
 
 class _DropSelf(ast.NodeTransformer):
