@@ -149,7 +149,7 @@ def main(argv=None) -> int:
     parser.add_argument("--checkpoint", type=Path, help="default: a random-weight checkpoint of size --size")
     parser.add_argument("--size", default="small")
     parser.add_argument("--repeats", type=int, default=30)
-    parser.add_argument("--models", type=Path, help="reuse DIR/fast, DIR/optimum (and DIR/fp32) exported before")
+    parser.add_argument("--models", type=Path, help="reuse DIR/fast, DIR/optimum (and DIR/fp32) exported before (exported there when missing)")
     parser.add_argument("--clock", choices=CLOCKS, default="cpu",
                         help="cpu (default): this thread's CPU time; wall: elapsed time")
     parser.add_argument("--eager", action="store_true", help="also PyTorch eager with a KV cache")
@@ -163,7 +163,7 @@ def main(argv=None) -> int:
 
     root = args.models or Path(tempfile.mkdtemp())
     checkpoint = args.checkpoint or (None if args.models else _random_checkpoint(root / "ckpt", args.size))
-    if not args.models:
+    if not (root / "fast").is_dir():  # --models DIR: exported there the first time, reused after
         from rlm_lsp.export.cli import export
 
         export(checkpoint, root / "fast", fp32_out=root / "fp32")
