@@ -1,10 +1,11 @@
 """python -m rlm_lsp.export.upgrade MODEL_DIR...: bring a model directory exported before an exact
 graph rewrite up to date, without its checkpoint.
 
-Today that is the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`):
-the same floats, fewer nodes a decode step. The rewrite checks itself against the graph it
-replaces; rlm_config.json gets the new files' hashes, and export_report.json says what was done.
-A decoder that already has the table is left alone, so running it twice changes nothing.
+Today: the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`) and the
+encoder's position bias gathered by distance (`fast_graphs.encoder_bias_gather`): the same floats,
+less work a prediction. Each rewrite checks itself against the graph it replaces; rlm_config.json
+gets the new files' hashes, and export_report.json says what was done. A graph that already has a
+rewrite (its metadata says so) is left alone, so running it twice changes nothing.
 """
 
 from __future__ import annotations
@@ -17,8 +18,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rlm_lsp.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
+from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, SELF_BIAS_KEY
 
-DECODERS = ("decoder_model.onnx", "decoder_with_past_model.onnx")
+# (file, the metadata key a rewritten graph carries, the fast_graphs rewrite)
+REWRITES = (("encoder_model.onnx", ENCODER_BIAS_KEY, "encoder_bias_gather"),
+            ("decoder_model.onnx", SELF_BIAS_KEY, "self_bias_table"),
+            ("decoder_with_past_model.onnx", SELF_BIAS_KEY, "self_bias_table"))
 REPORT = "export_report.json"
 
 
@@ -29,19 +34,20 @@ def upgrade(model_dir: Path) -> list[str]:
     from rlm_lsp.export import fast_graphs
 
     ModelConfig.load(model_dir)  # a directory the runtime loads (hashes checked) before anything is written
-    changed = []
-    for name in DECODERS:
+    changed, done = [], []
+    for name, key, rewrite in REWRITES:
         path = model_dir / name
         model = onnx.load(str(path))
         meta = {p.key: p.value for p in model.metadata_props}
-        if fast_graphs.SELF_BIAS_KEY in meta:
+        if key in meta:
             continue
-        fast_graphs.self_bias_table(model)
+        getattr(fast_graphs, rewrite)(model)
         if meta.get(fast_graphs.LAYOUT_KEY) == fast_graphs.SHARED_CROSS_KV:  # fast graphs are saved optimised
             model = fast_graphs.pre_optimize(model)
         onnx.checker.check_model(model)
         onnx.save(model, str(path))
         changed.append(name)
+        done.append(rewrite)
     if changed:
         config_path = model_dir / CONFIG_NAME
         config = json.loads(config_path.read_text())
@@ -51,7 +57,7 @@ def upgrade(model_dir: Path) -> list[str]:
         report = json.loads(report_path.read_text()) if report_path.exists() else {}
         report.setdefault("upgrades", []).append({
             "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "rewrite": "self_bias_table", "files": {name: config["files"][name] for name in changed}})
+            "rewrites": sorted(set(done)), "files": {name: config["files"][name] for name in changed}})
         report_path.write_text(json.dumps(report, indent=2) + "\n")
         ModelConfig.load(model_dir)
     return changed

@@ -122,6 +122,9 @@ class Predictor:
         if self.model.max_positions is not None and len(self._allowed) > self.model.max_positions:
             raise ModelError(f"{config.path}: the decoders cover {self.model.max_positions} positions, but "
                              f"{len(config.metrics)} metrics need {len(self._allowed)}; export the model again")
+        if self.model.max_input_tokens is not None and config.max_input_tokens > self.model.max_input_tokens:
+            raise ModelError(f"{config.path}: the encoder reads at most {self.model.max_input_tokens} tokens, "
+                             f"but max_input_tokens is {config.max_input_tokens}; export the model again")
         self._temperatures = config.position_temperatures()  # one per position of self._allowed
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,

@@ -37,6 +37,9 @@ PAST_STEP_TOKENS_KEY, MANY = "rlm_past_step_tokens", "many"
 # decoder metadata: the decode positions its self-attention bias table covers
 # (rlm_lsp.export.fast_graphs.self_bias_table); graphs without it rebuild the bias at any length.
 SELF_BIAS_KEY = "rlm_self_bias_positions"
+# encoder metadata: the input tokens its relative-position lookup covers
+# (rlm_lsp.export.fast_graphs.encoder_bias_gather); graphs without it read any length.
+ENCODER_BIAS_KEY = "rlm_encoder_bias_positions"
 OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"
 LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
 
@@ -64,6 +67,8 @@ class Seq2Seq:
         covered = [int(m[SELF_BIAS_KEY]) for m in (self.decoder.get_modelmeta().custom_metadata_map, meta)
                    if SELF_BIAS_KEY in m]
         self.max_positions = min(covered) if covered else None  # None: no limit
+        encoder_meta = self.encoder.get_modelmeta().custom_metadata_map
+        self.max_input_tokens = int(encoder_meta[ENCODER_BIAS_KEY]) if ENCODER_BIAS_KEY in encoder_meta else None
         self.merges_forced_start = self.layout == SHARED_CROSS_KV
         self.merges_forced_later = self.merges_forced_start and meta.get(PAST_STEP_TOKENS_KEY) == MANY
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)

@@ -143,6 +143,39 @@ def test_self_attention_bias_table_is_exact_and_small(fp32_pair):
         assert meta[fast_graphs.SELF_BIAS_KEY] == str(fast_graphs.SELF_BIAS_POSITIONS)
 
 
+def test_encoder_position_bias_by_distance_is_exact(fp32_pair):
+    """The encoder's position bias gathered by distance: no bucket arithmetic left, and the same
+    hidden states as optimum's graph for any batch and length (past the 512 positions the table
+    was read at, where the buckets have saturated)."""
+    fast_dir, optimum_dir = fp32_pair
+    original = onnx.load(str(optimum_dir / "encoder_model.onnx"))
+    rewritten = fast_graphs.encoder_bias_gather(onnx.load(str(optimum_dir / "encoder_model.onnx")), positions=1024)
+    assert not {"Log", "Where", "Range"} & {n.op_type for n in rewritten.graph.node}
+    sessions = [ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+                for m in (original, rewritten)]
+    rng = np.random.default_rng(0)
+    for batch, length in ((1, 1), (2, 9), (1, 300), (1, 700)):
+        feeds = {"input_ids": rng.integers(5, 60, (batch, length)).astype(np.int64),
+                 "attention_mask": np.ones((batch, length), dtype=np.int64)}
+        feeds["attention_mask"][-1, length // 2:] = 0  # padding: the mask path is untouched
+        want, got = (s.run(None, feeds)[0] for s in sessions)
+        assert np.array_equal(want, got), (batch, length)
+    meta = dict((p.key, p.value) for p in onnx.load(str(fast_dir / "encoder_model.onnx")).metadata_props)
+    assert meta[fast_graphs.ENCODER_BIAS_KEY] == str(fast_graphs.ENCODER_BIAS_POSITIONS)
+
+
+def test_a_read_longer_than_the_encoder_table_is_refused(model_copy):
+    path = model_copy / "encoder_model.onnx"
+    model = onnx.load(str(path))
+    fast_graphs._set_meta(model, fast_graphs.ENCODER_BIAS_KEY, "100")
+    onnx.save(model, str(path))
+    config = json.loads((model_copy / "rlm_config.json").read_text())
+    config["files"]["encoder_model.onnx"] = sha256_file(path)
+    (model_copy / "rlm_config.json").write_text(json.dumps(config))
+    with pytest.raises(ModelError, match="reads at most 100 tokens"):
+        Predictor.from_dir(model_copy)
+
+
 def test_a_decode_longer_than_the_bias_table_is_refused(model_copy):
     for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
         path = model_copy / name
@@ -156,7 +189,7 @@ def test_a_decode_longer_than_the_bias_table_is_refused(model_copy):
         Predictor.from_dir(model_copy)
 
 
-def test_upgrade_brings_an_older_directory_to_the_bias_table_with_the_same_samples(legacy_int8, tmp_path):
+def test_upgrade_brings_an_older_directory_to_the_bias_tables_with_the_same_samples(legacy_int8, tmp_path):
     import shutil
 
     from rlm_lsp.export import upgrade
@@ -167,9 +200,10 @@ def test_upgrade_brings_an_older_directory_to_the_bias_table_with_the_same_sampl
     assert upgrade.main([str(model)]) == 0
     after = Predictor.from_dir(model, samples=8, cache_size=0)
     assert after.model.max_positions == fast_graphs.SELF_BIAS_POSITIONS
+    assert after.model.max_input_tokens == fast_graphs.ENCODER_BIAS_POSITIONS
     assert np.array_equal(before, after.sample_values(CODES))
     report = json.loads((model / "export_report.json").read_text())
-    assert report["upgrades"][-1]["rewrite"] == "self_bias_table"
+    assert report["upgrades"][-1]["rewrites"] == ["encoder_bias_gather", "self_bias_table"]
     assert upgrade.upgrade(model) == []  # a second run changes nothing
 
 
