@@ -115,7 +115,7 @@ def _is_str_expr(node: ast.AST) -> bool:
     )
 
 
-def _strip(tree: ast.AST) -> ast.AST:
+def _strip(tree: ast.Module) -> ast.Module:
     """Drop docstrings, bare strings and annotations, in place (one pass over the nodes)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.arg):
@@ -128,9 +128,8 @@ def _strip(tree: ast.AST) -> ast.AST:
             if not isinstance(body, list):
                 continue
             if any(isinstance(s, ast.AnnAssign) for s in body):  # `x: T = v` -> `x = v`; `x: T` goes
-                body = [ast.copy_location(ast.Assign(targets=[s.target], value=s.value), s)
-                        if isinstance(s, ast.AnnAssign) else s
-                        for s in body if not (isinstance(s, ast.AnnAssign) and s.value is None)]
+                body = [_assign_of(s) if isinstance(s, ast.AnnAssign) else s for s in body]
+                body = [s for s in body if s is not None]
                 setattr(node, field, body)
             if body and isinstance(body[0], ast.stmt):
                 kept = [s for s in body if not _is_str_expr(s)]
@@ -138,6 +137,12 @@ def _strip(tree: ast.AST) -> ast.AST:
                     kept = [ast.Pass()]
                 setattr(node, field, kept)
     return tree
+
+
+def _assign_of(node: ast.AnnAssign) -> ast.Assign | None:
+    if node.value is None:
+        return None
+    return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
 
 
 class _DropSelf(ast.NodeTransformer):
