@@ -51,3 +51,13 @@ def test_the_cli_writes_a_checkpoint_training_reads(tiny_checkpoint, tmp_path, c
     base = load_checkpoint(tiny_checkpoint)[0].state_dict()
     for name, value in model.state_dict().items():
         torch.testing.assert_close(value, base[name])
+
+
+def test_another_preprocess_mixes_only_when_asked_and_keeps_the_first(tiny_checkpoint, tmp_path, capsys):
+    model, tok, meta = load_checkpoint(tiny_checkpoint)
+    save_checkpoint(model, tok, tmp_path / "canon", {**meta, "preprocess": "canon_v1"})
+    args = [str(tmp_path / "canon"), str(tiny_checkpoint)]
+    assert main([str(tmp_path / "out"), *args]) == 2
+    assert "--any-preprocess" in capsys.readouterr().err
+    assert main([str(tmp_path / "out"), *args, "--any-preprocess"]) == 0
+    assert load_checkpoint(tmp_path / "out")[2]["preprocess"] == "canon_v1"

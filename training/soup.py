@@ -16,8 +16,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def soup(checkpoints: Sequence[Path], out: Path) -> dict:
-    """Writes the averaged checkpoint to `out`; returns a summary."""
+def soup(checkpoints: Sequence[Path], out: Path, any_preprocess: bool = False) -> dict:
+    """Writes the averaged checkpoint to `out`; returns a summary. `any_preprocess`: ingredients
+    may have been trained on another preprocess than the first's (a fine-tune mixed with its own
+    start, "WiSE-FT"); `out` reads the first's."""
 
     from training.rlm_model import load_checkpoint, save_checkpoint
 
@@ -30,8 +32,10 @@ def soup(checkpoints: Sequence[Path], out: Path) -> dict:
         other, other_tok, other_meta = load_checkpoint(path)
         if other_tok.get_vocab() != vocab:
             raise ValueError(f"{path}: another tokenizer than {checkpoints[0]}'s")
-        if other_meta.get("metrics") != meta.get("metrics") or other_meta.get("preprocess") != meta.get("preprocess"):
-            raise ValueError(f"{path}: other metrics or preprocess than {checkpoints[0]}'s")
+        if other_meta.get("metrics") != meta.get("metrics"):
+            raise ValueError(f"{path}: other metrics than {checkpoints[0]}'s")
+        if other_meta.get("preprocess") != meta.get("preprocess") and not any_preprocess:
+            raise ValueError(f"{path}: another preprocess than {checkpoints[0]}'s (--any-preprocess mixes them)")
         state = other.state_dict()
         if state.keys() != total.keys() or any(state[k].shape != total[k].shape for k in total):
             raise ValueError(f"{path}: another architecture than {checkpoints[0]}'s")
@@ -48,9 +52,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.soup", description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path, help="checkpoint directory to write")
     parser.add_argument("checkpoints", type=Path, nargs="+", help="checkpoint directories (training.train's best/)")
+    parser.add_argument("--any-preprocess", action="store_true",
+                        help="allow ingredients trained on another preprocess; OUT reads the first's")
     args = parser.parse_args(argv)
     try:
-        print(json.dumps(soup(args.checkpoints, args.out), indent=2))
+        print(json.dumps(soup(args.checkpoints, args.out, args.any_preprocess), indent=2))
     except (OSError, ValueError) as exc:
         print(f"soup: error: {exc}", file=sys.stderr)
         return 2
