@@ -445,11 +445,11 @@ def _set_meta(model, key: str, value: str) -> None:
 
 def _token_embedding(graph, inits):
     """The Gather from the largest 2-D table: the token embedding (the others are T5's small
-    relative-position bias tables)."""
+    relative-position bias tables, and `encoder_bias_gather`'s, long but 4 wide: compared by size)."""
     gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] in inits and len(inits[n.input[0]].dims) == 2]
     if not gathers:
         raise ValueError("no Gather from a 2-D weight: cannot find the token embedding")
-    return max(gathers, key=lambda n: inits[n.input[0]].dims[0])
+    return max(gathers, key=lambda n: inits[n.input[0]].dims[0] * inits[n.input[0]].dims[1])
 
 
 def _input_dim(graph, name: str, axis: int) -> int:

@@ -137,9 +137,9 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
     for name in GRAPHS:
         model = onnx.load(str(fp32_dir / name))
         if name == "encoder_model.onnx":
-            fast_graphs.encoder_bias_gather(model)
             if int8:
                 fast_graphs.quantize_embedding(model)
+            fast_graphs.encoder_bias_gather(model)
         else:
             fast_graphs.self_bias_table(model)
             fast_graphs.trim_embeddings(model, decoder_token_ids)

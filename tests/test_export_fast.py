@@ -59,6 +59,11 @@ def test_default_export_is_the_fast_layout_and_reports_its_budget(tiny_model_dir
     assert "MatMulInteger" in ops and "MatMulNBits" not in ops
     assert not any(n.op_type == "MatMul" and n.input[1] in {i.name for i in encoder.graph.initializer}
                    for n in encoder.graph.node), "every weight MatMul runs in int8"
+    vocab = config["architecture"]["vocab_size"]
+    tables = [i for i in encoder.graph.initializer if len(i.dims) == 2 and i.dims[0] == vocab and i.dims[1] > 1]
+    assert [i.data_type for i in tables] == [onnx.TensorProto.INT8], "the token embedding, and only it, in int8 rows"
+    position = [i for i in encoder.graph.initializer if i.name == "rlm_pos/table"]
+    assert [i.data_type for i in position] == [onnx.TensorProto.FLOAT], "the position bias stays fp32"
 
 
 def test_decoder_embeddings_keep_only_the_ids_they_are_fed(tiny_model_dir):
