@@ -39,7 +39,7 @@ from rlm_lsp.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old ho
     truncated,
 )
 from rlm_lsp.errors import FileProblem, ModelError
-from rlm_lsp.prediction import GROWTH_SUFFIX, Prediction, growth_label  # noqa: F401 - Prediction: for callers
+from rlm_lsp.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.predictor import Predictor
 from rlm_lsp.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.units import format_value
@@ -155,6 +155,9 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics]))
+        legend = table_legend(rows)
+        if legend:
+            print(legend)
         for note in notes:
             print(note)
         cut = [r["read_tokens"] for r in rows if r.get("truncated")]
@@ -284,6 +287,21 @@ def script_note(path: Path, shape: str, has_functions: bool) -> str:
                 "(per call), so the script as a whole is not predicted")
     return (f"note: {path}: its top-level code {runs}; this model predicts functions (per call), so "
             "the <module> row reads the file as one function, not as the script's whole run")
+
+
+def table_legend(rows: list[dict]) -> str | None:
+    """What the table's numbers are for, as the editor's hover says it: a function's per call on a
+    typical large input, a script's per run on its input; the interval is where the middle 80% of
+    the model's samples fall."""
+    scored = [r for r in rows if any(m in r for m in ("memory", "latency"))]
+    if not scored:
+        return None
+    parts = []
+    if any(r.get("kind") != "script" for r in scored):
+        parts.append(f"functions: {PER_CALL}")
+    if any(r.get("kind") == "script" for r in scored):
+        parts.append("<script>: one run of the whole file on its input")
+    return "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
 
 
 def format_table(rows: list[dict], metrics: list[str]) -> str:

@@ -51,6 +51,9 @@ class Prediction:
     growth_samples: tuple[float, ...] = field(default=(), repr=False, compare=False)  # paired, as `samples`
 
 
+# What a function's numbers are for, in the words every surface uses (hover, CLI table): the
+# measured training rows ran each function once on a large input.
+PER_CALL = "per call, for a typical large input"
 GROWTH_SUFFIX = "_growth"
 GROWTH_UNIT = "exponent"
 # (upper bound, words) of the growth classes, in order: an exponent below 0.25 is flat, ...

@@ -46,6 +46,7 @@ def test_table_has_a_row_per_function_and_notes_kernels(files, tiny_model_dir):
     assert any("Parser.parse" in line for line in lines)
     assert any("add_kernel" in line and "no kernel-latency metric" in line for line in lines)
     assert any("<module>" in line for line in lines)
+    assert "functions: per call, for a typical large input; p10–p90: the middle 80% of the model's samples" in lines
 
 
 def test_json_is_deterministic_across_runs(files, tiny_model_dir):

@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rlm_lsp.prediction import growth_class, growth_label
+from rlm_lsp.prediction import PER_CALL, growth_class, growth_label  # noqa: F401 - PER_CALL: the hint and hover read it here
 from rlm_lsp.units import format_value
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
@@ -32,7 +32,6 @@ LARGE_WORDS = {"bytes": "over 100 MB", "ms": "over 1 s"}
 FLAG = "⚠ "
 UNSURE_SPREAD = 1000.0  # p90/p10 above this (about a third of latency, a tenth of memory predictions): `~1 kB?`
 ROUGH_SPREAD = 100.0  # above this: "unsure" (most predictions of the shipped model)
-PER_CALL = "per call, for a typical large input"
 
 
 def spread(p: Any) -> float:
