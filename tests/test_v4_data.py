@@ -178,3 +178,32 @@ def test_a_programs_latency_is_its_in_process_time_not_its_process_wall_time():
     timed = {"memory_only": False, "latency_ms": 95.0, "exec_ms": 3.5}
     assert v4_data._latency(timed) == 3.5
     assert v4_data._latency({**timed, "memory_only": True}) is None
+
+
+def test_a_repl_transcript_is_measured_as_the_script_of_its_inputs():
+    from training.v2.sources import repl_script
+
+    transcript = ">>> def f(n):\n...     return [0] * n\n...\n>>> f(3)\n[0, 0, 0]\n>>> x = f(10)\n"
+    script = repl_script({"code": transcript})
+    assert script == "def f(n):\n    return [0] * n\nf(3)\nx = f(10)\n"
+    assert repl_script({"code": "x = 1\nprint(x)\n"}) is None  # a file: measured as it is
+    assert repl_script({"code": "# >>> in a comment\nx = 1\n"}) is None  # parses as a file
+    assert repl_script({"code": ">>> print 'hi'\nhi\n", "py2": True}) == "print('hi')\n"
+    assert repl_script({"code": ">>> )(\n"}) is None  # inputs that do not parse either
+
+
+def test_a_transcript_gets_a_task_and_a_code_under_its_own_key(tmp_path):
+    from training.v2 import sources
+
+    transcript = ">>> xs = [i * i for i in range(5)]\n>>> sum(xs)\n30\n"
+    _gz(tmp_path / "rosetta" / "programs.jsonl.gz", [
+        _prog("r", "T/Python/t.py", transcript, language="python", task="T"),
+        _prog("r", "U/Python/u.py", "print(1)\n", language="python", task="U")])
+    tasks = {t["row"]["key"]: t for t in sources.rosetta_tasks(tmp_path)}
+    assert set(tasks) == {"r:T/Python/t.py", "r:T/Python/t.py#repl", "r:U/Python/u.py"}
+    derived = tasks["r:T/Python/t.py#repl"]
+    assert derived["code"] == "xs = [i * i for i in range(5)]\nsum(xs)\n" and derived["skip"] is None
+    assert derived["row"]["script_of_transcript"] == "r:T/Python/t.py" and derived["row"]["problem_id"] == "T"
+    assert tasks["r:T/Python/t.py"]["code"] == transcript  # the transcript's own task is unchanged
+    codes = v4_data.program_codes("rosetta", tmp_path)
+    assert codes["r:T/Python/t.py#repl"] == derived["code"] and "r:U/Python/u.py#repl" not in codes

@@ -69,18 +69,23 @@ def _rows(path: Path) -> Iterable[dict]:
 
 
 def program_codes(source: str, corpora: Path | None = None) -> dict[str, str]:
-    """key -> the code as measured (``training.v2.sources.measured_code``)."""
-    from training.v2.sources import measured_code
+    """key -> the code as measured (``training.v2.sources.measured_code``; a Rosetta REPL
+    transcript's script under ``<key>#repl``, ``training.v2.sources.repl_script``)."""
+    from training.v2.sources import REPL_SUFFIX, measured_code, repl_script
 
     folder, name = PROGRAM_FILES[source]
     out = {}
     for r in _rows(Path(corpora or CORPORA) / folder / name):
         if source == "rosetta" and r.get("language") != "python":
             continue
+        key = "%s:%s" % (r["source"], r["path"])
         try:
-            out["%s:%s" % (r["source"], r["path"])] = measured_code(r)
+            out[key] = measured_code(r)
         except Exception:  # noqa: BLE001 - a file the converter cannot read was not measured either
             continue
+        script = repl_script(r) if source == "rosetta" else None
+        if script is not None:
+            out[key + REPL_SUFFIX] = script
     return out
 
 

@@ -198,19 +198,61 @@ def euler_tasks(corpus: Path) -> list:
     return out
 
 
+REPL_SUFFIX = "#repl"  # the key of a REPL transcript's script, next to the transcript's own key
+
+
+def repl_script(r: dict) -> str | None:
+    """A corpus row whose code is an interactive session (`>>> ` prompts, `... ` continuations,
+    printed results between them) and does not parse as a file: the script of its inputs, in
+    order (doctest's parser), Python 2 ones converted as any other; None for anything else, or
+    when the inputs do not parse either. Rosetta Code keeps 220 of its Python programs this way."""
+    import doctest
+
+    code = r["code"]
+    if not any(line.startswith(">>>") for line in code.splitlines()):
+        return None
+    try:
+        compile(code, "<program>", "exec")
+        return None  # a file that parses is measured as it is
+    except (SyntaxError, ValueError):
+        pass
+    try:
+        examples = doctest.DocTestParser().get_examples(code)
+    except ValueError:
+        return None
+    script = "".join(e.source for e in examples)
+    if not script.strip():
+        return None
+    if _true(r.get("py2")):
+        script = convert(script)
+    try:
+        compile(script, "<program>", "exec")
+    except (SyntaxError, ValueError):
+        return None
+    return script
+
+
 def rosetta_tasks(corpus: Path) -> list:
+    """One task per Python program; a REPL transcript (`repl_script`) also gets one for its script,
+    keyed `<key>#repl`, with `script_of_transcript` = the transcript's key (whose own row stays
+    what it was: the transcript as a file does not parse)."""
     out = []
     progs = [r for r in _rows(corpus / "rosetta" / "programs.jsonl.gz") if r.get("language") == "python"]
     for r in _order(progs):
         row, code = _base("rosetta", r, r["task"], "script")
         row["variant"] = r.get("variant")
-        skip = _skip_common(r)
-        if not skip and _true(r.get("reads_stdin")):
-            skip = "reads stdin (a script gets no input)"
-        if not skip and definitions_only(code):
-            skip = "no top-level code (definitions only)"
-        out.append({"row": row, "code": code, "stdin": "", "expected": None, "check": None, "skip": skip,
-                    "name": os.path.basename(r["path"])})
+        common = _skip_common(r)
+        script = repl_script(r)
+        versions = [(row, code)] + ([] if script is None else [
+            (dict(row, key=row["key"] + REPL_SUFFIX, script_of_transcript=row["key"]), script)])
+        for one, text in versions:
+            skip = common
+            if not skip and _true(r.get("reads_stdin")):
+                skip = "reads stdin (a script gets no input)"
+            if not skip and definitions_only(text):
+                skip = "no top-level code (definitions only)"
+            out.append({"row": one, "code": text, "stdin": "", "expected": None, "check": None, "skip": skip,
+                        "name": os.path.basename(r["path"])})
     return out
 
 
