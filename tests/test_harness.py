@@ -131,6 +131,24 @@ def test_stdin_buffer_is_not_in_the_memory_peak():
     assert 1_000_000 <= read < 1_100_000   # the str it read (1 B/char), not the runner's 4 MB buffer
 
 
+def test_stdin_scripts_may_read_and_write_bytes():
+    # fast-IO code: sys.stdin.buffer and sys.stdout.buffer, as on a judge; the bytes written are the output
+    code = ("import sys\nnums = list(map(int, sys.stdin.buffer.read().split()))\n"
+            "sys.stdout.buffer.write(str(sum(nums)).encode() + b'\\n')\n")
+    row = m(code, [{"stdin": "1 2 3\n", "expected": "6\n"}], shape="stdin", prelude=False)
+    assert row["status"] == "ok" and row["correct"] is True, row
+    lines = "import sys\nfor line in sys.stdin.buffer:\n    print(int(line) * 2)\n"
+    row = m(lines, [{"stdin": "1\n2\n", "expected": "2\n4\n"}], shape="stdin", prelude=False)
+    assert row["status"] == "ok" and row["correct"] is True, row
+    big = "7 " * 500_000  # the bytes copy is the runner's too: not in the peak
+    def peak(code, text):
+        r = run_child({"mode": "memory", "shape": "stdin", "code": code, "prelude": False,
+                       "tests": [{"stdin": text}]}, FAST_MEM)
+        assert r.status == "ok", r.result
+        return r.result["memory_bytes"]
+    assert peak("print(1)\n", big) == peak("print(1)\n", "7")
+
+
 def test_expected_digests_from_a_reference():
     ref = m(TWO_SUM, TWO_SUM_TESTS, entry="twoSum")
     tests = [{"args": t["args"]} for t in TWO_SUM_TESTS]

@@ -201,6 +201,30 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
         measure_v2.pack("kattis")
 
 
+def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_path, monkeypatch):
+    import argparse
+
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    failed = _row("a", "1", 10, status="error", memory_bytes=None, error="AttributeError: no attribute 'buffer'")
+    other = _row("b", "1", 10, status="error", memory_bytes=None, error="ValueError: bad input")
+    measure_v2._write_gz(measure_v2.data_path("kattis"), [failed, other])
+    tasks = [{"row": {"key": k, "input_id": "1"}, "code": "print(1)", "stdin": ""} for k in ("a", "b")]
+    monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
+    measured = []
+    monkeypatch.setattr(measure_v2, "_measure", lambda args: measured.append(args[0]["row"]["key"]) or _row(
+        args[0]["row"]["key"], "1", 10, memory_bytes=777))
+    opts = dict(limit=None, time_limit=1, memory_limit=64, repeats=1, memory_only=True, workers=1)
+    measure_v2.run_source("kattis", argparse.Namespace(**opts))
+    assert measured == []  # errors are done unless asked
+    measure_v2.run_source("kattis", argparse.Namespace(**opts, retry_errors="no attribute 'buffer'"))
+    assert measured == ["a"]
+    measure_v2.pack("kattis")
+    packed = {r["key"]: r for r in map(json.loads, gzip.open(measure_v2.data_path("kattis"), "rt"))}
+    assert packed["a"]["status"] == "ok" and packed["a"]["memory_bytes"] == 777
+    assert packed["b"]["status"] == "error"
+
+
 def test_kattis_validation_split_is_fixed_by_hash():
     names = ["problem%d" % i for i in range(2000)]
     val = [n for n in names if measure_v2.is_kattis_validation(n)]

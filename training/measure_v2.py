@@ -86,6 +86,15 @@ def done_set(source: str, memory_only: bool) -> tuple[set, set, set]:
     return done, skipped, seen
 
 
+def retry_set(source: str, text: str) -> set:
+    """(key, input_id) whose latest row is an `error` whose message contains `text`."""
+    latest = {}
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            latest[(r["key"], r["input_id"])] = r
+    return {k for k, r in latest.items() if r.get("status") == "error" and text in (r.get("error") or "")}
+
+
 def _open_append(path: Path):
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.stat().st_size:
@@ -133,6 +142,8 @@ def run_source(source: str, a) -> dict:
     from training.harness import machine_info
     todo_all = source_tasks(source, a)
     done, skipped, seen = done_set(source, a.memory_only)
+    if getattr(a, "retry_errors", None):  # the harness learnt to run these: measured again
+        done -= retry_set(source, a.retry_errors)
     # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
     todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
             and not (k in skipped and t.get("skip"))]
@@ -292,7 +303,8 @@ def pack(source: str) -> dict:
         for r in read_rows(p):
             k = (r["key"], r["input_id"])
             was_skipped, skipped = best.get(k, {}).get("status") == "skipped", r.get("status") == "skipped"
-            if (k not in best or (was_skipped and not skipped)
+            ran = r.get("status") not in ("skipped", "error")  # an error measured again (--retry-errors) and run
+            if (k not in best or (was_skipped and not skipped) or (best[k].get("status") == "error" and ran)
                     or (not skipped and best[k].get("memory_only") and not r.get("memory_only"))):
                 best[k] = r
     rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r.get("input_bytes") or 0,
@@ -339,6 +351,9 @@ def main(argv=None) -> int:
     r.add_argument("--per-kind", type=int, default=600, help="variants: candidates per mutation kind (default 600)")
     r.add_argument("--variant-inputs", type=int, default=3, help="variants: Kattis inputs per program (default 3)")
     r.add_argument("--corpus", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
+    r.add_argument("--retry-errors", metavar="TEXT", default=None,
+                   help="measure again the rows that failed with an error containing TEXT (after a harness fix); "
+                        "pack keeps the new row where it ran")
     p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
     p.add_argument("--source", choices=SOURCES + ("all",), default="all")
     a = ap.parse_args(argv)

@@ -382,7 +382,9 @@ class _Program:
 
 def _stdin_buffer(text):
     import io
-    return io.StringIO(text)  # CPython copies the text into its UCS-4 buffer here, not at the first read
+    buf = io.StringIO(text)  # CPython copies the text into its UCS-4 buffer here, not at the first read
+    buf.buffer = io.BytesIO(text.encode("utf-8"))  # sys.stdin.buffer, as a real stdin has (fast-IO code)
+    return buf
 
 
 class _Sink:
