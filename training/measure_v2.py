@@ -142,14 +142,14 @@ def run_source(source: str, a) -> dict:
     from training.harness import machine_info
     todo_all = source_tasks(source, a)
     done, skipped, seen = done_set(source, a.memory_only)
-    if getattr(a, "retry_errors", None):  # the harness learnt to run these: measured again
-        done -= retry_set(source, a.retry_errors)
+    retry = retry_set(source, a.retry_errors) if getattr(a, "retry_errors", None) else set()
+    done -= retry  # the harness learnt to run these: measured again, with the new tasks
     # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
     todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
             and not (k in skipped and t.get("skip"))]
-    # new measurements first, then the memory-only rows a latency run times again (stable: the
+    # new measurements (and retried errors) first, then the memory-only rows a latency run times again (stable: the
     # order within each stays the source's; a program's inputs stay together)
-    todo.sort(key=lambda t: (t["row"]["key"], t["row"]["input_id"]) in seen)
+    todo.sort(key=lambda t: (k := (t["row"]["key"], t["row"]["input_id"])) in seen and k not in retry)
     pending = len(todo)
     if a.limit is not None:
         todo = todo[: a.limit]
