@@ -230,6 +230,7 @@ def self_bias_table(model, positions: int = SELF_BIAS_POSITIONS):
         if not np.array_equal(np.broadcast_to(got, want.shape), want):
             raise ValueError(f"the bias table does not reproduce the graph at P={p_len}, T={t_len}")
     graph.node.remove(producers[bias])
+    _keep_folded_weights(model, [i for i in graph.initializer if "relative_attention_bias" in i.name])
     graph.initializer.extend([
         numpy_helper.from_array(table.astype(np.float32), "rlm_bias/table"),
         numpy_helper.from_array(np.array([0], dtype=np.int64), "rlm_bias/zero"),
@@ -289,6 +290,7 @@ def encoder_bias_gather(model, positions: int = ENCODER_BIAS_POSITIONS):
     side = positions - n
     by_distance = np.concatenate([np.full(side, near[0]), near, np.full(side, near[-1])])  # d from -(L-1)
     weight = numpy_helper.to_array(inits[gather.input[0]])  # (buckets, H)
+    _keep_folded_weights(model, [inits[gather.input[0]]])
     graph.initializer.extend([
         numpy_helper.from_array(np.ascontiguousarray(weight[by_distance]), "rlm_pos/table"),  # (2L - 1, H)
         numpy_helper.from_array(np.arange(positions, dtype=np.int64), "rlm_pos/arange"),
@@ -310,6 +312,23 @@ def encoder_bias_gather(model, positions: int = ENCODER_BIAS_POSITIONS):
     _drop_unused_initializers(graph)
     _set_meta(model, ENCODER_BIAS_KEY, str(positions))
     return model
+
+
+FOLDED_PREFIX = "rlm_folded:"  # metadata: a weight a rewrite folded into a table, for training.recover
+
+
+def _keep_folded_weights(model, initializers) -> None:
+    """A weight that a rewrite replaces by a table it was computed from stays readable: its values
+    go to the graph's metadata (`FOLDED_PREFIX` + name: shape and values, exact as JSON floats), so
+    `training.recover` gives the checkpoint back whole. T5's position-bias tables are 32 x H."""
+    import json
+
+    from onnx import numpy_helper
+
+    for init in initializers:
+        value = numpy_helper.to_array(init).astype(np.float32)
+        _set_meta(model, FOLDED_PREFIX + init.name,
+                  json.dumps({"shape": list(value.shape), "values": [float(v) for v in value.ravel()]}))
 
 
 def _evaluate_encoder(model, name: str, tokens: int) -> np.ndarray:

@@ -50,6 +50,7 @@ _NORM = re.compile(r"^/(?:(decoder)/)?((?:block\.\d+/layer\.\d+/)?(?:final_)?lay
 # name>/w` and its column scales (`.../w_scale`); the encoder's int8 embedding; a decoder's id remap.
 _INT8_WEIGHT = re.compile(r"^rlm_q/(.+)/w$")
 EMBEDDING_CODES, EMBEDDING_SCALE, TRIM_LOOKUP = "rlm_emb/q", "rlm_emb/scale", "rlm_trim/lookup"
+FOLDED_PREFIX = "rlm_folded:"  # fast_graphs.FOLDED_PREFIX: the position-bias weights behind a table
 
 
 def dequantize_nbits(q: np.ndarray, scales: np.ndarray, bits: int, zero_points: np.ndarray | None) -> np.ndarray:
@@ -83,6 +84,11 @@ def graph_weights(path: Path, prefix: str, start_id: int | None = None) -> dict[
     model = onnx.load(str(path))
     inits = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
     out: dict[str, np.ndarray] = {}
+    for prop in model.metadata_props:  # weights a rewrite folded into a table (fast_graphs.FOLDED_PREFIX)
+        if prop.key.startswith(FOLDED_PREFIX):
+            folded = json.loads(prop.value)
+            value = np.array(folded["values"], dtype=np.float32).reshape(folded["shape"])
+            out[_param(prefix, prop.key[len(FOLDED_PREFIX):])] = value
     trimmed = _trimmed_table(model.graph, inits)
     for name, value in inits.items():
         if name.endswith(".weight") and name != trimmed:
