@@ -170,9 +170,28 @@ def test_variant_tasks_interleave_kinds_and_put_parents_first(corpus):
             assert pos[(r["parent"], r["input_id"])] < pos[(r["key"], r["input_id"])]
             assert r["expected_direction"] in ("regression", "improvement", "neutral")
     rich = [r for r in rows if r.get("parent", "") and r["parent"].endswith("rich.py")]
-    assert {r["input_bytes"] for r in rich} and len({r["input_id"] for r in rich}) == 2   # the same 2 inputs
+    assert {r["input_bytes"] for r in rich} and len({r["input_id"] for r in rich}) > 2
+    plain = [t["row"] for t in variants.tasks(corpus, per_kind=1, kattis_inputs=2)]  # no kind is scarce
+    rich = [r for r in plain if r.get("parent", "") and r["parent"].endswith("rich.py")]
+    assert not rich or len({r["input_id"] for r in rich}) == 2                          # the same 2 inputs
     first = [r["mutation"] for r in rows if r["role"] == "variant"][:len(kinds) * 2]
     assert len(set(first)) >= 3                                       # kinds interleaved, not one after another
+
+
+def test_a_scarce_kind_is_measured_first_on_more_of_its_parents_inputs(corpus):
+    found = variants.candidates(corpus, per_kind=5, kattis_inputs=2)
+    scarce = {k for k, v in found.items() if 0 < len(v) < 5}
+    assert scarce  # the synthetic corpus has fewer than 5 programs for some kind
+    rows = [t["row"] for t in variants.tasks(corpus, per_kind=5, kattis_inputs=2)]
+    first = next(r for r in rows if r["role"] == "variant")  # the extra inputs come first
+    assert first["mutation"] in scarce
+    assert first["input_id"] not in {t["row"]["input_id"] for ts, _ in found[first["mutation"]] for t in ts
+                                     if t["row"]["key"] == first["parent"]}
+    for kind in scarce:
+        parent = found[kind][0][0][0]["row"]["key"]
+        own = {t["row"]["input_id"] for t in found[kind][0][0]}
+        measured = {r["input_id"] for r in rows if r.get("parent") == parent and r["mutation"] == kind}
+        assert own < measured  # its own inputs and more (up to SCARCE_KATTIS_INPUTS)
 
 
 def test_variant_scan_cache_remembers_misses_by_hash_only(corpus, tmp_path, monkeypatch):
