@@ -357,3 +357,11 @@ def test_only_a_leading_part_of_the_metrics_can_be_kept(tiny_checkpoint, model_c
     with pytest.raises(ExportError, match="--metrics latency: must be a leading part of the checkpoint's memory,latency"):
         export(tiny_checkpoint, tmp_path / "never", metrics=["latency"])
     assert not (tmp_path / "never").exists()
+
+
+def test_upgrade_of_a_missing_directory_says_so_in_one_line(tmp_path, capsys):
+    from rlm_lsp.export import upgrade
+
+    assert upgrade.main([str(tmp_path / "nope")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("upgrade: ") and "not found" in err and len(err.splitlines()) == 1
