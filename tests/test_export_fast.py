@@ -100,14 +100,19 @@ def test_old_layout_directories_load_and_predict(legacy_int8):
         assert Predictor.default(samples=1).model.layout == config.get("graph_layout", OPTIMUM)
 
 
-def test_an_unknown_layout_is_refused_with_the_file_named(model_copy):
-    path = model_copy / "decoder_with_past_model.onnx"
+def _edit_graph(model_dir, name: str, change) -> None:
+    """`change(model)` on one graph of a model directory, saved with its hash in rlm_config.json."""
+    path = model_dir / name
     model = onnx.load(str(path))
-    fast_graphs.set_layout(model, "from_the_future")
+    change(model)
     onnx.save(model, str(path))
-    config = json.loads((model_copy / "rlm_config.json").read_text())
-    config["files"]["decoder_with_past_model.onnx"] = sha256_file(path)
-    (model_copy / "rlm_config.json").write_text(json.dumps(config))
+    config = json.loads((model_dir / "rlm_config.json").read_text())
+    config["files"][name] = sha256_file(path)
+    (model_dir / "rlm_config.json").write_text(json.dumps(config))
+
+
+def test_an_unknown_layout_is_refused_with_the_file_named(model_copy):
+    _edit_graph(model_copy, "decoder_with_past_model.onnx", lambda m: fast_graphs.set_layout(m, "from_the_future"))
     with pytest.raises(ModelError, match="from_the_future.*decoder_with_past_model.onnx|decoder_with_past_model.onnx.*from_the_future"):
         Predictor.from_dir(model_copy)
 
@@ -170,26 +175,14 @@ def test_encoder_position_bias_by_distance_is_exact(fp32_pair):
 
 
 def test_a_read_longer_than_the_encoder_table_is_refused(model_copy):
-    path = model_copy / "encoder_model.onnx"
-    model = onnx.load(str(path))
-    fast_graphs._set_meta(model, fast_graphs.ENCODER_BIAS_KEY, "100")
-    onnx.save(model, str(path))
-    config = json.loads((model_copy / "rlm_config.json").read_text())
-    config["files"]["encoder_model.onnx"] = sha256_file(path)
-    (model_copy / "rlm_config.json").write_text(json.dumps(config))
+    _edit_graph(model_copy, "encoder_model.onnx", lambda m: fast_graphs._set_meta(m, fast_graphs.ENCODER_BIAS_KEY, "100"))
     with pytest.raises(ModelError, match="reads at most 100 tokens"):
         Predictor.from_dir(model_copy)
 
 
 def test_a_decode_longer_than_the_bias_table_is_refused(model_copy):
     for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
-        path = model_copy / name
-        model = onnx.load(str(path))
-        fast_graphs._set_meta(model, fast_graphs.SELF_BIAS_KEY, "5")
-        onnx.save(model, str(path))
-        config = json.loads((model_copy / "rlm_config.json").read_text())
-        config["files"][name] = sha256_file(path)
-        (model_copy / "rlm_config.json").write_text(json.dumps(config))
+        _edit_graph(model_copy, name, lambda m: fast_graphs._set_meta(m, fast_graphs.SELF_BIAS_KEY, "5"))
     with pytest.raises(ModelError, match="cover 5 positions"):
         Predictor.from_dir(model_copy)
 
