@@ -8,7 +8,8 @@ model = "models/rlm"               # model directory, relative to this file; def
 metrics = ["memory", "latency"]    # metrics the gate judges (default: also kernel_latency)
 gpu = "H100"                       # GPU that @triton.jit kernel latency is predicted for
 ratio = 2.0                        # fail when new/old >= this, for every metric...
-confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone)
+confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone;
+                                   #    default: 0.7 for memory, 0.65 for latency, rlm_lsp.rules.level_for)
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
@@ -70,11 +71,15 @@ class GateConfig:
     model: str | None = None  # absolute path, or None for the shipped model
     gpu: str | None = None  # the GPU kernel latency is predicted for; None: the kernel model's default
     fail_unjudged: bool = False  # a file the gate cannot judge (syntax error, undecodable) fails the gate
-    confidence: float = rules.CONFIDENCE  # share of paired draws over the ratio (rlm_lsp.rules)
+    confidence: float | None = None  # share of paired draws over the ratio; None: each metric's (rules.level_for)
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
         return self.ratios.get(metric, self.default_ratio)
+
+    def level(self, metric: str) -> float:
+        """The confidence level `metric` is judged at (`rlm_lsp.rules.level_for`)."""
+        return rules.level_for(metric, self.confidence)
 
     def wants(self, path: str) -> bool:
         """Whether the include/exclude globs let this repository-relative path through."""

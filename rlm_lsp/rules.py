@@ -15,7 +15,8 @@ the ratio. A metric regresses when the point estimates grew by `ratio` or more *
 `CONFIDENCE` of the paired draws did: one median crossing the line is not enough. Without
 samples (greedy decoding, old models' rows) the point estimates decide alone.
 `CONFIDENCE` was calibrated on validation pairs (`python -m training.gate_quality --calibrate`,
-docs/model-card.md).
+docs/model-card.md); a metric may have its own (`CONFIDENCE_BY_METRIC`, `level_for`: latency's,
+chosen alone by the same rule, is lower), and a project's `confidence` sets one level for all.
 
 **Growth.** From a model that predicts how a metric grows with the input (`Prediction.growth`,
 the exponent of n), a growth step is a regression on its own, whatever the constants: the new
@@ -43,6 +44,10 @@ from rlm_lsp.prediction import growth_class
 
 DEFAULT_RATIO = 2.0
 CONFIDENCE = 0.7  # share of paired draws over the ratio (12 of 16); calibrated on validation pairs
+# Per metric, where calibrating the metric alone chose another level (`training.gate_quality
+# --calibrate --per-metric`, experiments/log.md session 21: latency recall on half B 4.5% -> 5.3%,
+# near-equal pairs flagged 5% -> 8%, at most 10%); memory's own choice is CONFIDENCE.
+CONFIDENCE_BY_METRIC = {"latency": 0.65}
 # A growth regression: the exponent of n up by this much (~n -> ~n^1.75). Not calibrated yet: no
 # model predicts growth; the issue's classes are 0.5 to 0.75 wide, so this is one class or more.
 GROWTH_STEP = 0.75
@@ -91,6 +96,12 @@ def growth(old: float, new: float) -> float:
     if old > 0:
         return new / old
     return math.inf if new > 0 else 1.0
+
+
+def level_for(metric: str, configured: float | None = None) -> float:
+    """The confidence level a metric is judged at: the project's `confidence` where it sets one,
+    else the metric's calibrated level."""
+    return configured if configured is not None else CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
 
 
 def confidence(old, new, ratio: float, paired: str = PAIRED) -> float:

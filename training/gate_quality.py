@@ -176,6 +176,16 @@ def calibrate(val, predictions, metrics, ratio: float, min_gap: float, near_max:
     }
 
 
+def calibrate_per_metric(val, predictions, metrics, ratio: float, min_gap: float, near_max: float,
+                         false_alarm_max: dict[str, float], paired: str = rules.PAIRED) -> dict:
+    """`calibrate` for each metric alone: its own smallest level that meets its limits on half A."""
+    each = {m: calibrate(val, predictions, [m], ratio, min_gap, near_max, false_alarm_max, paired) for m in metrics}
+    return {"levels": {m: c["level"] for m, c in each.items()}, "chosen": {m: c["chosen"] for m, c in each.items()},
+            "B": [c["B"][0] for c in each.values()], "all": [c["all"][0] for c in each.values()],
+            "plain_ratio_all": [c["plain_ratio_all"][0] for c in each.values()],
+            "table": {m: c["table"] for m, c in each.items()}}
+
+
 def reseeded(predictor, model: str | None, threads: int, samples: int | None):
     """The same model with sampling seed 1 (the gate uses seed 0)."""
     from rlm_lsp.predictor import Predictor
@@ -231,6 +241,7 @@ def main(argv=None) -> int:
                    help="the paired draws the level counts (rlm_lsp.rules.PAIRED)")
     p.add_argument("--calibrate", action="store_true",
                    help="choose the level on half A of the validation problems, report it on half B")
+    p.add_argument("--per-metric", action="store_true", help="--calibrate: a level for each metric alone")
     p.add_argument("--near-max", type=float, default=0.10, help="--calibrate: near-equal pairs flagged at most")
     p.add_argument("--false-alarm-max", default="memory=0.14,latency=0.18",
                    help="--calibrate: false alarms at most, per metric")
@@ -264,8 +275,8 @@ def main(argv=None) -> int:
     calibration = None
     if args.calibrate:
         limits = {k: float(v) for k, v in (item.split("=") for item in args.false_alarm_max.split(",") if item)}
-        calibration = calibrate(val, predictions, metrics, args.ratio, args.min_gap, args.near_max, limits,
-                                args.paired)
+        how = calibrate_per_metric if args.per_metric else calibrate
+        calibration = how(val, predictions, metrics, args.ratio, args.min_gap, args.near_max, limits, args.paired)
         results = calibration["all"]
     if not args.no_noise and args.independent_draws:  # with shared draws, old and new never differ by seed
         other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
@@ -290,7 +301,13 @@ def main(argv=None) -> int:
     out = {"meta": meta, "results": results}
     if calibration is not None:
         out["calibration"] = calibration
-        print(calibration_markdown(calibration))
+        if args.per_metric:
+            for m, table in calibration["table"].items():
+                print(calibration_markdown({"table": table, "chosen": calibration["chosen"][m], **{
+                    split: [r for r in calibration[split] if r["metric"] == m]
+                    for split in ("B", "all", "plain_ratio_all")}}))
+        else:
+            print(calibration_markdown(calibration))
     text = json.dumps(out, indent=2)
     print(text)
     table = markdown(results, meta)

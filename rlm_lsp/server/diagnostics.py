@@ -49,7 +49,7 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
             )
         limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
-        level = r.project.confidence if r.project is not None else rules.CONFIDENCE
+        level = r.project.level(metric) if r.project is not None else rules.level_for(metric)
         if limit and base is not None and not r.allowed and rules.judge(base, p, limit, level).regressed:
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
                         f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
