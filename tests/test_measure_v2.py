@@ -379,3 +379,24 @@ def test_a_latency_run_measures_what_was_never_measured_before_it_retimes(tmp_pa
     order.clear()
     measure_v2.run_source("kattis", a)
     assert order == []  # all done: nothing again
+
+
+def test_kattis_solutions_of_a_packaged_problem_run_on_its_inputs(tmp_path):
+    from training import v4_data
+
+    root = tmp_path / "corpora"
+    fake_corpus(root)
+    problems = [json.loads(x) for x in gzip.open(root / "kattis_packages" / "problems.jsonl.gz", "rt")]
+    _gz(root / "kattis_packages" / "problems.jsonl.gz",
+        [dict(p, kattis_shortname=p["problem_id"].split("/")[1]) for p in problems])
+    sol = {"source": "sol/kattis", "commit": "2" * 40, "language": "python", "code": SUM, "py2": False,
+           "reads_stdin": True, "third_party_imports": []}
+    _gz(root / "kattis_solutions" / "programs.jsonl.gz", [
+        dict(sol, path="src/Sums/sums.py", kattis_shortname="sums", inputs_in_kattis_packages=True),
+        dict(sol, path="src/Other/other.py", kattis_shortname="other", inputs_in_kattis_packages=False),
+        dict(sol, path="src/Sums/unflagged.py", kattis_shortname="sums", inputs_in_kattis_packages=False)])
+    tasks = [t for t in sources.kattis_tasks(root, k=4) if t["row"]["repo"] == "sol/kattis"]
+    assert {t["row"]["key"] for t in tasks} == {"sol/kattis:src/Sums/sums.py"}
+    assert len(tasks) == 4 and {t["row"]["problem_id"] for t in tasks} == {"fake/sums"}
+    assert all(t["row"]["verdict_dir"] == "kattis_solutions" and t["expected"] for t in tasks)  # checked
+    assert v4_data.program_codes("kattis", root)["sol/kattis:src/Sums/sums.py"] == SUM

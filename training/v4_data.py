@@ -29,6 +29,7 @@ The code is read from ``../shared/corpora`` by key and never written anywhere.
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -37,8 +38,8 @@ from training import dataset
 
 DATA = dataset.ROOT / "training" / "data"
 CORPORA = dataset.ROOT.parent / "shared" / "corpora"
-PROGRAM_FILES = {
-    "kattis": ("kattis_packages", "programs.jsonl.gz"),
+PROGRAM_FILES = {  # a source's program files, the first its own (Kattis: then solutions run on its inputs)
+    "kattis": ("kattis_packages", "programs.jsonl.gz", "kattis_solutions"),
     "euler": ("project_euler", "programs.jsonl.gz"),
     "rosetta": ("rosetta", "programs.jsonl.gz"),
 }
@@ -73,9 +74,10 @@ def program_codes(source: str, corpora: Path | None = None) -> dict[str, str]:
     transcript's script under ``<key>#repl``, ``training.v2.sources.repl_script``)."""
     from training.v2.sources import REPL_SUFFIX, measured_code, repl_script
 
-    folder, name = PROGRAM_FILES[source]
+    folder, name, *more = PROGRAM_FILES[source]
+    rows = itertools.chain(*(_rows(Path(corpora or CORPORA) / f / name) for f in (folder, *more)))
     out = {}
-    for r in _rows(Path(corpora or CORPORA) / folder / name):
+    for r in rows:
         if source == "rosetta" and r.get("language") != "python":
             continue
         key = "%s:%s" % (r["source"], r["path"])

@@ -133,7 +133,16 @@ def kattis_tasks(corpus: Path, k: int = 4, max_input_bytes: int = 1 << 20) -> li
         if (r["problem_id"], r["path"]) in want:
             text[(r["problem_id"], r["path"])] = (r["input"], r["answer"])
     out = []
-    for r in _order(list(_rows(base / "programs.jsonl.gz"))):
+    by_name = {}
+    for pid, p in problems.items():
+        by_name.setdefault(p.get("kattis_shortname"), []).append(pid)
+    programs = _order(list(_rows(base / "programs.jsonl.gz")))
+    # then Kattis solutions (another repository) of the problems a package has, by short name, on
+    # the package's inputs: the package's answers verify that it is the same problem
+    programs += [dict(r, problem_id=by_name[r["kattis_shortname"]][0], verdict_dir="kattis_solutions")
+                 for r in _order(list(_rows(corpus / "kattis_solutions" / "programs.jsonl.gz")))
+                 if _true(r.get("inputs_in_kattis_packages")) and len(by_name.get(r["kattis_shortname"], ())) == 1]
+    for r in programs:
         pid = r["problem_id"]
         pr = problems.get(pid, {})
         row, code = _base("kattis", r, pid, "stdin")
