@@ -139,8 +139,9 @@ def kattis_tasks(corpus: Path, k: int = 4, max_input_bytes: int = 1 << 20) -> li
     programs = _order(list(_rows(base / "programs.jsonl.gz")))
     # then Kattis solutions (another repository) of the problems a package has, by short name, on
     # the package's inputs: the package's answers verify that it is the same problem
+    solutions = corpus / "kattis_solutions" / "programs.jsonl.gz"
     programs += [dict(r, problem_id=by_name[r["kattis_shortname"]][0], verdict_dir="kattis_solutions")
-                 for r in _order(list(_rows(corpus / "kattis_solutions" / "programs.jsonl.gz")))
+                 for r in (_order(list(_rows(solutions))) if solutions.exists() else [])
                  if _true(r.get("inputs_in_kattis_packages")) and len(by_name.get(r["kattis_shortname"], ())) == 1]
     for r in programs:
         pid = r["problem_id"]
