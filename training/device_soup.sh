@@ -32,10 +32,7 @@ SEEDS=${SEEDS:-0 1 2 3 4 5}
 OUT=${OUT:-/tmp/soup_out}
 R=${SOUP_DIR:-/tmp/soup_runs}
 mkdir -p "$R" "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
-PY=${PYTHON:-python3}
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
-"$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'cuda', torch.cuda.is_available())"
+. training/device_common.sh  # environment, PY, and what the machine has
 extra=()
 [ -n "${MAX_STEPS:-}" ] && extra+=(--max-steps "$MAX_STEPS")
 [ -n "${EVAL_EVERY:-}" ] && extra+=(--eval-every "$EVAL_EVERY")
@@ -52,6 +49,8 @@ for s in $SEEDS; do
 done
 if [ "${#bests[@]}" -ge 2 ]; then
     "$PY" -m training.soup "$OUT/soup" "${bests[@]}"
+else
+    echo "${#bests[@]} best checkpoint(s): no soup (it needs two or more seeds)"
 fi
 tar czf "$OUT/logs.tgz" -C "$R" $(cd "$R" && ls *.log */train_log.jsonl 2>/dev/null)
-ls -la "$OUT" "$OUT/soup" 2>/dev/null
+ls -la "$OUT"

@@ -32,10 +32,7 @@ OUT=${OUT:-/tmp/sweep_out}
 G=${GPU_DATA:-.gpu}
 R=${SWEEP_DIR:-/tmp/sweep}
 mkdir -p "$R" "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
-PY=${PYTHON:-python3}
-nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
-"$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'cuda', torch.cuda.is_available())"
+. training/device_common.sh  # environment, PY, and what the machine has
 
 common=(--corpus "$G/solutions.jsonl.gz" --tokenizer "$G/tokenizer.json" --max-minutes "$MINUTES"
         --epochs 1000 --eval-every "${EVAL_EVERY:-200}" --patience 1000 --no-progress)
