@@ -203,7 +203,7 @@ def self_bias_table(model, positions: int = SELF_BIAS_POSITIONS):
     here: the subgraph may read only the shapes of input_ids and the decoder's own past (never
     the encoder's mask), and the table reproduces it at a few (P, T). `SELF_BIAS_KEY` records L;
     the runtime refuses a model whose decode needs more positions."""
-    from onnx import helper, numpy_helper
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     producers = {out: node for node in graph.node for out in node.output}
@@ -220,12 +220,13 @@ def self_bias_table(model, positions: int = SELF_BIAS_POSITIONS):
     if not inputs <= {"input_ids", past}:
         raise ValueError(f"the self-attention bias reads {sorted(inputs)}, not only the step's shapes")
     has_past = any(i.name == past for i in graph.input)
-    table = _evaluate(model, bias, past_length=0, new_tokens=positions)  # (b, H, L, L)
+    run = _probe(model, bias, TensorProto.FLOAT)
+    table = run(_decoder_feeds(model, past_length=0, new_tokens=positions))  # (b, H, L, L)
     table = np.ascontiguousarray(table[:1])
     for p_len, t_len in ((0, 1), (0, 2), (3, 1), (5, 2), (11, 1)):  # the table stands for the subgraph
         if p_len and not has_past:
             continue
-        want = _evaluate(model, bias, past_length=p_len, new_tokens=t_len)
+        want = run(_decoder_feeds(model, past_length=p_len, new_tokens=t_len))
         got = table[:, :, p_len:p_len + t_len, : p_len + t_len]
         if not np.array_equal(np.broadcast_to(got, want.shape), want):
             raise ValueError(f"the bias table does not reproduce the graph at P={p_len}, T={t_len}")
@@ -270,7 +271,7 @@ def encoder_bias_gather(model, positions: int = ENCODER_BIAS_POSITIONS):
     checks that grid is a function of k - q, that both sides are flat from 256 on (so the
     distances past 511 take the end buckets), and the table holds the same floats as the weight
     it gathers from. `ENCODER_BIAS_KEY` records L; the runtime refuses to read more tokens."""
-    from onnx import helper, numpy_helper
+    from onnx import TensorProto, helper, numpy_helper
 
     graph = model.graph
     inits = {i.name: i for i in graph.initializer}
@@ -279,7 +280,8 @@ def encoder_bias_gather(model, positions: int = ENCODER_BIAS_POSITIONS):
     buckets = gather.input[1]
     if not _graph_inputs_above(graph, buckets) <= {"input_ids", "attention_mask"}:
         raise ValueError("the encoder's position buckets read more than the input's shape")
-    grid = _evaluate_encoder(model, buckets, 512)  # (512, 512): bucket of (q, k)
+    ones = np.ones((1, 512), dtype=np.int64)
+    grid = _probe(model, buckets, TensorProto.INT64)({"input_ids": ones * 5, "attention_mask": ones})  # bucket of (q, k)
     n = grid.shape[0]
     near = np.concatenate([grid[::-1, 0], grid[0, 1:]])  # distance d = k - q from -(n-1) to n-1
     q, k = np.indices(grid.shape)
@@ -331,21 +333,6 @@ def _keep_folded_weights(model, initializers) -> None:
                   json.dumps({"shape": list(value.shape), "values": [float(v) for v in value.ravel()]}))
 
 
-def _evaluate_encoder(model, name: str, tokens: int) -> np.ndarray:
-    """The value of int64 tensor `name` of an encoder graph on one input of `tokens` tokens."""
-    import onnxruntime as ort
-    from onnx import TensorProto, helper
-
-    probe = type(model)()
-    probe.CopyFrom(model)
-    probe.graph.output.append(helper.make_tensor_value_info(name, TensorProto.INT64, None))
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(probe.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    feeds = {"input_ids": np.full((1, tokens), 5, dtype=np.int64), "attention_mask": np.ones((1, tokens), dtype=np.int64)}
-    return session.run([name], {i.name: feeds[i.name] for i in session.get_inputs()})[0]
-
-
 def _graph_inputs_above(graph, name: str) -> set[str]:
     """The graph inputs `name` is computed from."""
     producers = {out: node for node in graph.node for out in node.output}
@@ -363,17 +350,29 @@ def _graph_inputs_above(graph, name: str) -> set[str]:
     return found
 
 
-def _evaluate(model, name: str, past_length: int, new_tokens: int) -> np.ndarray:
-    """The value of tensor `name` of a decoder graph for one row, `past_length` cached positions
-    and `new_tokens` new ones (one encoder position; the values fed do not matter here)."""
+def _probe(model, name: str, elem_type: int):
+    """One session of `model` that also outputs its tensor `name` (of ONNX type `elem_type`);
+    returns run(feeds) -> that tensor's value."""
     import onnxruntime as ort
-    from onnx import TensorProto, helper
+    from onnx import helper
 
     probe = type(model)()
     probe.CopyFrom(model)
-    probe.graph.output.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, None))
+    probe.graph.output.append(helper.make_tensor_value_info(name, elem_type, None))
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    session = ort.InferenceSession(probe.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    wanted = [i.name for i in session.get_inputs()]
+    return lambda feeds: session.run([name], {k: feeds[k] for k in wanted})[0]
+
+
+def _decoder_feeds(model, past_length: int, new_tokens: int) -> dict:
+    """Feeds of a decoder graph for one row, `past_length` cached positions and `new_tokens` new
+    ones (one encoder position; the values do not matter to a bias)."""
+    from onnx import helper
+
     feeds = {}
-    for inp in probe.graph.input:
+    for inp in model.graph.input:
         dims = [d.dim_value for d in inp.type.tensor_type.shape.dim]
         if inp.name == "input_ids":
             shape = [1, new_tokens]
@@ -385,10 +384,7 @@ def _evaluate(model, name: str, past_length: int, new_tokens: int) -> np.ndarray
             shape = [1, 1] + dims[2:]
         dtype = helper.tensor_dtype_to_np_dtype(inp.type.tensor_type.elem_type)
         feeds[inp.name] = np.ones(shape, dtype=dtype) if inp.name == "encoder_attention_mask" else np.zeros(shape, dtype=dtype)
-    options = ort.SessionOptions()
-    options.log_severity_level = 3
-    session = ort.InferenceSession(probe.SerializeToString(), options, providers=["CPUExecutionProvider"])
-    return session.run([name], feeds)[0]
+    return feeds
 
 
 def _drop_dead_nodes(graph) -> None:

@@ -128,12 +128,11 @@ def candidates(corpus=None, per_kind: int = 600, kattis_inputs: int = 3, scan_ca
 SCARCE_KATTIS_INPUTS = 12  # Kattis inputs per program for a kind the corpus has few candidates of
 
 
-def _more_inputs(found: dict, per_kind: int, corpus) -> dict:
-    """For the kinds with fewer than ``per_kind`` candidates (``add_memo`` and ``drop_memo`` here:
-    123 and 316 programs), their parents' tasks on more inputs: a LeetCode program on its ladder's
+def _more_inputs(found: dict, scarce: list, corpus) -> dict:
+    """For the `scarce` kinds (fewer candidates than asked: ``add_memo`` and ``drop_memo`` here, 123
+    and 316 programs), their parents' tasks on more inputs: a LeetCode program on its ladder's
     other rungs (1/16 and 1), a Kattis one on up to ``SCARCE_KATTIS_INPUTS`` of its package's inputs.
-    parent key -> [tasks not among the candidate's own]. Scripts (Euler, Rosetta) have one input."""
-    scarce = [k for k in KINDS if len(found[k]) < per_kind]
+    parent key -> its tasks. Scripts (Euler, Rosetta) have one input."""
     keys = {ts[0]["row"]["key"] for k in scarce for ts, _ in found[k]}
     out: dict = {}
     if not keys:
@@ -148,35 +147,34 @@ def _more_inputs(found: dict, per_kind: int, corpus) -> dict:
     return out
 
 
+def _add(out: list, seen: set, ts: list, kind: str, v) -> None:
+    """A candidate's tasks: its parent on each input once (for all its kinds), then the variant."""
+    for t in ts:
+        pid = (t["row"]["key"], t["row"]["input_id"])
+        if pid not in seen:
+            seen.add(pid)
+            out.append(_parent_task(t))
+    out.extend(_variant_task(t, kind, v) for t in ts)
+
+
 def tasks(corpus=None, per_kind: int = 600, kattis_inputs: int = 3, scan_cache: Path | None = None) -> list:
     """The measuring tasks: first the scarce kinds on their parents' other inputs (`_more_inputs`),
     interleaved by kind, then every candidate on its own inputs, interleaved by kind."""
     found = candidates(corpus, per_kind, kattis_inputs, scan_cache)
-    out, seen = [], set()
-    more = _more_inputs(found, per_kind, corpus)
+    out: list = []
+    seen: set = set()
     scarce = [k for k in KINDS if len(found[k]) < per_kind]
+    more = _more_inputs(found, scarce, corpus)
     for i in range(max((len(found[k]) for k in scarce), default=0)):
         for kind in scarce:
-            if i >= len(found[kind]):
-                continue
-            ts, v = found[kind][i]
-            own = {t["row"]["input_id"] for t in ts}
-            extra = [t for t in more.get(ts[0]["row"]["key"], []) if t["row"]["input_id"] not in own]
-            for t in extra:
-                pid = (t["row"]["key"], t["row"]["input_id"])
-                if pid not in seen:
-                    seen.add(pid)
-                    out.append(_parent_task(t))
-            out.extend(_variant_task(t, kind, v) for t in extra)  # the same program: the same variant
+            if i < len(found[kind]):
+                ts, v = found[kind][i]
+                own = {t["row"]["input_id"] for t in ts}  # the same program: the same variant
+                _add(out, seen, [t for t in more.get(ts[0]["row"]["key"], []) if t["row"]["input_id"] not in own],
+                     kind, v)
     for i in range(max((len(v) for v in found.values()), default=0)):
         for kind in sorted(KINDS, key=lambda k: hashlib.sha1(("%d:%s" % (i, k)).encode()).hexdigest()):
-            if i >= len(found[kind]):
-                continue
-            ts, v = found[kind][i]
-            for t in ts:
-                pid = (t["row"]["key"], t["row"]["input_id"])
-                if pid not in seen:
-                    seen.add(pid)
-                    out.append(_parent_task(t))
-            out.extend(_variant_task(t, kind, v) for t in ts)
+            if i < len(found[kind]):
+                ts, v = found[kind][i]
+                _add(out, seen, ts, kind, v)
     return out
