@@ -58,6 +58,26 @@ _CALL_KINDS = {"list": "l", "sorted": "l", "dict": "d", "defaultdict": "d", "Cou
                "float": "n", "abs": "n", "ord": "n", "bool": "n"}
 
 
+def nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node under `tree`, in `ast.walk`'s order (breadth first, fields in order), as a list:
+    about twice as fast as `ast.walk`, and one list serves several passes over a tree none of them
+    reshapes. A pass that only replaces a node's own fields sees what `ast.walk` would show it,
+    since `ast.walk` queues a node's children before yielding the node."""
+    out = [tree]
+    i = 0
+    AST = ast.AST
+    while i < len(out):
+        node = out[i]
+        i += 1
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                out.extend(item for item in value if isinstance(item, AST))
+            elif isinstance(value, AST):
+                out.append(value)
+    return out
+
+
 def value_kind(value: ast.AST, stays=lambda func: True) -> str | None:
     """`l`, `d`, `s`, `q`, `t`, `c` or `n` for a value whose kind its syntax shows; else None.
     `stays(func)`: whether a called name keeps its own (a builtin or an import, not something the
@@ -93,7 +113,7 @@ def value_kind(value: ast.AST, stays=lambda func: True) -> str | None:
 def _first_values(tree: ast.AST) -> dict[int, ast.AST]:
     """id(target Name) -> the value a plain assignment gives it (`x = v`, `x: T = v`, `(x := v)`)."""
     out: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name):
@@ -117,7 +137,7 @@ def defined_names(tree: ast.AST) -> frozenset[str]:
 
 
 def _drop_no_ops(tree: ast.AST) -> None:
-    for node in ast.walk(tree):
+    for node in nodes(tree):
         for name in ("body", "orelse", "finalbody"):
             body = getattr(node, name, None)
             if not (isinstance(body, list) and body and isinstance(body[0], ast.stmt)):
@@ -147,15 +167,16 @@ class _Renamer:
         self.taken: set[str] = set()  # names that stay, so no canonical name may equal one
 
     def run(self, tree: ast.Module) -> None:
+        every = nodes(tree)
         occurrences = []  # (position, node)
-        for node in ast.walk(tree):
+        for node in every:
             pos = _position(node)
             if pos is not None:
                 occurrences.append((pos, node))
         occurrences.sort(key=lambda item: item[0])
-        self._calls = {id(kw): node for node in ast.walk(tree) if isinstance(node, ast.Call) for kw in node.keywords}
+        self._calls = {id(kw): node for node in every if isinstance(node, ast.Call) for kw in node.keywords}
         self._defs: dict[tuple, list[ast.AST]] = {}  # binding key -> the defs that bind it
-        for node in ast.walk(tree):
+        for node in every:
             where = self.b.where.get(id(node))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and where is not None and where.kind != "class":
                 resolved = self.resolve(where, node.name)

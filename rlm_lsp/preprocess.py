@@ -36,6 +36,7 @@ import re
 import textwrap
 import tokenize
 from collections.abc import Callable
+from typing import Any
 
 from rlm_lsp import canonical
 
@@ -63,7 +64,6 @@ def strip_v1(code: str) -> str:
         tree = ast.parse(textwrap.dedent(code))
         tree = _strip(tree)
         _unwrap_classes(tree)
-        ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         out = _strip_text(code)
@@ -86,7 +86,6 @@ def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
         _unwrap_classes(tree, keep_nested=typed)
         _fill_empty_bodies(tree)
         tree = canonical.canonicalize(tree, outside, typed)
-        ast.fix_missing_locations(tree)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         out = _strip_text(code)
@@ -95,7 +94,7 @@ def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
 
 def _fill_empty_bodies(tree: ast.AST) -> None:
     """A body left empty by dropped annotations (a dataclass's fields) gets `pass`, so it parses."""
-    for node in ast.walk(tree):
+    for node in canonical.nodes(tree):
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and not node.body:
             node.body = [ast.Pass()]
 
@@ -117,7 +116,7 @@ def _is_str_expr(node: ast.AST) -> bool:
 
 def _strip(tree: ast.Module) -> ast.Module:
     """Drop docstrings, bare strings and annotations, in place (one pass over the nodes)."""
-    for node in ast.walk(tree):
+    for node in canonical.nodes(tree):
         if isinstance(node, ast.arg):
             node.annotation = None
             continue
@@ -145,22 +144,38 @@ def _assign_of(node: ast.AnnAssign) -> ast.Assign | None:
     return ast.copy_location(ast.Assign(targets=[node.target], value=node.value), node)
 
 
-class _DropSelf(ast.NodeTransformer):
-    """`self.x` -> `x` (inside an unwrapped method). `keep_nested` (canon_v2): not inside a class
-    the method defines, whose own methods' `self` is another object (strip_v1 and canon_v1 went
-    in, so a nested class's `self.find(x)` read as a free `find(x)` there)."""
+def _drop_self(root: ast.AST, keep_nested: bool = False) -> None:
+    """`self.x` -> `x` under `root`, in place (inside an unwrapped method). `keep_nested` (canon_v2):
+    not inside a class the method defines, whose own methods' `self` is another object (strip_v1
+    and canon_v1 went in, so a nested class's `self.find(x)` read as a free `find(x)` there).
 
-    def __init__(self, keep_nested: bool = False):
-        self.keep_nested = keep_nested
-
-    def visit_ClassDef(self, node: ast.ClassDef):
-        return node if self.keep_nested else self.generic_visit(node)
-
-    def visit_Attribute(self, node: ast.Attribute):
-        self.generic_visit(node)
-        if isinstance(node.value, ast.Name) and node.value.id in _SELF_NAMES:
-            return ast.copy_location(ast.Name(id=node.attr, ctx=node.ctx), node)
-        return node
+    Innermost first, as a post-order visit would: `self.self.x` is `x`. One pass collects every
+    attribute's slot (a parent's field or list index), parents before their children; the slots
+    are then rewritten in reverse."""
+    slots: list[tuple[Any, Any, ast.Attribute]] = []  # (a list and its index, or a node and its field)
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if keep_nested and isinstance(node, ast.ClassDef):
+            continue
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        if isinstance(item, ast.Attribute):
+                            slots.append((value, i, item))
+                        stack.append(item)
+            elif isinstance(value, ast.AST):
+                if isinstance(value, ast.Attribute):
+                    slots.append((node, field, value))
+                stack.append(value)
+    for parent, key, attr in reversed(slots):
+        if isinstance(attr.value, ast.Name) and attr.value.id in _SELF_NAMES:
+            name = ast.copy_location(ast.Name(id=attr.attr, ctx=attr.ctx), attr)
+            if isinstance(parent, list):
+                parent[key] = name
+            else:
+                setattr(parent, key, name)
 
 
 def _drop_self_param(fn: ast.FunctionDef | ast.AsyncFunctionDef, keep_nested: bool = False) -> None:
@@ -174,7 +189,7 @@ def _drop_self_param(fn: ast.FunctionDef | ast.AsyncFunctionDef, keep_nested: bo
         for d in fn.decorator_list
         if not (isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod"))
     ]
-    _DropSelf(keep_nested).visit(fn)
+    _drop_self(fn, keep_nested)
 
 
 def _unwrap_classes(tree: ast.Module, keep_nested: bool = False) -> None:
@@ -185,7 +200,7 @@ def _unwrap_classes(tree: ast.Module, keep_nested: bool = False) -> None:
                 if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     _drop_self_param(inner, keep_nested)
                 elif not isinstance(inner, ast.Pass):
-                    inner = _DropSelf(keep_nested).visit(inner)
+                    _drop_self(inner, keep_nested)
                 body.append(inner)
         elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             stmt.args.args and stmt.args.args[0].arg in _SELF_NAMES
