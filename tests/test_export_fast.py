@@ -174,6 +174,31 @@ def test_encoder_position_bias_by_distance_is_exact(fp32_pair):
     assert meta[fast_graphs.ENCODER_BIAS_KEY] == str(fast_graphs.ENCODER_BIAS_POSITIONS)
 
 
+
+def test_the_encoder_bias_is_not_sliced_again_and_the_floats_stay(fp32_pair):
+    """T5's slice of the position bias to its last S query rows is gone from the encoder (it was
+    all of them), with the same hidden states as optimum's graph at any batch, length and mask."""
+    fast_dir, optimum_dir = fp32_pair
+    original = onnx.load(str(optimum_dir / "encoder_model.onnx"))
+    rewritten = fast_graphs.encoder_bias_unsliced(
+        fast_graphs.encoder_bias_gather(onnx.load(str(optimum_dir / "encoder_model.onnx")), positions=1024))
+
+    def slices(model):
+        return sum(n.op_type == "Slice" and "SelfAttention" in n.name for n in model.graph.node)
+
+    assert slices(rewritten) == slices(original) - 1
+    sessions = [ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+                for m in (original, rewritten)]
+    rng = np.random.default_rng(1)
+    for batch, length in ((1, 1), (3, 17), (1, 700)):
+        feeds = {"input_ids": rng.integers(5, 60, (batch, length)).astype(np.int64),
+                 "attention_mask": np.ones((batch, length), dtype=np.int64)}
+        feeds["attention_mask"][0, length // 3 + 1:] = 0
+        want, got = (s.run(None, feeds)[0] for s in sessions)
+        assert np.array_equal(want, got), (batch, length)
+    meta = dict((p.key, p.value) for p in onnx.load(str(fast_dir / "encoder_model.onnx")).metadata_props)
+    assert fast_graphs.ENCODER_UNSLICED_KEY in meta  # the export applies it
+
 def test_a_read_longer_than_the_encoder_table_is_refused(model_copy):
     _edit_graph(model_copy, "encoder_model.onnx", lambda m: fast_graphs._set_meta(m, fast_graphs.ENCODER_BIAS_KEY, "100"))
     with pytest.raises(ModelError, match="reads at most 100 tokens"):
@@ -201,7 +226,7 @@ def test_upgrade_brings_an_older_directory_to_the_bias_tables_with_the_same_samp
     assert after.model.max_input_tokens == fast_graphs.ENCODER_BIAS_POSITIONS
     assert np.array_equal(before, after.sample_values(CODES))
     report = json.loads((model / "export_report.json").read_text())
-    assert report["upgrades"][-1]["rewrites"] == ["encoder_bias_gather", "self_bias_table"]
+    assert report["upgrades"][-1]["rewrites"] == ["encoder_bias_gather", "encoder_bias_unsliced", "self_bias_table"]
     assert upgrade.upgrade(model) == []  # a second run changes nothing
 
 
