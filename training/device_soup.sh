@@ -5,7 +5,7 @@
 # session 21): a soup of three seeds gained 0.009 over its weakest; more seeds, pre-registered.
 #
 #   here, first:  bash training/device_soup.sh stage      # fills .gpu/ (git-ignored): corpus rows, v3r
-#   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # with .gpu carried
+#   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # carry: .gpu/v3r .gpu/solutions.jsonl.gz
 #   here, after:  rlm-export OUT/soup /tmp/soupfast; python -m training.evaluate /tmp/soupfast --data
 #                 training/data/leetcode_v1.jsonl.gz   (judged by the rule written before the lease)
 #
@@ -15,24 +15,32 @@
 # CPU check of the plumbing: SEEDS="0 1" MAX_STEPS=4 EVAL_EVERY=2 DEVICE=cpu bash training/device_soup.sh
 set -u
 G=${GPU_DATA:-.gpu}
+. training/device_common.sh
 if [ "${1:-}" = stage ]; then
     bash training/device_sweep.sh stage >/dev/null || exit 1
-    if [ ! -f "$G/v3r/model.safetensors" ]; then
+    if [ ! -f "$G/v3r/model.safetensors.xz" ]; then
         src=$(mktemp -d)
         for f in $(git ls-tree --name-only d1eb9c3 rlm_lsp/models/default/); do
             git show "d1eb9c3:$f" > "$src/$(basename "$f")"
         done
         python -m training.recover "$src" "$G/v3r" >/dev/null || exit 1
         rm -rf "$src"
+        # 39 MB of fp32 read back from int8 (few distinct values a column): xz takes it to 16 MB,
+        # which the 64 MiB a lease carries (the tracked tree included) needs; device_common.sh unpacks
+        python -c "
+import lzma, shutil, sys
+with open(sys.argv[1], 'rb') as raw, lzma.open(sys.argv[1] + '.xz', 'wb', preset=9) as packed:
+    shutil.copyfileobj(raw, packed)" "$G/v3r/model.safetensors" || exit 1
     fi
-    du -sh "$G"
+    rm -f "$G/v3r/model.safetensors"  # unpacked by a CPU check of the plumbing: it would travel too
+    carry_size "$G/v3r" "$G/solutions.jsonl.gz"
     exit 0
 fi
 SEEDS=${SEEDS:-0 1 2 3 4 5}
 OUT=${OUT:-/tmp/soup_out}
 R=${SOUP_DIR:-/tmp/soup_runs}
 mkdir -p "$R" "$OUT"
-. training/device_common.sh  # environment, PY, and what the machine has
+device_setup  # environment, PY, what the machine has; the init unpacked
 extra=()
 [ -n "${MAX_STEPS:-}" ] && extra+=(--max-steps "$MAX_STEPS")
 [ -n "${EVAL_EVERY:-}" ] && extra+=(--eval-every "$EVAL_EVERY")

@@ -32,7 +32,7 @@ OUT=${OUT:-/tmp/sweep_out}
 G=${GPU_DATA:-.gpu}
 R=${SWEEP_DIR:-/tmp/sweep}
 mkdir -p "$R" "$OUT"
-. training/device_common.sh  # environment, PY, and what the machine has
+. training/device_common.sh && device_setup  # environment, PY, and what the machine has
 
 common=(--corpus "$G/solutions.jsonl.gz" --tokenizer "$G/tokenizer.json" --max-minutes "$MINUTES"
         --epochs 1000 --eval-every "${EVAL_EVERY:-200}" --patience 1000 --no-progress)

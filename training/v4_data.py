@@ -31,13 +31,15 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from training import dataset
 
 DATA = dataset.ROOT / "training" / "data"
-CORPORA = dataset.ROOT.parent / "shared" / "corpora"
+# RLM_CORPUS, as training.v2.sources reads it: a staged copy on a GPU machine (training/device_v4.sh)
+CORPORA = Path(os.environ.get("RLM_CORPUS", dataset.ROOT.parent / "shared" / "corpora"))
 PROGRAM_FILES = {  # a source's program files, the first its own (Kattis: then solutions run on its inputs)
     "kattis": ("kattis_packages", "programs.jsonl.gz", "kattis_solutions"),
     "euler": ("project_euler", "programs.jsonl.gz"),
