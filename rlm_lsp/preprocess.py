@@ -64,6 +64,8 @@ def strip_v1(code: str) -> str:
         tree = ast.parse(textwrap.dedent(code))
         tree = _strip(tree)
         _unwrap_classes(tree)
+        # no fix_missing_locations: unparse reads only a statement's lineno (its type comment),
+        # and every statement these passes make is copy_location'd or a Pass
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         out = _strip_text(code)

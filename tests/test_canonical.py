@@ -417,3 +417,31 @@ def test_a_class_defined_inside_a_method_keeps_its_self_under_canon_v2():
     assert canon2(code) == canon2(renamed)
     assert "return (v3.f1(v4), v3.f1(v5))" in canon2(code)  # self.find: the nested class's method
     assert canon(code) != canon(renamed)  # the old version's known miss, kept for its models
+
+
+def test_nodes_lists_what_ast_walk_yields_in_its_order():
+    import ast
+
+    from rlm_lsp import canonical
+
+    tree = ast.parse(textwrap.dedent("""
+        class A:
+            def f(self, x: int = 1, *a, k=2, **kw) -> int:
+                return [y for y in x if (z := y)] or {1: f"{x!r}"}
+        try:
+            pass
+        except E as e:
+            raise
+    """))
+    assert [id(n) for n in canonical.nodes(tree)] == [id(n) for n in ast.walk(tree)]
+
+
+@pytest.mark.parametrize("code, expected", [
+    # self.x goes innermost first, as a post-order visit would: self.self.x is x
+    ("class Solution:\n    def f(self):\n        return self.self.x + self.a.b\n", "def f():\n    return x + a.b\n"),
+    ("class Solution:\n    def f(self):\n        self.seen[self.k] = [self.g(i) for i in self.items]\n",
+     "def f():\n    seen[k] = [g(i) for i in items]\n"),
+    ("class Solution:\n    limit = self.n\n", "limit = n\n"),  # a class-level statement too
+])
+def test_strip_v1_drops_self_everywhere_in_an_unwrapped_method(code, expected):
+    assert preprocess.apply("strip_v1", code) == expected
