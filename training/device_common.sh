@@ -23,3 +23,28 @@ carry_size() {
     echo "a lease sends $(( (tracked + carried) / 1048576 )) MiB of 64: the tracked tree $(( tracked / 1048576 )) MiB, carry ($*) $(( carried / 1048576 )) MiB"
     [ $(( tracked + carried )) -le $(( 64 * 1048576 )) ] || { echo "over the 64 MiB a lease carries"; return 1; }
 }
+
+# The CPU check's knobs (MAX_STEPS, EVAL_EVERY, DEVICE) as training.train flags, in the array `extra`.
+check_flags() {
+    extra=()
+    if [ -n "${MAX_STEPS:-}" ]; then extra+=(--max-steps "$MAX_STEPS"); fi
+    if [ -n "${EVAL_EVERY:-}" ]; then extra+=(--eval-every "$EVAL_EVERY"); fi
+    if [ -n "${DEVICE:-}" ]; then extra+=(--device "$DEVICE"); fi
+}
+
+# After the seeds of $SEEDS trained in RUNS/s<seed>: their bests' uniform soup in OUT/soup (with
+# one best, that one in OUT/best), and every seed's log and train_log.jsonl in OUT/logs.tgz.
+soup_of_seeds() {
+    local runs=$1 out=$2 s
+    local bests=()
+    for s in $SEEDS; do
+        if [ -f "$runs/s$s/best/model.safetensors" ]; then bests+=("$runs/s$s/best"); else echo "seed $s: no best checkpoint"; fi
+    done
+    if [ "${#bests[@]}" -ge 2 ]; then
+        "$PY" -m training.soup "$out/soup" "${bests[@]}"
+    elif [ "${#bests[@]}" -eq 1 ]; then
+        cp -r "${bests[0]}" "$out/best"
+    fi
+    tar czf "$out/logs.tgz" -C "$runs" $(cd "$runs" && ls *.log */train_log.jsonl 2>/dev/null)
+    ls -la "$out"
+}

@@ -41,24 +41,11 @@ OUT=${OUT:-/tmp/soup_out}
 R=${SOUP_DIR:-/tmp/soup_runs}
 mkdir -p "$R" "$OUT"
 device_setup  # environment, PY, what the machine has; the init unpacked
-extra=()
-[ -n "${MAX_STEPS:-}" ] && extra+=(--max-steps "$MAX_STEPS")
-[ -n "${EVAL_EVERY:-}" ] && extra+=(--eval-every "$EVAL_EVERY")
-[ -n "${DEVICE:-}" ] && extra+=(--device "$DEVICE")
+check_flags
 for s in $SEEDS; do  # c4's recipe (session 20, c4r), one seed each, side by side on the one GPU
     "$PY" -m training.train --out "$R/s$s" --init-from "$G/v3r" --corpus "$G/solutions.jsonl.gz" \
         --preprocess canon_v1 --neutral 0.8 --epochs 3 --lr 3e-4 --consistency 1.0 --seed "$s" \
         --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
 done
 wait
-bests=()
-for s in $SEEDS; do
-    if [ -f "$R/s$s/best/model.safetensors" ]; then bests+=("$R/s$s/best"); else echo "seed $s: no best checkpoint"; fi
-done
-if [ "${#bests[@]}" -ge 2 ]; then
-    "$PY" -m training.soup "$OUT/soup" "${bests[@]}"
-else
-    echo "${#bests[@]} best checkpoint(s): no soup (it needs two or more seeds)"
-fi
-tar czf "$OUT/logs.tgz" -C "$R" $(cd "$R" && ls *.log */train_log.jsonl 2>/dev/null)
-ls -la "$OUT"
+soup_of_seeds "$R" "$OUT"

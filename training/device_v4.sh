@@ -50,23 +50,10 @@ mkdir -p "$R" "$OUT"
 device_setup  # environment, PY, what the machine has; the init unpacked
 export RLM_CORPUS=$G/corpora
 read -r -a recipe <<< "${ARGS:---init-from $G/v3r --v4-data --variants --template shaped --metrics memory,latency,memory_growth --driver-prob 0 --preprocess canon_v1 --neutral 0.8 --consistency 1.0 --epochs 2 --lr 1e-4}"
-extra=()
-[ -n "${MAX_STEPS:-}" ] && extra+=(--max-steps "$MAX_STEPS")
-[ -n "${EVAL_EVERY:-}" ] && extra+=(--eval-every "$EVAL_EVERY")
-[ -n "${DEVICE:-}" ] && extra+=(--device "$DEVICE")
+check_flags
 for s in $SEEDS; do
     "$PY" -m training.train --out "$R/s$s" --corpus "$G/corpora/leetcode/solutions.jsonl.gz" "${recipe[@]}" \
         --seed "$s" --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
 done
 wait
-bests=()
-for s in $SEEDS; do
-    if [ -f "$R/s$s/best/model.safetensors" ]; then bests+=("$R/s$s/best"); else echo "seed $s: no best checkpoint"; fi
-done
-if [ "${#bests[@]}" -ge 2 ]; then
-    "$PY" -m training.soup "$OUT/soup" "${bests[@]}"
-elif [ "${#bests[@]}" -eq 1 ]; then
-    cp -r "${bests[0]}" "$OUT/best"
-fi
-tar czf "$OUT/logs.tgz" -C "$R" $(cd "$R" && ls *.log */train_log.jsonl 2>/dev/null)
-ls -la "$OUT"
+soup_of_seeds "$R" "$OUT"
