@@ -414,3 +414,57 @@ def test_consistency_loss_pairs_the_rows_that_drew_their_rewrite(tmp_path, monke
     seen.clear()
     train.train(common + ["--out", str(tmp_path / "n"), "--augment", "0"])  # no rewrites: never called
     assert seen == []
+
+
+def test_distill_kl_is_zero_for_the_teachers_own_logits_and_one_directional():
+    import torch
+
+    from rlm_lsp import numbers
+    from training.train import distill_kl
+
+    groups = [torch.arange(4) for _ in range(numbers.TOKENS_PER_NUMBER)]
+    weights = torch.ones(numbers.TOKENS_PER_NUMBER)
+    teacher = torch.randn(3, numbers.TOKENS_PER_NUMBER, 6)
+    labels = torch.zeros(3, numbers.TOKENS_PER_NUMBER, dtype=torch.long)
+    assert distill_kl(teacher.clone(), teacher, labels, weights, groups).item() == pytest.approx(0.0, abs=1e-7)
+    student = teacher.clone()
+    student[0, 1, :4] = torch.tensor([4.0, -4.0, 0.0, 1.0])
+    kl = distill_kl(student, teacher, labels, weights, groups).item()
+    assert kl > 0 and distill_kl(teacher, student, labels, weights, groups).item() != pytest.approx(kl)
+    labels[0, 1] = -100  # the position that differs is unlabelled
+    assert distill_kl(student, teacher, labels, weights, groups).item() == pytest.approx(0.0, abs=1e-7)
+
+
+def test_distillation_reads_the_plain_rows_the_teachers_way(tmp_path, monkeypatch):
+    """A real-name teacher (strip_v1) for a canonical-name student (canon_v1): the teacher reads
+    each plain row with its own preprocess, and only plain rows with every metric are pulled."""
+    from training import train
+
+    common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
+              "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2"]
+    teacher = train.train(common + ["--out", str(tmp_path / "t"), "--preprocess", "strip_v1"])
+    seen = []
+    real = train.distill_kl
+
+    def spy(student, teacher_logits, labels, weights, groups):
+        seen.append((student.shape[0], teacher_logits.shape[0]))
+        return real(student, teacher_logits, labels, weights, groups)
+
+    monkeypatch.setattr(train, "distill_kl", spy)
+    texts = []
+    from rlm_lsp import preprocess as pre
+    real_apply = pre.apply
+
+    def record(name, code):
+        out = real_apply(name, code)
+        if name == "strip_v1":
+            texts.append(out)
+        return out
+
+    monkeypatch.setattr(pre, "apply", record)
+    best = train.train(common + ["--out", str(tmp_path / "s"), "--preprocess", "canon_v1", "--init-from",
+                                 str(teacher), "--distill-from", str(teacher), "--augment", "0", "--subset-prob", "0"])
+    assert json.loads((best / "rlm_meta.json").read_text())["train_args"]["distill_from"] == str(teacher)
+    assert texts  # the teacher's inputs were made with its own preprocess
+    # no rewrites, no subsets: every row of both steps is pulled towards the teacher
+    assert len(seen) == 2 and all(0 < a == b <= 8 for a, b in seen)

@@ -155,6 +155,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                         "variant, the plain program is also run, and the symmetric KL between the two "
                         "constrained number distributions (teacher-forced, position-weighted) is added "
                         "(issue 22: a neutral rewrite should not move the prediction); 0 = off")
+    p.add_argument("--distill-from", default=None, metavar="CHECKPOINT",
+                   help="a frozen teacher (its own preprocess and template, the same tokenizer): for the "
+                        "rows of a batch that drew their plain program with every metric, the teacher reads "
+                        "that program its way, and KL(teacher || model) over the constrained number "
+                        "distributions (teacher-forced, position-weighted) is added, weighted by --distill "
+                        "(issue 22: a canonical-name student learning from a real-name teacher)")
+    p.add_argument("--distill", type=float, default=1.0, help="weight of --distill-from's loss")
     p.add_argument("--freeze-encoder", action="store_true",
                    help="train the decoder only (e.g. a last phase teaching it to read a trained encoder)")
     p.add_argument("--epochs", type=int, default=8)
@@ -213,6 +220,45 @@ def symmetric_kl(logits_a, logits_b, labels, weights, groups):
         la = logits_a[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
         lb = logits_b[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
         kl = 0.5 * ((la.exp() * (la - lb)).sum(-1) + (lb.exp() * (lb - la)).sum(-1))  # (B, n)
+        known = (lab != -100).float()
+        total = total + weights[p] * (kl * known).sum()
+        norm = norm + weights[p] * known.sum()
+    return total / norm.clamp(min=1e-6)
+
+
+def _teacher(args, tok, metrics, train_items, device):
+    """--distill-from's frozen model, and each training item's input as it reads it (its own
+    preprocess and template; the same tokenizer as the student's, or SystemExit)."""
+    from rlm_lsp.template import render
+    from training.evaluate import truncate
+
+    teacher, teacher_tok, meta = load_checkpoint(args.distill_from)
+    if teacher_tok.get_vocab() != tok.get_vocab():
+        raise SystemExit(f"--distill-from {args.distill_from}: its tokenizer is not the model's")
+    teacher.to(device).eval()
+    for param in teacher.parameters():
+        param.requires_grad_(False)
+    texts = [render(meta["input_template"], metrics, item.example.language,
+                    preprocess.apply(meta.get("preprocess", "none"), item.example.code),
+                    shape=item.example.extra.get("shape", "function")) for item in train_items]
+    encs = tok.encode_batch(texts)
+    return teacher, {i: truncate(enc.ids, args.max_input_tokens, tok) for i, enc in enumerate(encs)}
+
+
+def distill_kl(student, teacher, labels, weights, groups):
+    """Position-weighted mean of KL(teacher || student) over the constrained tokens of each
+    labelled position (-100 ignored): the student pulled towards the teacher's distributions."""
+    import torch
+
+    total = student.new_zeros((), dtype=torch.float32)
+    norm = student.new_zeros((), dtype=torch.float32)
+    for p, cols in enumerate(groups):
+        lab = labels[:, p :: numbers.TOKENS_PER_NUMBER]
+        if lab.numel() == 0:
+            continue
+        ls = student[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
+        lt = teacher[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
+        kl = (lt.exp() * (lt - ls)).sum(-1)  # (B, n)
         known = (lab != -100).float()
         total = total + weights[p] * (kl * known).sum()
         norm = norm + weights[p] * known.sum()
@@ -298,6 +344,9 @@ class RlmTask(TaskBase):
         self.groups = number_groups(tok, device, number_format(args))
         self.grammars = decoding.grammars_of(meta)
         self.last_reload = time.time()
+        self.teacher, self.teacher_ids = None, {}
+        if getattr(args, "distill_from", None):
+            self.teacher, self.teacher_ids = _teacher(args, tok, metrics, train_items, device)
 
     def parameters(self) -> list:
         return self.trainable + list(self.aux_head.parameters())
@@ -321,6 +370,8 @@ class RlmTask(TaskBase):
         loss = weighted_loss(logits, labels, self.weights, self.groups)
         if getattr(args, "consistency", 0.0) > 0:
             loss = loss + args.consistency * self.consistency(batch, rows, logits, labels)
+        if self.teacher is not None:
+            loss = loss + args.distill * self.distillation(batch, rows, logits)
         if args.aux_weight and not args.freeze_encoder:
             target, known = _aux_targets([self.train_items[i].example for i in batch], self.metrics,
                                          self.aux_stats, self.device, skip_tiers=self.extra_tasks)
@@ -341,6 +392,21 @@ class RlmTask(TaskBase):
         ids, mask, plain_labels = collate(plain, self.pad_id, self.device)
         plain_logits = forward_logits(self.model, ids, mask, plain_labels)
         return symmetric_kl(logits[paired], plain_logits, plain_labels, self.weights, self.groups)
+
+    def distillation(self, batch, rows, logits):
+        """KL(teacher || model) on the rows of `batch` that drew their plain program with every
+        metric (a rewrite or a metric subset has no real-name reading for the teacher)."""
+        import torch
+
+        full = tuple(self.metrics)
+        plain = [k for k, (i, (ids, _)) in enumerate(zip(batch, rows))
+                 if ids is self.train_items[i].variants.get((full, False)) and batch[k] in self.teacher_ids]
+        if not plain:
+            return logits.new_zeros(())
+        ids, mask, labels = collate([(self.teacher_ids[batch[k]], rows[k][1]) for k in plain], self.pad_id, self.device)
+        with torch.no_grad():
+            teacher_logits = forward_logits(self.teacher, ids, mask, labels)
+        return distill_kl(logits[plain], teacher_logits, labels, self.weights, self.groups)
 
     def evaluate(self) -> Evaluation:
         res = evaluate_model(self.model, self.tok, self.val_items, self.metrics, self.weights, self.args,
