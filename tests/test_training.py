@@ -393,17 +393,24 @@ def test_symmetric_kl_is_zero_for_equal_logits_and_ignores_unlabelled_positions(
     assert symmetric_kl(a, c, torch.zeros_like(labels), weights, groups).item() == pytest.approx(0.0, abs=1e-6)
 
 
+def _rows_seen_by(monkeypatch, module, name: str) -> list[tuple[int, int]]:
+    """Wrap the loss `module.name(a, b, labels, weights, groups)`: the list it returns fills with
+    the rows of a and b at each call."""
+    seen: list[tuple[int, int]] = []
+    real = getattr(module, name)
+
+    def spy(a, b, *rest):
+        seen.append((a.shape[0], b.shape[0]))
+        return real(a, b, *rest)
+
+    monkeypatch.setattr(module, name, spy)
+    return seen
+
+
 def test_consistency_loss_pairs_the_rows_that_drew_their_rewrite(tmp_path, monkeypatch):
     from training import train
 
-    seen = []
-    real = train.symmetric_kl
-
-    def spy(a, b, labels, weights, groups):
-        seen.append((a.shape[0], b.shape[0]))
-        return real(a, b, labels, weights, groups)
-
-    monkeypatch.setattr(train, "symmetric_kl", spy)
+    seen = _rows_seen_by(monkeypatch, train, "symmetric_kl")
     common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
               "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2",
               "--augment", "1.0", "--neutral", "0.8", "--preprocess", "canon_v1"]
@@ -443,14 +450,7 @@ def test_distillation_reads_the_plain_rows_the_teachers_way(tmp_path, monkeypatc
     common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
               "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2"]
     teacher = train.train(common + ["--out", str(tmp_path / "t"), "--preprocess", "strip_v1"])
-    seen = []
-    real = train.distill_kl
-
-    def spy(student, teacher_logits, labels, weights, groups):
-        seen.append((student.shape[0], teacher_logits.shape[0]))
-        return real(student, teacher_logits, labels, weights, groups)
-
-    monkeypatch.setattr(train, "distill_kl", spy)
+    seen = _rows_seen_by(monkeypatch, train, "distill_kl")
     texts = []
     from rlm_lsp import preprocess as pre
     real_apply = pre.apply

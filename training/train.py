@@ -209,6 +209,13 @@ def weighted_loss(logits, labels, weights, groups):
 def symmetric_kl(logits_a, logits_b, labels, weights, groups):
     """Position-weighted mean of (KL(a||b) + KL(b||a)) / 2 over the constrained tokens of each
     labelled position (-100 ignored): how far two inputs' number distributions are apart."""
+    return _position_weighted(logits_a, logits_b, labels, weights, groups,
+                              lambda la, lb: 0.5 * ((la.exp() * (la - lb)).sum(-1) + (lb.exp() * (lb - la)).sum(-1)))
+
+
+def _position_weighted(logits_a, logits_b, labels, weights, groups, divergence):
+    """Position-weighted mean of divergence(log_softmax_a, log_softmax_b) -> (B, n) over the
+    constrained tokens of each labelled position of a number block (-100 ignored)."""
     import torch
 
     total = logits_a.new_zeros((), dtype=torch.float32)
@@ -219,9 +226,8 @@ def symmetric_kl(logits_a, logits_b, labels, weights, groups):
             continue
         la = logits_a[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
         lb = logits_b[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
-        kl = 0.5 * ((la.exp() * (la - lb)).sum(-1) + (lb.exp() * (lb - la)).sum(-1))  # (B, n)
         known = (lab != -100).float()
-        total = total + weights[p] * (kl * known).sum()
+        total = total + weights[p] * (divergence(la, lb) * known).sum()
         norm = norm + weights[p] * known.sum()
     return total / norm.clamp(min=1e-6)
 
@@ -248,21 +254,8 @@ def _teacher(args, tok, metrics, train_items, device):
 def distill_kl(student, teacher, labels, weights, groups):
     """Position-weighted mean of KL(teacher || student) over the constrained tokens of each
     labelled position (-100 ignored): the student pulled towards the teacher's distributions."""
-    import torch
-
-    total = student.new_zeros((), dtype=torch.float32)
-    norm = student.new_zeros((), dtype=torch.float32)
-    for p, cols in enumerate(groups):
-        lab = labels[:, p :: numbers.TOKENS_PER_NUMBER]
-        if lab.numel() == 0:
-            continue
-        ls = student[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
-        lt = teacher[:, p :: numbers.TOKENS_PER_NUMBER, :].index_select(-1, cols).float().log_softmax(-1)
-        kl = (lt.exp() * (lt - ls)).sum(-1)  # (B, n)
-        known = (lab != -100).float()
-        total = total + weights[p] * (kl * known).sum()
-        norm = norm + weights[p] * known.sum()
-    return total / norm.clamp(min=1e-6)
+    return _position_weighted(student, teacher, labels, weights, groups,
+                              lambda ls, lt: (lt.exp() * (lt - ls)).sum(-1))
 
 
 def forward_logits(model, ids, mask, labels):
