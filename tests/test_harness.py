@@ -301,7 +301,8 @@ def fake_run(tmp_path, monkeypatch):
     orig = build_dataset.measure
 
     def fast_measure(code, tests, **kw):
-        kw["mem_limits"] = Limits(address_space=600 << 20, cpu_s=3, wall_s=2.0)
+        # wall 5 s: under load (two trainings on the two cores) the hog once met 2 s before its memory limit
+        kw["mem_limits"] = Limits(address_space=600 << 20, cpu_s=3, wall_s=5.0)
         kw["time_limits"] = FAST_TIME
         return orig(code, tests, **kw)
 
