@@ -221,13 +221,13 @@ def self_bias_table(model, positions: int = SELF_BIAS_POSITIONS):
     if not inputs <= {"input_ids", past}:
         raise ValueError(f"the self-attention bias reads {sorted(inputs)}, not only the step's shapes")
     has_past = any(i.name == past for i in graph.input)
-    run = _probe(model, bias, TensorProto.FLOAT)
-    table = run(_decoder_feeds(model, past_length=0, new_tokens=positions))  # (b, H, L, L)
+    run = _probe(model, [bias], TensorProto.FLOAT)
+    (table,) = run(_decoder_feeds(model, past_length=0, new_tokens=positions))  # (b, H, L, L)
     table = np.ascontiguousarray(table[:1])
     for p_len, t_len in ((0, 1), (0, 2), (3, 1), (5, 2), (11, 1)):  # the table stands for the subgraph
         if p_len and not has_past:
             continue
-        want = run(_decoder_feeds(model, past_length=p_len, new_tokens=t_len))
+        (want,) = run(_decoder_feeds(model, past_length=p_len, new_tokens=t_len))
         got = table[:, :, p_len:p_len + t_len, : p_len + t_len]
         if not np.array_equal(np.broadcast_to(got, want.shape), want):
             raise ValueError(f"the bias table does not reproduce the graph at P={p_len}, T={t_len}")
@@ -282,7 +282,7 @@ def encoder_bias_gather(model, positions: int = ENCODER_BIAS_POSITIONS):
     if not _graph_inputs_above(graph, buckets) <= {"input_ids", "attention_mask"}:
         raise ValueError("the encoder's position buckets read more than the input's shape")
     ones = np.ones((1, 512), dtype=np.int64)
-    grid = _probe(model, buckets, TensorProto.INT64)({"input_ids": ones * 5, "attention_mask": ones})  # bucket of (q, k)
+    (grid,) = _probe(model, [buckets], TensorProto.INT64)({"input_ids": ones * 5, "attention_mask": ones})  # bucket of (q, k)
     n = grid.shape[0]
     near = np.concatenate([grid[::-1, 0], grid[0, 1:]])  # distance d = k - q from -(n-1) to n-1
     q, k = np.indices(grid.shape)
@@ -343,10 +343,10 @@ def encoder_bias_unsliced(model):
     transpose = _only(consumers.get(bias.output[0], []))
     unsqueeze = _only(consumers.get(transpose.output[0], []))
     cut = _only(c for c in consumers.get(unsqueeze.output[0], []) if c.op_type == "Slice")
-    check = _probe(original, cut.input[0], TensorProto.FLOAT), _probe(original, cut.output[0], TensorProto.FLOAT)
+    run = _probe(original, [cut.input[0], cut.output[0]], TensorProto.FLOAT)
     for length in (1, 3, 40):
         ones = np.ones((1, length), dtype=np.int64)
-        before, after = (f({"input_ids": ones * 5, "attention_mask": ones}) for f in check)
+        before, after = run({"input_ids": ones * 5, "attention_mask": ones})
         if before.shape != after.shape or not np.array_equal(before, after):
             raise ValueError("the slice of the encoder's position bias is not the whole tensor")
     for node in graph.node:
@@ -411,20 +411,20 @@ def _graph_inputs_above(graph, name: str) -> set[str]:
     return found
 
 
-def _probe(model, name: str, elem_type: int):
-    """One session of `model` that also outputs its tensor `name` (of ONNX type `elem_type`);
-    returns run(feeds) -> that tensor's value."""
+def _probe(model, names: Sequence[str], elem_type: int):
+    """One session of `model` that also outputs its tensors `names` (of ONNX type `elem_type`);
+    returns run(feeds) -> their values, in order."""
     import onnxruntime as ort
     from onnx import helper
 
     probe = type(model)()
     probe.CopyFrom(model)
-    probe.graph.output.append(helper.make_tensor_value_info(name, elem_type, None))
+    probe.graph.output.extend(helper.make_tensor_value_info(name, elem_type, None) for name in names)
     options = ort.SessionOptions()
     options.log_severity_level = 3
     session = ort.InferenceSession(probe.SerializeToString(), options, providers=["CPUExecutionProvider"])
     wanted = [i.name for i in session.get_inputs()]
-    return lambda feeds: session.run([name], {k: feeds[k] for k in wanted})[0]
+    return lambda feeds: session.run(list(names), {k: feeds[k] for k in wanted})
 
 
 def _decoder_feeds(model, past_length: int, new_tokens: int) -> dict:

@@ -393,7 +393,7 @@ class RlmTask(TaskBase):
 
         full = tuple(self.metrics)
         plain = [k for k, (i, (ids, _)) in enumerate(zip(batch, rows))
-                 if ids is self.train_items[i].variants.get((full, False)) and batch[k] in self.teacher_ids]
+                 if ids is self.train_items[i].variants.get((full, False)) and i in self.teacher_ids]
         if not plain:
             return logits.new_zeros(())
         ids, mask, labels = collate([(self.teacher_ids[batch[k]], rows[k][1]) for k in plain], self.pad_id, self.device)
