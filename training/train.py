@@ -235,8 +235,8 @@ def _position_weighted(logits_a, logits_b, labels, weights, groups, divergence):
 def _teacher(args, tok, metrics, train_items, device):
     """--distill-from's frozen model, and each training item's input as it reads it (its own
     preprocess and template; the same tokenizer as the student's, or SystemExit)."""
-    from rlm_lsp.template import render
     from training.evaluate import truncate
+    from training.train_data import render_example
 
     teacher, teacher_tok, meta = load_checkpoint(args.distill_from)
     if teacher_tok.get_vocab() != tok.get_vocab():
@@ -244,9 +244,9 @@ def _teacher(args, tok, metrics, train_items, device):
     teacher.to(device).eval()
     for param in teacher.parameters():
         param.requires_grad_(False)
-    texts = [render(meta["input_template"], metrics, item.example.language,
-                    preprocess.apply(meta.get("preprocess", "none"), item.example.code),
-                    shape=item.example.extra.get("shape", "function")) for item in train_items]
+    texts = [render_example(meta["input_template"], metrics, item.example,
+                            preprocess.apply(meta.get("preprocess", "none"), item.example.code))
+             for item in train_items]
     encs = tok.encode_batch(texts)
     return teacher, {i: truncate(enc.ids, args.max_input_tokens, tok) for i, enc in enumerate(encs)}
 

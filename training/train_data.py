@@ -61,8 +61,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
         for subset in subsets:
             named = subset if ex.tier not in extra_tasks else [f"{m}@{ex.tier}" for m in subset]
             for aug_flag, c in codes.items():
-                texts.append(render(TEMPLATES[args.template], named, ex.language, c,
-                                    shape=ex.extra.get("shape", "function")))
+                texts.append(render_example(TEMPLATES[args.template], named, ex, c))
                 keys.append((i, subset, aug_flag))
     encs = tok.encode_batch(texts)
     # Training rows keep their start (the recipe the shipped models were trained with); validation
@@ -79,6 +78,11 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
                   for s in subsets}
         out.append(Encoded(ex, variants[i], labels))
     return out
+
+
+def render_example(template: str, metrics, ex: dataset.Example, code: str) -> str:
+    """The input text a model with `template` reads for `ex`, its code already preprocessed."""
+    return render(template, metrics, ex.language, code, shape=ex.extra.get("shape", "function"))
 
 
 def aux_tiers(args) -> set[str]:
