@@ -20,6 +20,7 @@ model without it predicts functions per call only, and a note under the table (o
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import stat
@@ -251,6 +252,10 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         units = [("<module>", "module", 1, source)]
     if shape != FUNCTION and not by_shape and notes is not None:
         notes.append(script_note(path, shape, bool(found)))
+    broken = parse_error(source)
+    if broken and notes is not None:
+        notes.append(f"note: {path}:{broken}; " + ("only the functions that parse on their own are scored"
+                     if found else "the <module> row reads it as text"))
     known = set(predictor.config.metric_names)
     rows = []
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
@@ -277,6 +282,17 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
+
+
+def parse_error(source: str) -> str | None:
+    """`LINE: does not parse (MESSAGE)` for source that is not Python 3, else None."""
+    try:
+        ast.parse(source)
+    except SyntaxError as exc:
+        return f"{exc.lineno or 1}: does not parse ({exc.msg})"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"1: does not parse ({type(exc).__name__})"
+    return None
 
 
 def script_note(path: Path, shape: str, has_functions: bool) -> str:

@@ -70,6 +70,22 @@ def test_bad_files_get_a_message_and_the_rest_is_scored(files, tiny_model_dir):
     assert "Parser.parse" in out.stdout
 
 
+def test_a_file_that_does_not_parse_is_scored_and_says_so(tmp_path, tiny_model_dir):
+    (tmp_path / "half.py").write_text("def ok(n):\n    return n * 2\n\ndef bad(:\n    pass\n")
+    (tmp_path / "broken.py").write_text("x = (1,\n")
+    out = rlm("predict", str(tmp_path / "half.py"), str(tmp_path / "broken.py"), "--model", str(tiny_model_dir))
+    assert out.returncode == 0, out.stderr
+    assert any("half.py:1" in line and " ok " in line for line in out.stdout.splitlines())
+    assert f"note: {tmp_path / 'half.py'}:4: does not parse (invalid syntax); only the functions that parse " \
+        "on their own are scored" in out.stdout
+    assert any("broken.py:1" in line and "<module>" in line for line in out.stdout.splitlines())
+    assert f"note: {tmp_path / 'broken.py'}:1: does not parse (" in out.stdout
+    assert "the <module> row reads it as text" in out.stdout
+    as_json = rlm("predict", str(tmp_path / "half.py"), "--json", "--model", str(tiny_model_dir))
+    assert [r["function"] for r in json.loads(as_json.stdout)] == ["ok"]
+    assert "half.py:4: does not parse" in as_json.stderr
+
+
 def test_nothing_to_score_prints_no_empty_table(files, tiny_model_dir):
     skipped = rlm("predict", str(files / "blob.py"), "--model", str(tiny_model_dir))
     assert skipped.returncode == 1 and skipped.stdout == ""
