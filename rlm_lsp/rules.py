@@ -51,9 +51,6 @@ CONFIDENCE_BY_METRIC = {"latency": 0.65}
 # A growth regression: the exponent of n up by this much (~n -> ~n^1.75). Not calibrated yet: no
 # model predicts growth; the issue's classes are 0.5 to 0.75 wide, so this is one class or more.
 GROWTH_STEP = 0.75
-# Which of a Prediction's paired draws the level counts: "samples" (as drawn) or "smooth_samples"
-# (each exponent at its expectation, `decode.ExponentSmoother`); chosen on validation pairs.
-PAIRED = "samples"
 _ROUNDING = 1e-9  # 1.75 - 1.0 is a full step even where float subtraction leaves 0.7499999...
 PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
 
@@ -104,13 +101,11 @@ def level_for(metric: str, configured: float | None = None) -> float:
     return configured if configured is not None else CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
 
 
-def confidence(old, new, ratio: float, paired: str = PAIRED) -> float:
-    """Share of paired draws (`paired`: the Predictions' "samples" or "smooth_samples", falling back
-    to "samples" where either lacks them) whose new/old is at least `ratio`; from the point
+def confidence(old, new, ratio: float) -> float:
+    """Share of paired draws (the Predictions' `samples`, as drawn: their smoothed form was tried and
+    not kept, experiments/log.md session 20) whose new/old is at least `ratio`; from the point
     estimates (1.0 or 0.0) when the predictions carry no paired samples."""
-    a, b = getattr(old, paired, ()), getattr(new, paired, ())
-    if not a or len(a) != len(b):
-        a, b = getattr(old, "samples", ()), getattr(new, "samples", ())
+    a, b = getattr(old, "samples", ()), getattr(new, "samples", ())
     if not a or len(a) != len(b):
         return 1.0 if growth(old.value, new.value) >= ratio else 0.0
     return sum(growth(x, y) >= ratio for x, y in zip(a, b)) / len(a)
@@ -123,10 +118,10 @@ class Verdict:
     regressed: bool
 
 
-def judge(old, new, ratio: float, level: float = CONFIDENCE, paired: str = PAIRED) -> Verdict:
+def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
     """Whether `new` regressed against `old` (two Predictions of one metric) by `ratio`."""
     grew = growth(old.value, new.value)
-    conf = confidence(old, new, ratio, paired)
+    conf = confidence(old, new, ratio)
     return Verdict(grew, conf, bool(ratio) and grew >= ratio and conf >= level)
 
 

@@ -73,14 +73,13 @@ def pairs_by_metric(examples, metric: str, min_gap: float):
 
 
 def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float,
-             level: float = rules.CONFIDENCE, paired: str = rules.PAIRED) -> dict:
+             level: float = rules.CONFIDENCE) -> dict:
     """The gate's rule (`rlm_lsp.rules.judge`: over the ratio and at least `level` of the paired
     draws over it; `level` 0 is the plain ratio of the point estimates) on every pair."""
     far, near = pairs_by_metric(examples, metric, min_gap)
 
     def flags(a, b) -> bool:
-        return rules.judge(predictions[a.key][metric], predictions[b.key][metric], gate_ratio, level,
-                           paired).regressed
+        return rules.judge(predictions[a.key][metric], predictions[b.key][metric], gate_ratio, level).regressed
 
     flagged_up = [flags(cheap, costly) for cheap, costly, _ in far]
     flagged_down = [flags(costly, cheap) for cheap, costly, _ in far]
@@ -154,14 +153,14 @@ def half(problem_id: str) -> str:
 
 
 def calibrate(val, predictions, metrics, ratio: float, min_gap: float, near_max: float,
-              false_alarm_max: dict[str, float], paired: str = rules.PAIRED) -> dict:
+              false_alarm_max: dict[str, float]) -> dict:
     """The smallest level at which, on half A, near-equal pairs are flagged at most `near_max` and
     false alarms at most `false_alarm_max[metric]` for every metric; its figures on B and on all."""
     a = [e for e in val if half(e.problem_id) == "A"]
     b = [e for e in val if half(e.problem_id) == "B"]
     table, chosen = [], None
     for level in LEVELS:
-        on_a = [evaluate(a, predictions, m, ratio, min_gap, level, paired) for m in metrics]
+        on_a = [evaluate(a, predictions, m, ratio, min_gap, level) for m in metrics]
         ok = all((r["near_equal_flag_rate"] or 0) <= near_max
                  and (r["false_alarm_rate"] or 0) <= false_alarm_max.get(r["metric"], 1.0) for r in on_a)
         table.append({"level": level, "ok": ok, "A": on_a})
@@ -170,16 +169,16 @@ def calibrate(val, predictions, metrics, ratio: float, min_gap: float, near_max:
     level = chosen if chosen is not None else LEVELS[-1]
     return {
         "chosen": chosen, "level": level, "table": table,
-        "B": [evaluate(b, predictions, m, ratio, min_gap, level, paired) for m in metrics],
-        "all": [evaluate(val, predictions, m, ratio, min_gap, level, paired) for m in metrics],
-        "plain_ratio_all": [evaluate(val, predictions, m, ratio, min_gap, 0.0, paired) for m in metrics],
+        "B": [evaluate(b, predictions, m, ratio, min_gap, level) for m in metrics],
+        "all": [evaluate(val, predictions, m, ratio, min_gap, level) for m in metrics],
+        "plain_ratio_all": [evaluate(val, predictions, m, ratio, min_gap, 0.0) for m in metrics],
     }
 
 
 def calibrate_per_metric(val, predictions, metrics, ratio: float, min_gap: float, near_max: float,
-                         false_alarm_max: dict[str, float], paired: str = rules.PAIRED) -> dict:
+                         false_alarm_max: dict[str, float]) -> dict:
     """`calibrate` for each metric alone: its own smallest level that meets its limits on half A."""
-    each = {m: calibrate(val, predictions, [m], ratio, min_gap, near_max, false_alarm_max, paired) for m in metrics}
+    each = {m: calibrate(val, predictions, [m], ratio, min_gap, near_max, false_alarm_max) for m in metrics}
     return {"levels": {m: c["level"] for m, c in each.items()}, "chosen": {m: c["chosen"] for m, c in each.items()},
             "B": [c["B"][0] for c in each.values()], "all": [c["all"][0] for c in each.values()],
             "plain_ratio_all": [c["plain_ratio_all"][0] for c in each.values()],
@@ -237,8 +236,6 @@ def main(argv=None) -> int:
     p.add_argument("--independent-draws", action="store_true", help="as `rlm gate --independent-draws`")
     p.add_argument("--level", type=float, default=rules.CONFIDENCE,
                    help="confidence level of the rule (0: the plain ratio of the point estimates)")
-    p.add_argument("--paired", choices=("samples", "smooth_samples"), default=rules.PAIRED,
-                   help="the paired draws the level counts (rlm_lsp.rules.PAIRED)")
     p.add_argument("--calibrate", action="store_true",
                    help="choose the level on half A of the validation problems, report it on half B")
     p.add_argument("--per-metric", action="store_true", help="--calibrate: a level for each metric alone")
@@ -271,12 +268,12 @@ def main(argv=None) -> int:
     preds = predictor.predict(codes, language="python", metrics=metrics)
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
-    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, args.level, args.paired) for m in metrics]
+    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, args.level) for m in metrics]
     calibration = None
     if args.calibrate:
         limits = {k: float(v) for k, v in (item.split("=") for item in args.false_alarm_max.split(",") if item)}
         how = calibrate_per_metric if args.per_metric else calibrate
-        calibration = how(val, predictions, metrics, args.ratio, args.min_gap, args.near_max, limits, args.paired)
+        calibration = how(val, predictions, metrics, args.ratio, args.min_gap, args.near_max, limits)
         results = calibration["all"]
     if not args.no_noise and args.independent_draws:  # with shared draws, old and new never differ by seed
         other = reseeded(predictor, args.model, args.threads, args.samples).predict(codes, metrics=metrics)
@@ -295,7 +292,6 @@ def main(argv=None) -> int:
         "predict_seconds": round(elapsed, 1),
         "samples": predictor.samples,
         "common_draws": not args.independent_draws,
-        "paired": args.paired,
     }
     meta["level"] = results[0]["level"] if results else args.level
     out = {"meta": meta, "results": results}
