@@ -6,8 +6,8 @@
 #
 #   here, first:  bash training/device_soup.sh stage      # fills .gpu/ (git-ignored): corpus rows, v3r
 #   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # carry: .gpu/v3r .gpu/solutions.jsonl.gz
-#   here, after:  rlm-export OUT/soup /tmp/soupfast; python -m training.evaluate /tmp/soupfast --data
-#                 training/data/leetcode_v1.jsonl.gz   (judged by the rule written before the lease)
+#   here, after:  bash training/judge.sh NAME OUT/soup   (export, evaluate, stability, the default beside it;
+#                 judged by the rule written before the lease)
 #
 # .gpu/ holds what the GPU machine cannot reach: solutions.jsonl.gz (the corpus rows the
 # measurements name; training.device_sweep's staging) and v3r/ (the init, recovered exactly from

@@ -4,8 +4,8 @@
 #
 #   here, first:  bash training/device_v4.sh stage        # fills .gpu/ (git-ignored): corpus subset, v3r
 #   GPU machine:  SEEDS="0 1 2 3" bash training/device_v4.sh   # carry: .gpu/v3r .gpu/corpora; results in $OUT
-#   here, after:  rlm-export OUT/soup /tmp/v4fast --metrics memory,latency,memory_growth --growth-temperature 0.6
-#                 python -m training.evaluate /tmp/v4fast --v4-data   (judged by the rule written before the lease)
+#   here, after:  METRICS=memory,latency,memory_growth bash training/judge.sh NAME OUT/soup
+#                 (judged by the rule written before the lease)
 #
 # .gpu/ holds what the GPU machine cannot reach (../shared does not travel): device_soup.sh's staging
 # (the LeetCode rows the measurements name, the v3r init) and corpora/, the program files of Kattis,
