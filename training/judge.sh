@@ -5,8 +5,8 @@
 #
 # One checkpoint is exported as it is; several are averaged first (`training.soup`). Then:
 # `rlm-export` (fast int8, `log_mean_rb`, METRICS, GROWTH_T when growth is among them),
-# `training.evaluate` on the 774 leetcode_v1 validation rows and on model v4's shapes
-# (`--v4-data`) for the candidate and the default, and `bench/stability.py --programs 300`.
+# `training.evaluate --v4-data` for the candidate and the default (its `function` shape is the 774
+# leetcode_v1 validation rows; `script` and `stdin` are data v2's), and `bench/stability.py --programs 300`.
 # Writes training/work/judge/NAME/ (export, JSON, logs) and prints one table. Two cores, two jobs
 # at a time. It judges nothing: the rule is written in experiments/log.md before this runs.
 set -eu
@@ -25,12 +25,10 @@ growth=()
 case ",$METRICS," in *_growth,*) growth=(--growth-temperature "${GROWTH_T:-0.6}") ;; esac
 "$PY" -m rlm_lsp.export "$CKPT" "$W/fast" --metrics "$METRICS" --point-estimate log_mean_rb "${growth[@]}" > "$W/export.log" 2>&1
 run() { local core=$1 log=$2; shift 2; taskset -c "$core" "$PY" "$@" > "$W/$log.log" 2>&1; }
-run 0 functions -m training.evaluate "$W/fast" --data training/data/leetcode_v1.jsonl.gz --threads 1 --json "$W/functions.json" &
-run 1 shapes -m training.evaluate "$W/fast" --v4-data --threads 1 --json "$W/shapes.json" &
+run 0 shapes -m training.evaluate "$W/fast" --v4-data --threads 1 --json "$W/shapes.json" &
+run 1 default_shapes -m training.evaluate rlm_lsp/models/default --v4-data --threads 1 --json "$W/default_shapes.json" &
 wait
-run 0 default_shapes -m training.evaluate rlm_lsp/models/default --v4-data --threads 1 --json "$W/default_shapes.json" &
-run 1 stability bench/stability.py --model "$W/fast" --programs 300 --threads 1 --no-write &
-wait
+run 0 stability bench/stability.py --model "$W/fast" --programs 300 --threads 1 --no-write
 "$PY" - "$W" <<'PYEOF'
 import json, sys
 from pathlib import Path
@@ -43,7 +41,6 @@ def row(label, runtime):
              for m in ("memory", "latency")]
     print(f"| {label} | " + " | ".join(cells) + " |")
 print("| rows | memory Spearman | latency Spearman |\n|---|---|---|")
-row("functions, leetcode_v1 (candidate)", json.loads((w / "functions.json").read_text())["runtime"])
 for who, name in (("candidate", "shapes.json"), ("default", "default_shapes.json")):
     for shape, figures in json.loads((w / name).read_text()).get("by_shape", {}).items():
         row(f"{shape} ({who})", figures["runtime"])
