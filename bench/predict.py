@@ -139,7 +139,7 @@ def staged(predictor, code: str) -> dict[str, float]:
     tokens = decode.constrained_decode(step, start, p.allowed_ids, uniforms, temperature=p.config.temperature,
                                        merge_forced_start=p.model.merges_forced_start,
                                        merge_forced_later=p.model.merges_forced_later, observe=observe)
-    values = np.array([p.config.number_format.decode_many([p._id_to_token[t] for t in row]) for row in tokens])
+    values = p._reader.read(tokens)
     p._aggregate(values, p._smoother.smooth(values, tokens, expected))
     t3 = clock()
     ms = 1000.0

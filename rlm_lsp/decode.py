@@ -67,12 +67,13 @@ def constrained_decode(
             chosen.append(np.full(len(start_ids), ids[0], dtype=np.int64))
             break
         logits = step(fed)[:, ids].astype(np.float64)  # (B, A)
+        tempered = logits / temps[pos]
         if observe is not None:
-            observe(pos, logits / temps[pos])
+            observe(pos, tempered)
         if uniforms is None:
             pick = logits.argmax(axis=-1)
         else:
-            pick = _sample(logits / temps[pos], uniforms[:, pos])
+            pick = _sample(tempered, uniforms[:, pos])
         tokens = ids[pick]  # (B,)
         chosen.append(tokens)
         fed = tokens[:, None]
@@ -107,6 +108,47 @@ def stratified_uniforms(seed: int, n: int, positions: int, key: str | None = Non
     rng = np.random.default_rng([seed, 0x6A7E] if key is None else [seed, int(key[:16], 16)])
     slices = np.stack([rng.permutation(n) for _ in range(positions)], axis=1)  # (n, positions)
     return (slices + rng.random((n, positions))) / n
+
+
+class NumberReader:
+    """Decoded token ids -> values, all rows at once: `numbers.NumberFormat.decode_metrics` on
+    arrays. Each value is the same float that function gives: sign x (d.ddd as the integer dddd)
+    x 10^(e - 3), one correctly rounded multiplication or division by an exact power of ten, as
+    Python rounds the decimal string. Ids must be ones constrained decoding picked (`allowed_ids`);
+    they are not validated again.
+
+        values = NumberReader(number_tokens, grammars, number_format).read(tokens)   # (rows, metrics)
+    """
+
+    def __init__(self, number_tokens: dict[str, int], grammars: Sequence[numbers.Grammar],
+                 number_format: numbers.NumberFormat = numbers.P10):
+        size = max(number_tokens.values()) + 1
+        self._digit = np.zeros(size, dtype=np.int64)
+        self._exponent = np.zeros(size, dtype=np.int64)
+        self._negative = np.zeros(size, dtype=bool)
+        for token, i in number_tokens.items():
+            if token in numbers.DIGIT_TOKENS:
+                self._digit[i] = int(token[1])
+            elif token in numbers.EXP_TOKENS:
+                self._exponent[i] = int(token[2:-1])
+            elif token == "<->":
+                self._negative[i] = True
+        self._offsets = np.array([g.offset for g in grammars], dtype=np.float64)
+        width = numbers.TOKENS_PER_NUMBER
+        exponent = number_format.exponent_position
+        digits = [p for p in range(1, width) if p != exponent]
+        self._columns = [(j * width, [j * width + p for p in digits], j * width + exponent) for j in range(len(grammars))]
+
+    def read(self, tokens: np.ndarray) -> np.ndarray:
+        """(rows, P) token ids -> (rows, metrics) float64 values (a shifted metric's offset taken off)."""
+        out = np.empty((tokens.shape[0], len(self._columns)), dtype=np.float64)
+        for j, (sign, digits, exponent) in enumerate(self._columns):
+            mantissa = self._digit[tokens[:, digits]] @ (10 ** np.arange(len(digits) - 1, -1, -1))  # dddd
+            power = self._exponent[tokens[:, exponent]] - (numbers.MANTISSA_DIGITS - 1)
+            scale = 10.0 ** np.abs(power)  # exact: |power| <= 13
+            value = np.where(power >= 0, mantissa * scale, mantissa / scale)
+            out[:, j] = np.where(self._negative[tokens[:, sign]], -value, value) - self._offsets[j]
+        return out
 
 
 class ExponentSmoother:

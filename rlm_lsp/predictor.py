@@ -54,7 +54,8 @@ def head_and_tail(ids: Sequence[int], limit: int, marker: Sequence[int] = ()) ->
     return list(ids[:head]) + marker + list(ids[len(ids) - (budget - head):])
 
 
-def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = None) -> float:
+def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = None,
+                   bounds: tuple[float, float] | None = None) -> float:
     """The number a hint shows and the gate compares, from one metric's (N,) samples.
 
     "log_mean": the geometric mean, exp(mean(log x)) over positive samples. A sample moving
@@ -64,13 +65,13 @@ def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = N
     quantity as "log_mean" with the decade's sampling noise taken out (Rao-Blackwell), so it
     moves less again; without `smooth`, "log_mean". "median": the middle sample (models exported
     before the choice was recorded; and a growth exponent's, `GROWTH_POINT_ESTIMATE`, whatever
-    the model's choice)."""
+    the model's choice). `bounds`: the samples' p10 and p90 where the caller has them already."""
     if kind in ("log_mean", "log_mean_rb") and np.all(samples > 0):
         use = samples
         if kind == "log_mean_rb" and smooth is not None and len(smooth) == len(samples) and np.all(smooth > 0):
             use = smooth
         logs = np.log(use)
-        low, high = np.percentile(samples, [10, 90])  # kept inside the interval the hover shows
+        low, high = np.percentile(samples, [10, 90]) if bounds is None else bounds  # kept inside the interval the hover shows
         return float(np.clip(np.exp(np.mean(logs)), low, high))
     return float(np.median(samples))  # also a log_mean with a zero or negative sample
 
@@ -127,6 +128,7 @@ class Predictor:
                              f"but max_input_tokens is {config.max_input_tokens}; export the model again")
         self._temperatures = config.position_temperatures()  # one per position of self._allowed
         self._id_to_token = {v: k for k, v in config.number_tokens.items()}
+        self._reader = decode.NumberReader(config.number_tokens, self._grammars, config.number_format)
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,
                                                  config.number_format)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
@@ -281,8 +283,7 @@ class Predictor:
                                             merge_forced_start=self.model.merges_forced_start,
                                             merge_forced_later=self.model.merges_forced_later,
                                             observe=observe)
-        read = self.config.number_format.decode_metrics
-        values = np.array([read([self._id_to_token[t] for t in row], self._grammars) for row in tokens])
+        values = self._reader.read(tokens)  # (B*N, M)
         smooth = self._smoother.smooth(values, tokens, expected)
         shape = (len(batch_ids), n, len(self.config.metrics))
         return values.reshape(shape), smooth.reshape(shape)
@@ -306,14 +307,14 @@ class Predictor:
         """(N, M) sampled values and the same smoothed -> point estimate and p10..p90 per metric. A
         `<base>_growth` metric is folded into its base metric's Prediction (`fold_growth`)."""
         out = {}
+        lows, highs = np.percentile(samples, [10, 90], axis=0)  # (M,) each: every metric's in one call
         for j, spec in enumerate(self.config.metrics):
             col = samples[:, j]
-            low, high = np.percentile(col, [10, 90])
+            low, high = float(lows[j]), float(highs[j])
             kind = GROWTH_POINT_ESTIMATE if spec.unit == GROWTH_UNIT else self.config.point_estimate
-            value = point_estimate(col, kind, smooth[:, j])
-            out[spec.name] = Prediction(spec.name, value, float(low), float(high), spec.unit,
-                                        tuple(float(x) for x in col), truncated=truncated, tokens=tokens,
-                                        smooth_samples=tuple(float(x) for x in smooth[:, j]))
+            value = point_estimate(col, kind, smooth[:, j], (low, high))
+            out[spec.name] = Prediction(spec.name, value, low, high, spec.unit, tuple(col.tolist()),
+                                        truncated=truncated, tokens=tokens, smooth_samples=tuple(smooth[:, j].tolist()))
         return fold_growth(out)
 
 

@@ -181,3 +181,18 @@ def test_the_observer_sees_the_logits_at_the_sampling_temperature():
     p = decode.softmax(seen[5])[0]
     assert abs(p.sum() - 1.0) < 1e-12
     np.testing.assert_allclose(p[ids.index(TOKENS["<E2>"])] / p[ids.index(TOKENS["<E4>"])], np.exp(2.0))
+
+
+def test_the_reader_gives_the_floats_decode_metrics_gives_for_every_grammar_and_order():
+    id_to_token = {i: t for t, i in TOKENS.items()}
+    rng = np.random.default_rng(0)
+    growth = numbers.Grammar(offset=2.0, exponent=0)
+    fixed = numbers.Grammar(nonnegative=False, fixed_point=True)
+    for number_format in (numbers.P10, numbers.P10E):
+        for grammars in ([POSITIVE, SIGNED], [fixed, growth], [SIGNED]):
+            allowed = decode.allowed_ids(TOKENS, grammars, number_format)
+            tokens = np.stack([rng.choice(ids, 5000) for ids in allowed], axis=1)
+            want = np.array([number_format.decode_metrics([id_to_token[t] for t in row], grammars) for row in tokens])
+            got = decode.NumberReader(TOKENS, grammars, number_format).read(tokens)
+            assert got.dtype == np.float64 and got.shape == want.shape
+            assert np.array_equal(got.view(np.int64), want.view(np.int64))  # to the bit, -0.0 included
