@@ -7,6 +7,8 @@ Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local:
   Activations are quantized per row (one scale per token or per sample, symmetric, zero point
   128), so a row's result never depends on its batch neighbours. A (B, S, K) input is quantized
   once however many MatMuls read it (q/k/v, the two gated-FFN inputs).
+- `per_input_scales`: the encoder's int8 matmuls with one activation scale per tensor, fused
+  (`DynamicQuantizeLinear`, `MatMulIntegerToFloat`), the encoder run one input a call.
 - `share_cross_kv`: decoder_with_past reads the cross-attention keys and values with one row per
   input instead of one per sample. Its N sample queries of an input become N query rows of one
   attention, so the encoder K/V are neither copied N times nor re-read N times. The scores are
@@ -32,7 +34,16 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, LAYOUT_KEY, MANY, PAST_STEP_TOKENS_KEY, SELF_BIAS_KEY, SHARED_CROSS_KV
+from rlm_lsp.seq2seq import (
+    ENCODER_BIAS_KEY,
+    ENCODER_SCALES_KEY,
+    LAYOUT_KEY,
+    MANY,
+    PAST_STEP_TOKENS_KEY,
+    PER_INPUT,
+    SELF_BIAS_KEY,
+    SHARED_CROSS_KV,
+)
 
 WEIGHT_BITS = 7  # weights in -63..63: see int8_matmuls
 
@@ -111,6 +122,61 @@ def int8_matmuls(model, skip: Sequence[str] = (), weight_bits: int = WEIGHT_BITS
     graph.node.extend(nodes)
     graph.initializer.extend(new_inits)
     _drop_unused_initializers(graph)
+    return model
+
+
+def per_input_scales(model):
+    """An encoder from `int8_matmuls`: each quantized input with one scale per tensor instead of
+    one per row, so each input's six nodes become one `DynamicQuantizeLinear` (uint8, asymmetric
+    min/max, zero point per tensor) and each matmul's four one `com.microsoft.MatMulIntegerToFloat`
+    (the same 7-bit int8 weights and column scales, the activation's scale and zero point in).
+
+    About a tenth of the encoder's time at ~300 tokens (experiments/log.md, session 26). A scale
+    per tensor is one per input only when the encoder runs one input a call without padding: the
+    graph's metadata (`ENCODER_SCALES_KEY`: `PER_INPUT`) tells the runtime to do that
+    (`rlm_lsp.seq2seq.Seq2Seq.encode`), so an input's numbers never depend on its batch. Not exact:
+    the exporter's fidelity check against fp32 judges it. The uint8 codes reach 255 and the weights
+    stay within ±63, so the integer products stay exact on every CPU kernel (see `int8_matmuls`).
+    """
+    from onnx import helper
+
+    graph = model.graph
+    producer = {out: node for node in graph.node for out in node.output}
+    readers: dict[str, list] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    quantizers = [n for n in graph.node if n.op_type == "QuantizeLinear" and n.output[0].startswith("rlm_q/")]
+    if not quantizers:
+        raise ValueError("no int8_matmuls quantization in this graph")
+    for quantize in quantizers:
+        divide = producer[quantize.input[0]]
+        scale = producer[divide.input[1]]
+        safe = producer[scale.input[0]]
+        amax = producer[safe.input[0]]
+        absolute = producer[amax.input[0]]
+        x, prefix = divide.input[0], quantize.output[0].rsplit("/", 1)[0]
+        codes, x_scale, x_zero = f"{prefix}/u8_tensor", f"{prefix}/scale_tensor", f"{prefix}/zero_tensor"
+        at = list(graph.node).index(absolute)
+        for node in (absolute, amax, safe, scale, divide, quantize):
+            graph.node.remove(node)
+        graph.node.insert(at, helper.make_node("DynamicQuantizeLinear", [x], [codes, x_scale, x_zero]))
+        for matmul in readers[quantize.output[0]]:
+            cast = _only(readers[matmul.output[0]])
+            row = _only(readers[cast.output[0]])
+            column = _only(readers[row.output[0]])
+            if (matmul.op_type, cast.op_type, row.op_type, column.op_type) != ("MatMulInteger", "Cast", "Mul", "Mul"):
+                raise ValueError(f"{matmul.name or matmul.output[0]}: not an int8_matmuls chain")
+            at = list(graph.node).index(matmul)
+            for node in (matmul, cast, row, column):
+                graph.node.remove(node)
+            graph.node.insert(at, helper.make_node(
+                "MatMulIntegerToFloat", [codes, matmul.input[1], x_scale, column.input[1], x_zero],
+                list(column.output), name=matmul.name, domain="com.microsoft"))
+    if not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    _drop_unused_initializers(graph)
+    _set_meta(model, ENCODER_SCALES_KEY, PER_INPUT)
     return model
 
 

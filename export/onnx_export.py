@@ -117,7 +117,8 @@ def _with_hf_tokenizer(checkpoint: Path, dest: Path) -> Path:
 def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: list[int]) -> None:
     """The fast layout (issue 28) from optimum's fp32 graphs in `fp32_dir` (head already narrowed).
 
-    All three graphs: int8 MatMulInteger with per-row activation scales (`int8`), the decoders'
+    All three graphs: int8 MatMulInteger with per-row activation scales (`int8`; the encoder's
+    then one scale per input, fused: `per_input_scales`), the decoders'
     embeddings cut to `decoder_token_ids` and their self-attention bias read from a table
     (`self_bias_table`), the encoder's embedding in int8 rows (`int8`) and its position bias
     gathered by distance, not sliced again (`encoder_bias_gather`, `encoder_bias_unsliced`), and
@@ -149,6 +150,8 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
         if int8:  # the decoders' number head (d_model x 33) stays fp32: see the docstring
             head = [n.name for n in model.graph.node if n.op_type == "MatMul" and "logits" in n.output]
             fast_graphs.int8_matmuls(model, skip=head)
+            if name == "encoder_model.onnx":
+                fast_graphs.per_input_scales(model)
         fast_graphs.set_layout(model, fast_graphs.SHARED_CROSS_KV)
         onnx.checker.check_model(model)
         onnx.save(fast_graphs.pre_optimize(model), str(out_dir / name))

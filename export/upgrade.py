@@ -1,17 +1,23 @@
 """python -m rlm_lsp.export.upgrade MODEL_DIR...: bring a model directory exported before an exact
 graph rewrite up to date, without its checkpoint.
 
-Today: the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`) and the
+Exact, always: the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`) and the
 encoder's position bias gathered by distance (`fast_graphs.encoder_bias_gather`) and not sliced
 again (`fast_graphs.encoder_bias_unsliced`): the same floats, less work a prediction. Each rewrite checks itself against the graph it replaces; rlm_config.json
 gets the new files' hashes, and export_report.json says what was done. A graph that already has a
 rewrite (its metadata says so) is left alone, so running it twice changes nothing.
+
+Not exact, only when asked (`--per-input-encoder`): the fast int8 encoder's matmuls with one
+activation scale per input (`fast_graphs.per_input_scales`), what `rlm-export` writes since session
+26. The numbers move within the exporter's fidelity budget; the report records the fidelity of the
+upgraded encoder against the one it replaced, on the exporter's sample inputs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -19,30 +25,37 @@ from pathlib import Path
 
 from rlm_lsp.export.fast_graphs import ENCODER_UNSLICED_KEY
 from rlm_lsp.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
-from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, SELF_BIAS_KEY
+from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, ENCODER_SCALES_KEY, SELF_BIAS_KEY
 
 # (file, the metadata key a rewritten graph carries, the fast_graphs rewrite)
 REWRITES = (("encoder_model.onnx", ENCODER_BIAS_KEY, "encoder_bias_gather"),
             ("encoder_model.onnx", ENCODER_UNSLICED_KEY, "encoder_bias_unsliced"),
             ("decoder_model.onnx", SELF_BIAS_KEY, "self_bias_table"),
             ("decoder_with_past_model.onnx", SELF_BIAS_KEY, "self_bias_table"))
+PER_INPUT_ENCODER = (("encoder_model.onnx", ENCODER_SCALES_KEY, "per_input_scales"),)
 REPORT = "export_report.json"
 
 
-def upgrade(model_dir: Path) -> list[str]:
-    """Rewrites the decoders of `model_dir` in place; returns the files changed."""
+def upgrade(model_dir: Path, per_input_encoder: bool = False) -> list[str]:
+    """Rewrites the graphs of `model_dir` in place; returns the files changed."""
     import onnx
 
     from rlm_lsp.export import fast_graphs
 
     ModelConfig.load(model_dir)  # a directory the runtime loads (hashes checked) before anything is written
     changed, done = [], []
-    for name, key, rewrite in REWRITES:
+    before = None
+    for name, key, rewrite in REWRITES + (PER_INPUT_ENCODER if per_input_encoder else ()):
         path = model_dir / name
         model = onnx.load(str(path))
         meta = {p.key: p.value for p in model.metadata_props}
         if key in meta:
             continue
+        if rewrite == "per_input_scales":
+            if meta.get(fast_graphs.LAYOUT_KEY) != fast_graphs.SHARED_CROSS_KV or not any(
+                    n.op_type == "MatMulInteger" for n in model.graph.node):
+                raise ValueError(f"{path}: --per-input-encoder needs a fast int8 encoder (rlm-export's default)")
+            before = _snapshot(model_dir)
         getattr(fast_graphs, rewrite)(model)
         if meta.get(fast_graphs.LAYOUT_KEY) == fast_graphs.SHARED_CROSS_KV:  # fast graphs are saved optimised
             model = fast_graphs.pre_optimize(model)
@@ -57,21 +70,40 @@ def upgrade(model_dir: Path) -> list[str]:
         config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
         report_path = model_dir / REPORT
         report = json.loads(report_path.read_text()) if report_path.exists() else {}
-        report.setdefault("upgrades", []).append({
-            "at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "rewrites": sorted(set(done)), "files": {name: config["files"][name] for name in changed}})
+        entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                 "rewrites": sorted(set(done)), "files": {name: config["files"][name] for name in changed}}
+        if before is not None:
+            from rlm_lsp.export.cli import SAMPLE_CODES
+            from rlm_lsp.export.parity import fidelity
+
+            try:
+                entry["fidelity_against_before"] = fidelity(before, model_dir, SAMPLE_CODES)
+            finally:
+                shutil.rmtree(before.parent, ignore_errors=True)
+        report.setdefault("upgrades", []).append(entry)
         report_path.write_text(json.dumps(report, indent=2) + "\n")
         ModelConfig.load(model_dir)
     return changed
 
 
+def _snapshot(model_dir: Path) -> Path:
+    """A copy of `model_dir` as it is now, to judge a rewrite that is not exact against."""
+    import tempfile
+
+    copy = Path(tempfile.mkdtemp(prefix="rlm-upgrade-")) / "before"
+    shutil.copytree(model_dir, copy)
+    return copy
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rlm_lsp.export.upgrade", description=__doc__.splitlines()[0])
     parser.add_argument("model_dirs", type=Path, nargs="+", metavar="MODEL_DIR")
+    parser.add_argument("--per-input-encoder", action="store_true",
+                        help="also the encoder with one activation scale per input (not exact; fidelity reported)")
     args = parser.parse_args(argv)
     for model_dir in args.model_dirs:
         try:
-            changed = upgrade(model_dir)
+            changed = upgrade(model_dir, args.per_input_encoder)
         except (ModelError, ValueError, OSError) as exc:
             print(f"upgrade: {model_dir}: {exc}", file=sys.stderr)
             return 2

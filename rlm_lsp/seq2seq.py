@@ -40,6 +40,10 @@ SELF_BIAS_KEY = "rlm_self_bias_positions"
 # encoder metadata: the input tokens its relative-position lookup covers
 # (rlm_lsp.export.fast_graphs.encoder_bias_gather); graphs without it read any length.
 ENCODER_BIAS_KEY = "rlm_encoder_bias_positions"
+# encoder metadata: "per_input" where its int8 matmuls quantize their input with one scale per
+# tensor (rlm_lsp.export.fast_graphs.per_tensor_matmuls); the runtime then encodes one input a
+# call, without padding, so an input's scale, and its numbers, are its own whatever its batch.
+ENCODER_SCALES_KEY, PER_INPUT = "rlm_encoder_scales", "per_input"
 OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"
 LAYOUTS = (OPTIMUM, SHARED_CROSS_KV)
 
@@ -69,6 +73,7 @@ class Seq2Seq:
         self.max_positions = min(covered) if covered else None  # None: no limit
         encoder_meta = self.encoder.get_modelmeta().custom_metadata_map
         self.max_input_tokens = int(encoder_meta[ENCODER_BIAS_KEY]) if ENCODER_BIAS_KEY in encoder_meta else None
+        self.encodes_per_input = encoder_meta.get(ENCODER_SCALES_KEY) == PER_INPUT
         self.merges_forced_start = self.layout == SHARED_CROSS_KV
         self.merges_forced_later = self.merges_forced_start and meta.get(PAST_STEP_TOKENS_KEY) == MANY
         self._logits_ids = None if logits_token_ids is None else np.asarray(logits_token_ids, dtype=np.int64)
@@ -81,9 +86,21 @@ class Seq2Seq:
                                      f"lists {len(self._logits_ids)} logits_token_ids")
 
     def encode(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        """(B, S) ids and mask -> (B, S, D) hidden states."""
-        (hidden,) = self.encoder.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": attention_mask})
-        return hidden
+        """(B, S) ids and mask -> (B, S, D) hidden states. A per-input encoder runs each input
+        alone on its unpadded tokens (its mask must be a prefix of ones); padded positions get zeros."""
+        if not self.encodes_per_input or len(input_ids) == 1 and attention_mask.all():
+            (hidden,) = self.encoder.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": attention_mask})
+            return hidden
+        rows = []
+        for i, length in enumerate(attention_mask.sum(axis=1)):
+            if not attention_mask[i, :length].all():
+                raise ValueError("a per-input encoder takes inputs padded at the end only")
+            feeds = {"input_ids": input_ids[i : i + 1, :length], "attention_mask": attention_mask[i : i + 1, :length]}
+            rows.append(self.encoder.run(["last_hidden_state"], feeds)[0][0])  # (length, D)
+        out = np.zeros((len(rows), input_ids.shape[1], rows[0].shape[-1]), dtype=rows[0].dtype)
+        for i, row in enumerate(rows):
+            out[i, : len(row)] = row
+        return out
 
     def stepper(self, hidden: np.ndarray, attention_mask: np.ndarray, repeat: int = 1):
         """A decode step function over fixed encoder outputs; it keeps the KV cache between calls.

@@ -14,7 +14,7 @@ from rlm_lsp.export import fast_graphs
 from rlm_lsp.export.cli import SAMPLE_CODES, export
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelError, sha256_file
 from rlm_lsp.predictor import Predictor
-from rlm_lsp.seq2seq import OPTIMUM, SHARED_CROSS_KV
+from rlm_lsp.seq2seq import ENCODER_SCALES_KEY, OPTIMUM, PER_INPUT, SHARED_CROSS_KV
 
 CODES = SAMPLE_CODES[:5]
 
@@ -56,9 +56,15 @@ def test_default_export_is_the_fast_layout_and_reports_its_budget(tiny_model_dir
     assert 0 <= fidelity["kl_mean"] <= fidelity["kl_max"] < 1.0
     encoder = onnx.load(str(tiny_model_dir / "encoder_model.onnx"))
     ops = {n.op_type for n in encoder.graph.node}
-    assert "MatMulInteger" in ops and "MatMulNBits" not in ops
+    # The encoder's matmuls quantize one input's activations with one scale (per_input_scales), so
+    # the runtime encodes one input a call (its metadata says so); the decoders quantize per row.
+    assert {"DynamicQuantizeLinear", "MatMulIntegerToFloat"} <= ops and not ops & {"MatMulInteger", "MatMulNBits"}
+    assert {p.key: p.value for p in encoder.metadata_props}[ENCODER_SCALES_KEY] == PER_INPUT
+    assert Predictor.from_dir(tiny_model_dir).model.encodes_per_input
     assert not any(n.op_type == "MatMul" and n.input[1] in {i.name for i in encoder.graph.initializer}
                    for n in encoder.graph.node), "every weight MatMul runs in int8"
+    for name in ("decoder_model.onnx", "decoder_with_past_model.onnx"):
+        assert "MatMulInteger" in {n.op_type for n in onnx.load(str(tiny_model_dir / name)).graph.node}
     vocab = config["architecture"]["vocab_size"]
     tables = [i for i in encoder.graph.initializer if len(i.dims) == 2 and i.dims[0] == vocab and i.dims[1] > 1]
     assert [i.data_type for i in tables] == [onnx.TensorProto.INT8], "the token embedding, and only it, in int8 rows"
@@ -76,18 +82,48 @@ def test_decoder_embeddings_keep_only_the_ids_they_are_fed(tiny_model_dir):
         assert any(t.dims[0] == len(fed) for t in tables), name
 
 
-def test_int8_matmuls_are_row_independent(tiny_model_dir):
-    """The per-row activation scales: a row's encoder output is bit-equal alone and in any batch."""
-    session = ort.InferenceSession(str(tiny_model_dir / "encoder_model.onnx"), providers=["CPUExecutionProvider"])
+def _ids():
     rng = np.random.default_rng(0)
     ids = rng.integers(5, 300, size=(4, 40)).astype(np.int64)
     ids[2] = ids[0]
     ids[1, :] = 7  # a degenerate neighbour (one token repeated)
+    return ids
+
+
+def test_int8_matmuls_are_row_independent(fp32_pair):
+    """The per-row activation scales (what the decoders keep): a row's output is bit-equal alone and
+    in any batch. Checked on the encoder of the fp32 fast layout made int8 by `int8_matmuls` alone."""
+    model = onnx.load(str(fp32_pair[0] / "encoder_model.onnx"))
+    fast_graphs.int8_matmuls(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    ids = _ids()
     hidden = session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0]
     for row in range(4):
         alone = session.run(None, {"input_ids": ids[row:row + 1], "attention_mask": np.ones_like(ids[:1])})[0]
         assert np.array_equal(alone[0], hidden[row])
     assert np.array_equal(hidden[0], hidden[2])
+
+
+def test_a_per_input_encoder_is_run_one_input_a_call(tiny_model_dir):
+    """The shipped encoder's scales are per tensor (`per_input_scales`): run as one padded batch, an
+    input's numbers would depend on its neighbours; the runtime encodes each input alone instead,
+    so a row's hidden states are bit-equal alone and in any padded batch."""
+    model = Predictor.from_dir(tiny_model_dir).model
+    ids = _ids()
+    mask = np.ones_like(ids)
+    mask[1, 25:] = mask[3, 10:] = 0  # two shorter inputs, padded at the end
+    ids[mask == 0] = 0
+    batched = model.encode(ids, mask)
+    for row in range(4):
+        length = int(mask[row].sum())
+        alone = model.encode(ids[row:row + 1, :length], mask[row:row + 1, :length])
+        assert np.array_equal(alone[0], batched[row, :length])
+        assert not batched[row, length:].any()
+    assert np.array_equal(batched[0], batched[2])
+    graph = model.encoder.run(None, {"input_ids": ids, "attention_mask": mask})[0]  # the graph on the whole batch
+    assert not np.array_equal(graph[0], batched[0]), "per-tensor scales: the batch would move the numbers"
+    with pytest.raises(ValueError, match="padded at the end"):
+        model.encode(ids[:1], np.array([[0] + [1] * 39]))
 
 
 def test_old_layout_directories_load_and_predict(legacy_int8):
@@ -287,7 +323,10 @@ def test_fast_graphs_are_saved_optimised_and_smaller_than_the_old_ones(tiny_mode
         assert len(again.graph.node) == len(model.graph.node), name
         assert len(model.graph.node) < len(old.graph.node), name
         assert not any(n.op_type == "Constant" for n in model.graph.node), name
-        assert {o.domain or "" for o in model.opset_import} == {""}, name  # standard ONNX only
+        # Standard ONNX, but for the encoder's fused int8 matmuls (`per_input_scales`): onnxruntime's
+        # own com.microsoft.MatMulIntegerToFloat, the one contrib op, in the one runtime we ship.
+        contrib = {n.op_type for n in model.graph.node if n.domain == "com.microsoft"}
+        assert contrib == ({"MatMulIntegerToFloat"} if name == "encoder_model.onnx" else set()), name
         meta = dict((p.key, p.value) for p in model.metadata_props)
         assert meta[fast_graphs.LAYOUT_KEY] == SHARED_CROSS_KV
         if name == "decoder_with_past_model.onnx":  # later steps take forced tokens along

@@ -7,8 +7,9 @@ by, so the recovered model computes what the shipped one does. Three layouts are
 - optimum's graphs in int8 (`MatMulNBits`, 8 bits, blocks along the input axis, default zero
   point 128): W[out, k] = (q[out, k // block, k % block] - 128) * scale[out, k // block];
 - the fast layout (`rlm-export`'s default, `export/fast_graphs.py`), fp32 or int8:
-  - `int8_matmuls`: the MatMul node N became MatMulInteger with initializers `rlm_q/N/w` (int8,
-    [in, out], 7-bit codes) and `rlm_q/N/w_scale` (fp32, [out]): W[out, k] = w[k, out] * w_scale[out];
+  - `int8_matmuls`: the MatMul node N became MatMulInteger (in the encoder, after
+    `per_input_scales`, MatMulIntegerToFloat) with initializers `rlm_q/N/w` (int8, [in, out], 7-bit
+    codes) and `rlm_q/N/w_scale` (fp32, [out]): W[out, k] = w[k, out] * w_scale[out];
   - `quantize_embedding`: the encoder's token embedding is `rlm_emb/q` (int8, [vocab, d_model])
     times `rlm_emb/scale` (fp32, [vocab, 1]), one scale per row: the shared embedding;
   - `trim_embeddings`: each decoder keeps only the rows of the ids it is fed (the start token and
@@ -50,6 +51,9 @@ _NORM = re.compile(r"^/(?:(decoder)/)?((?:block\.\d+/layer\.\d+/)?(?:final_)?lay
 # name>/w` and its column scales (`.../w_scale`); the encoder's int8 embedding; a decoder's id remap.
 _INT8_WEIGHT = re.compile(r"^rlm_q/(.+)/w$")
 EMBEDDING_CODES, EMBEDDING_SCALE, TRIM_LOOKUP = "rlm_emb/q", "rlm_emb/scale", "rlm_trim/lookup"
+# The ops that read those weights, and the input slot of their weight zero point: MatMulInteger
+# (`int8_matmuls`), and MatMulIntegerToFloat (`per_input_scales`, the encoder since session 26).
+INT8_MATMULS = {"MatMulInteger": 3, "MatMulIntegerToFloat": 5}
 FOLDED_PREFIX = "rlm_folded:"  # fast_graphs.FOLDED_PREFIX: the position-bias weights behind a table
 
 
@@ -109,7 +113,7 @@ def graph_weights(path: Path, prefix: str, start_id: int | None = None) -> dict[
             scale = next((inits[i] for i in node.input if i in inits and inits[i].ndim == 1), None)
             if scale is not None:
                 out[("decoder." if norm.group(1) else prefix) + norm.group(2).replace("/", ".") + ".weight"] = scale
-        if node.op_type == "MatMulInteger" and len(node.input) > 1 and _INT8_WEIGHT.match(node.input[1]):
+        if node.op_type in INT8_MATMULS and len(node.input) > 1 and _INT8_WEIGHT.match(node.input[1]):
             match = _NODE.match(_INT8_WEIGHT.match(node.input[1]).group(1))
         elif node.op_type in ("MatMul", "MatMulNBits"):
             match = _NODE.match(node.name)
@@ -122,12 +126,13 @@ def graph_weights(path: Path, prefix: str, start_id: int | None = None) -> dict[
             param = ("decoder." if match.group(1) else prefix) + param
         if node.op_type == "MatMul":
             out[param] = inits[node.input[1]].T.astype(np.float32)
-        elif node.op_type == "MatMulInteger":
+        elif node.op_type in INT8_MATMULS:
             scale = inits.get(node.input[1] + "_scale")
             if scale is None:
                 raise ValueError(f"{param}: {path.name} has its int8 codes ({node.input[1]}) but no "
                                  f"column scales ({node.input[1]}_scale)")
-            zero = inits.get(node.input[3]) if len(node.input) > 3 and node.input[3] else None
+            slot = INT8_MATMULS[node.op_type]
+            zero = inits.get(node.input[slot]) if len(node.input) > slot and node.input[slot] else None
             out[param] = dequantize_columns(inits[node.input[1]], scale, zero)
             out["@int8_matmuls"] = out.get("@int8_matmuls", 0) + 1
         else:
