@@ -19,6 +19,7 @@ import argparse
 import json
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -38,24 +39,28 @@ REPORT = "export_report.json"
 
 def upgrade(model_dir: Path, per_input_encoder: bool = False) -> list[str]:
     """Rewrites the graphs of `model_dir` in place; returns the files changed."""
+    ModelConfig.load(model_dir)  # a directory the runtime loads (hashes checked) before anything is written
+    if not per_input_encoder:
+        return _upgrade(model_dir, REWRITES)
+    _check_per_row_encoder(model_dir / "encoder_model.onnx")  # before anything is written
+    with tempfile.TemporaryDirectory(prefix="rlm-upgrade-") as tmp:
+        before = Path(tmp) / "before"  # what the rewrite that is not exact is judged against
+        shutil.copytree(model_dir, before)
+        return _upgrade(model_dir, REWRITES + PER_INPUT_ENCODER, before)
+
+
+def _upgrade(model_dir: Path, rewrites, before: Path | None = None) -> list[str]:
     import onnx
 
     from rlm_lsp.export import fast_graphs
 
-    ModelConfig.load(model_dir)  # a directory the runtime loads (hashes checked) before anything is written
     changed, done = [], []
-    before = None
-    for name, key, rewrite in REWRITES + (PER_INPUT_ENCODER if per_input_encoder else ()):
+    for name, key, rewrite in rewrites:
         path = model_dir / name
         model = onnx.load(str(path))
         meta = {p.key: p.value for p in model.metadata_props}
         if key in meta:
             continue
-        if rewrite == "per_input_scales":
-            if meta.get(fast_graphs.LAYOUT_KEY) != fast_graphs.SHARED_CROSS_KV or not any(
-                    n.op_type == "MatMulInteger" for n in model.graph.node):
-                raise ValueError(f"{path}: --per-input-encoder needs a fast int8 encoder (rlm-export's default)")
-            before = _snapshot(model_dir)
         getattr(fast_graphs, rewrite)(model)
         if meta.get(fast_graphs.LAYOUT_KEY) == fast_graphs.SHARED_CROSS_KV:  # fast graphs are saved optimised
             model = fast_graphs.pre_optimize(model)
@@ -72,27 +77,28 @@ def upgrade(model_dir: Path, per_input_encoder: bool = False) -> list[str]:
         report = json.loads(report_path.read_text()) if report_path.exists() else {}
         entry = {"at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                  "rewrites": sorted(set(done)), "files": {name: config["files"][name] for name in changed}}
-        if before is not None:
+        if before is not None and "per_input_scales" in done:
             from rlm_lsp.export.cli import SAMPLE_CODES
             from rlm_lsp.export.parity import fidelity
 
-            try:
-                entry["fidelity_against_before"] = fidelity(before, model_dir, SAMPLE_CODES)
-            finally:
-                shutil.rmtree(before.parent, ignore_errors=True)
+            entry["fidelity_against_before"] = fidelity(before, model_dir, SAMPLE_CODES)
         report.setdefault("upgrades", []).append(entry)
         report_path.write_text(json.dumps(report, indent=2) + "\n")
         ModelConfig.load(model_dir)
     return changed
 
 
-def _snapshot(model_dir: Path) -> Path:
-    """A copy of `model_dir` as it is now, to judge a rewrite that is not exact against."""
-    import tempfile
+def _check_per_row_encoder(path: Path) -> None:
+    """ValueError unless `path` is a fast int8 encoder, per row or per input already."""
+    import onnx
 
-    copy = Path(tempfile.mkdtemp(prefix="rlm-upgrade-")) / "before"
-    shutil.copytree(model_dir, copy)
-    return copy
+    from rlm_lsp.export import fast_graphs
+
+    model = onnx.load(str(path), load_external_data=False)
+    meta = {p.key: p.value for p in model.metadata_props}
+    if meta.get(fast_graphs.LAYOUT_KEY) != fast_graphs.SHARED_CROSS_KV or not (
+            ENCODER_SCALES_KEY in meta or any(n.op_type == "MatMulInteger" for n in model.graph.node)):
+        raise ValueError(f"{path}: --per-input-encoder needs a fast int8 encoder (rlm-export's default)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -41,7 +41,7 @@ SELF_BIAS_KEY = "rlm_self_bias_positions"
 # (rlm_lsp.export.fast_graphs.encoder_bias_gather); graphs without it read any length.
 ENCODER_BIAS_KEY = "rlm_encoder_bias_positions"
 # encoder metadata: "per_input" where its int8 matmuls quantize their input with one scale per
-# tensor (rlm_lsp.export.fast_graphs.per_tensor_matmuls); the runtime then encodes one input a
+# tensor (rlm_lsp.export.fast_graphs.per_input_scales); the runtime then encodes one input a
 # call, without padding, so an input's scale, and its numbers, are its own whatever its batch.
 ENCODER_SCALES_KEY, PER_INPUT = "rlm_encoder_scales", "per_input"
 OPTIMUM, SHARED_CROSS_KV = "optimum", "shared_cross_kv"

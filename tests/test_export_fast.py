@@ -266,6 +266,49 @@ def test_upgrade_brings_an_older_directory_to_the_bias_tables_with_the_same_samp
     assert upgrade.upgrade(model) == []  # a second run changes nothing
 
 
+def test_upgrade_gives_a_per_row_encoder_its_per_input_scales_only_when_asked(tiny_model_dir, fp32_pair, tmp_path, capsys):
+    """A fast int8 directory from before session 26 (its encoder quantized per row) gets the
+    per-input encoder with --per-input-encoder, and the report says how far its numbers moved."""
+    import shutil
+
+    from rlm_lsp.export import upgrade
+
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model_dir, model)
+    encoder = onnx.load(str(fp32_pair[0] / "encoder_model.onnx"))  # the same checkpoint's fast fp32 encoder
+    fast_graphs.quantize_embedding(encoder)
+    fast_graphs.int8_matmuls(encoder)  # what build_fast wrote for an int8 encoder before per_input_scales
+    onnx.save(fast_graphs.pre_optimize(encoder), str(model / "encoder_model.onnx"))
+    config = json.loads((model / "rlm_config.json").read_text())
+    config["files"]["encoder_model.onnx"] = sha256_file(model / "encoder_model.onnx")
+    (model / "rlm_config.json").write_text(json.dumps(config))
+    assert not Predictor.from_dir(model).model.encodes_per_input
+    assert upgrade.upgrade(model) == []  # not exact: never without being asked
+
+    assert upgrade.main([str(model), "--per-input-encoder"]) == 0
+    assert capsys.readouterr().out.strip().endswith("encoder_model.onnx")
+    after = Predictor.from_dir(model, samples=8, cache_size=0)
+    assert after.model.encodes_per_input and after.sample_values(CODES).shape == (len(CODES), 8, 2)
+    entry = json.loads((model / "export_report.json").read_text())["upgrades"][-1]
+    assert entry["rewrites"] == ["per_input_scales"]
+    assert entry["fidelity_against_before"]["inputs"] == len(SAMPLE_CODES)
+    assert upgrade.upgrade(model, per_input_encoder=True) == []  # a second run changes nothing
+
+
+def test_upgrade_refuses_the_per_input_encoder_for_an_old_layout_in_one_line(legacy_int8, tmp_path, capsys):
+    import shutil
+
+    from rlm_lsp.export import upgrade
+
+    model = tmp_path / "model"
+    shutil.copytree(legacy_int8, model)
+    files = {p.name: p.read_bytes() for p in model.iterdir()}
+    assert upgrade.main([str(model), "--per-input-encoder"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "needs a fast int8 encoder" in err and len(err.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == files  # nothing written
+
+
 def test_layout_option_is_checked(tiny_checkpoint, tmp_path):
     from rlm_lsp.export.onnx_export import ExportError
 
