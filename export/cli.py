@@ -5,7 +5,8 @@ Steps, each reported:
 2. the decoders' output projection is cut to the number tokens (all decoding can pick);
    parity: constrained greedy decode in ONNX fp32 equals PyTorch's, token for token, on sample inputs;
 3. the shipped graphs (default --layout fast, issue 28): int8 MatMulInteger with per-row activation
-   scales (VNNI) and 7-bit weights (no int16 saturation on AVX2), the decoders' number head in fp32,
+   scales (VNNI; in the encoder one scale per input, fused, the runtime encoding one input a call)
+   and 7-bit weights (no int16 saturation on AVX2), the decoders' number head in fp32,
    int8 encoder embedding, decoder embeddings cut to the tokens they are fed, cross-attention K/V
    kept once per input instead of once per sample, saved after onnxruntime's basic optimisations
    (rlm_lsp.export.fast_graphs).
