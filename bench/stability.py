@@ -7,7 +7,9 @@ the first N by a hash of their key. Each rewrite of `bench/rewrites.py` (renames
 type hints, docstrings, an unused assignment, a swap of two independent statements) is applied
 to each program it applies to; the share of programs whose memory or latency prediction moves by
 1.25× or more, and by 2× or more, is reported per model, side by side, in the `stability`
-section of docs/benchmarks.md.
+section of docs/benchmarks.md; and the share of programs whose rewrite `rlm gate` and the editor
+would flag as a regression (`rlm_lsp.rules`: a change by canonical form, then a metric up by the
+ratio with the confidence of its level), which is what a user of either sees.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import rewrites  # noqa: E402
 from report import add_write_flag, machine, progress, publish  # noqa: E402
 
+from rlm_lsp import rules  # noqa: E402
 from training import dataset  # noqa: E402
 
 
@@ -58,7 +61,8 @@ def _predict(predictor, codes: list[str], desc: str, chunk: int = 32) -> list[di
 
 
 def moved(predictor, codes, rewritten, label: str = "model") -> dict:
-    """Per rewrite and metric, the share of programs whose prediction moves >= 1.25x and >= 2x."""
+    """Per rewrite and metric, the share of programs whose prediction moves >= 1.25x and >= 2x;
+    and per rewrite the share the regression rule flags (`gate`)."""
     base = _predict(predictor, codes, f"{label}: programs")
     flat = [code for pairs in rewritten.values() for _, code in pairs]
     preds = iter(_predict(predictor, flat, f"{label}: rewrites"))
@@ -68,14 +72,17 @@ def moved(predictor, codes, rewritten, label: str = "model") -> dict:
     for name, pairs in rewritten.items():
         shifts = {m: [] for m in metrics}
         steps = {m: [] for m in grows}  # a growth exponent moves by a difference
-        for i, _ in pairs:
+        flagged = []
+        for i, new in pairs:
             p = next(preds)
+            flagged.append(rules.changed(codes[i], new) and any(
+                rules.judge(base[i][m], p[m], rules.DEFAULT_RATIO, rules.level_for(m)).regressed for m in metrics))
             for m in shifts:
                 a, b = base[i][m].value, p[m].value
                 shifts[m].append(max(a, b) / min(a, b) if min(a, b) > 0 else (1.0 if a == b else float("inf")))
             for m in steps:
                 steps[m].append(abs(p[m].growth - base[i][m].growth))
-        result[name] = {"programs": len(pairs), **{
+        result[name] = {"programs": len(pairs), "gate": _share(flagged, 0.5), **{
             m: {"1.25x": _share(s, 1.25), "2x": _share(s, 2.0)} for m, s in shifts.items()}, **{
             f"{m}_growth": {"0.25": _share(s, 0.25), "0.5": _share(s, 0.5)} for m, s in steps.items()}}
     return result
@@ -98,11 +105,13 @@ def markdown(results: dict[str, dict], n: int, seconds: float, command: str = "p
         "(renames found with the compiler's `symtable`, independent of `rlm_lsp/canonical.py`), the share of "
         "programs whose predicted memory / latency moves by ≥ 1.25× / ≥ 2×. Targets (issue 22): 0% for renames, "
         "reformatting, hints and docstrings; ≤ 5% at ≥ 2× for the inserted statement and the swap. "
+        "*Flagged*: the share whose rewrite the gate and the editor would report as a regression (a change "
+        "by canonical form, then a metric up by the ratio, 2×, with its confidence level). "
         f"Command: `{command}`. {machine()}; {seconds:.0f} s.",
         "",
-        "| rewrite | programs | " + " | ".join(f"{m} memory ≥1.25× / ≥2× | {m} latency ≥1.25× / ≥2×" for m in names)
-        + " |",
-        "|---|---|" + "---|---|" * len(names),
+        "| rewrite | programs | " + " | ".join(f"{m} memory ≥1.25× / ≥2× | {m} latency ≥1.25× / ≥2× | {m} flagged"
+                                               for m in names) + " |",
+        "|---|---|" + "---|---|---|" * len(names),
     ]
     first = results[names[0]]
     for rewrite in first:
@@ -111,6 +120,7 @@ def markdown(results: dict[str, dict], n: int, seconds: float, command: str = "p
             r = results[m][rewrite]
             for metric in ("memory", "latency"):
                 row.append(f"{_pct(r[metric]['1.25x'])} / {_pct(r[metric]['2x'])}")
+            row.append(_pct(r.get("gate")))
         lines.append("| " + " | ".join(row) + " |")
     growth = [(m, g) for m in names for g in results[m][next(iter(first))] if g.endswith("_growth")]
     if growth:  # models that predict growth: how far a rewrite moves the exponent

@@ -411,9 +411,12 @@ def test_stability_bench_measures_how_far_a_rewrite_moves_growth(growth_predicto
     rewritten = {"same": [(0, codes[0]), (1, codes[1])], "other": [(0, codes[1])]}
     res = bench.moved(growth_predictor, codes, rewritten)
     assert res["same"]["memory_growth"] == {"0.25": 0.0, "0.5": 0.0}   # an unchanged program: nothing moves
-    assert set(res["other"]) >= {"programs", "memory", "latency", "memory_growth"}
+    assert set(res["other"]) >= {"programs", "gate", "memory", "latency", "memory_growth"}
+    assert res["same"]["gate"] == 0.0  # the same code is no change to the rule: never flagged
+    assert res["other"]["gate"] in (0.0, 1.0)
     text = bench.markdown({"m": res}, 2, 1.0)
     assert "predicted growth moves" in text and "memory growth" in text
+    assert "| m flagged |" in text and text.count("| 0% |") >= 1
     plain = bench.moved(Predictor.from_dir(tiny_model_dir), codes, rewritten)
     assert not any(k.endswith("_growth") for k in plain["same"])   # a model without growth: no growth columns
 
