@@ -2,8 +2,9 @@
 
     python bench/predict.py [--checkpoint DIR] [--repeats 30] [--eager] [--reference]
 
-One checkpoint, exported twice (`rlm-export`): the fast layout (the default: per-row int8
-MatMulInteger, shared cross-attention K/V, trimmed embeddings) and the older optimum layout
+One checkpoint, exported twice (`rlm-export`): the fast layout (the default: int8 MatMulInteger
+with per-row scales in the decoders and per-input ones in the encoder, shared cross-attention K/V,
+trimmed embeddings) and the older optimum layout
 (weight-only MatMulNBits, K/V copied per sample). One thread; a ~300-token function at N=16 samples
 and N=1 (greedy), and a 1,024-token one at N=16 read whole (`CASES`); the runtimes run in turn on
 the same input (interleaved) and each figure is the median of `--repeats`. For each: the end-to-end `predict()`, and its stages (preprocess, tokenize,

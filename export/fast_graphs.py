@@ -1,6 +1,7 @@
 """Graph rewrites of optimum's T5 export that make it run near the CPU's int8 peak (issue 28).
 
-Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local:
+Each rewrite takes and returns an `onnx.ModelProto` and is exact or row-local, but for
+`per_input_scales`, whose scales are one per input and which the runtime runs one input a call:
 
 - `int8_matmuls`: every MatMul with a 2-D fp32 weight becomes MatMulInteger (uint8 activations,
   int8 weights per output channel), which runs on VNNI (`vpdpbusd`), about 3x MatMulNBits here.
@@ -149,12 +150,18 @@ def per_input_scales(model):
     quantizers = [n for n in graph.node if n.op_type == "QuantizeLinear" and n.output[0].startswith("rlm_q/")]
     if not quantizers:
         raise ValueError("no int8_matmuls quantization in this graph")
+    def made_by(name: str, op: str):
+        node = producer.get(name)
+        if node is None or node.op_type != op:
+            raise ValueError(f"{name}: not an int8_matmuls quantization (expected {op} there)")
+        return node
+
     for quantize in quantizers:
-        divide = producer[quantize.input[0]]
-        scale = producer[divide.input[1]]
-        safe = producer[scale.input[0]]
-        amax = producer[safe.input[0]]
-        absolute = producer[amax.input[0]]
+        divide = made_by(quantize.input[0], "Div")
+        scale = made_by(divide.input[1], "Mul")
+        safe = made_by(scale.input[0], "Max")
+        amax = made_by(safe.input[0], "ReduceMax")
+        absolute = made_by(amax.input[0], "Abs")
         x, prefix = divide.input[0], quantize.output[0].rsplit("/", 1)[0]
         codes, x_scale, x_zero = f"{prefix}/u8_tensor", f"{prefix}/scale_tensor", f"{prefix}/zero_tensor"
         at = list(graph.node).index(absolute)

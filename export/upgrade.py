@@ -1,5 +1,5 @@
-"""python -m rlm_lsp.export.upgrade MODEL_DIR...: bring a model directory exported before an exact
-graph rewrite up to date, without its checkpoint.
+"""python -m rlm_lsp.export.upgrade MODEL_DIR...: bring a model directory exported before a graph
+rewrite up to date, without its checkpoint.
 
 Exact, always: the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`) and the
 encoder's position bias gathered by distance (`fast_graphs.encoder_bias_gather`) and not sliced
@@ -9,8 +9,9 @@ rewrite (its metadata says so) is left alone, so running it twice changes nothin
 
 Not exact, only when asked (`--per-input-encoder`): the fast int8 encoder's matmuls with one
 activation scale per input (`fast_graphs.per_input_scales`), what `rlm-export` writes since session
-26. The numbers move within the exporter's fidelity budget; the report records the fidelity of the
-upgraded encoder against the one it replaced, on the exporter's sample inputs.
+26. The report records the fidelity of the upgraded encoder against the one it replaced, on the
+exporter's sample inputs; outside the exporter's budget, or on any error, every file is put back
+as it was and the command says why in one line.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ def upgrade(model_dir: Path, per_input_encoder: bool = False) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="rlm-upgrade-") as tmp:
         before = Path(tmp) / "before"  # what the rewrite that is not exact is judged against
         shutil.copytree(model_dir, before)
-        return _upgrade(model_dir, REWRITES + PER_INPUT_ENCODER, before)
+        try:
+            return _upgrade(model_dir, REWRITES + PER_INPUT_ENCODER, before)
+        except Exception as exc:  # noqa: BLE001 - onnx, onnxruntime and the checks raise their own kinds
+            for path in before.iterdir():  # every file back as it was: nothing half-upgraded is left
+                shutil.copy2(path, model_dir / path.name)
+            raise ValueError(f"{exc}; the directory is left as it was") from None
 
 
 def _upgrade(model_dir: Path, rewrites, before: Path | None = None) -> list[str]:
@@ -81,7 +87,12 @@ def _upgrade(model_dir: Path, rewrites, before: Path | None = None) -> list[str]
             from rlm_lsp.export.cli import SAMPLE_CODES
             from rlm_lsp.export.parity import fidelity
 
-            entry["fidelity_against_before"] = fidelity(before, model_dir, SAMPLE_CODES)
+            judged = entry["fidelity_against_before"] = fidelity(before, model_dir, SAMPLE_CODES)
+            if not judged["within_budget"]:
+                raise ValueError(f"the per-input encoder moves the numbers outside the exporter's fidelity budget "
+                                 f"(KL {judged['kl_mean']:.4f}, budget {judged['kl_budget']}; log10 shift medians "
+                                 + ", ".join(f"{m} {v['median']:.3f}" for m, v in judged["log10_shift"].items())
+                                 + f", budget {judged['shift_budget']})")
         report.setdefault("upgrades", []).append(entry)
         report_path.write_text(json.dumps(report, indent=2) + "\n")
         ModelConfig.load(model_dir)

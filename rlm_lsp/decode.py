@@ -110,6 +110,10 @@ def stratified_uniforms(seed: int, n: int, positions: int, key: str | None = Non
     return (slices + rng.random((n, positions))) / n
 
 
+# 10^0 .. 10^13 as exact floats: a value's power of ten is its exponent minus 3, |power| <= 13
+_POWERS_OF_TEN = np.array([float(10**k) for k in range(numbers.EXP_MAX + numbers.MANTISSA_DIGITS)], dtype=np.float64)
+
+
 class NumberReader:
     """Decoded token ids -> values, all rows at once: `numbers.NumberFormat.decode_metrics` on
     arrays. Each value is the same float that function gives: sign x (d.ddd as the integer dddd)
@@ -145,7 +149,7 @@ class NumberReader:
         for j, (sign, digits, exponent) in enumerate(self._columns):
             mantissa = self._digit[tokens[:, digits]] @ (10 ** np.arange(len(digits) - 1, -1, -1))  # dddd
             power = self._exponent[tokens[:, exponent]] - (numbers.MANTISSA_DIGITS - 1)
-            scale = 10.0 ** np.abs(power)  # exact: |power| <= 13
+            scale = _POWERS_OF_TEN[np.abs(power)]  # exact, from Python's own floats (not numpy's pow)
             value = np.where(power >= 0, mantissa * scale, mantissa / scale)
             out[:, j] = np.where(self._negative[tokens[:, sign]], -value, value) - self._offsets[j]
         return out

@@ -1,7 +1,8 @@
 """Predictor: code in, Prediction per metric out. The model of the "function" family
 (`rlm_lsp.model`), and the engine the kernel and network families run on.
 
-    code -> preprocess -> template -> tokens (head and tail when too long) -> encoder (once per batch)
+    code -> preprocess -> template -> tokens (head and tail when too long) -> encoder (once per batch,
+         or once per input where its int8 scales are per input)
          -> constrained decode (N samples share the encoder output) -> P10 tokens
          -> floats -> point estimate (median or geometric mean) and p10..p90 -> Prediction
          (a `<base>_growth` metric folded into its base metric's Prediction: `fold_growth`)

@@ -88,17 +88,20 @@ class Seq2Seq:
     def encode(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
         """(B, S) ids and mask -> (B, S, D) hidden states. A per-input encoder runs each input
         alone on its unpadded tokens (its mask must be a prefix of ones); padded positions get zeros."""
-        if not self.encodes_per_input or len(input_ids) == 1 and attention_mask.all():
+        lengths = attention_mask.sum(axis=1)
+        if not self.encodes_per_input or not lengths.any() or len(input_ids) == 1 and attention_mask.all():
             (hidden,) = self.encoder.run(["last_hidden_state"], {"input_ids": input_ids, "attention_mask": attention_mask})
             return hidden
-        rows = []
-        for i, length in enumerate(attention_mask.sum(axis=1)):
+        rows = {}
+        for i, length in enumerate(lengths):
             if not attention_mask[i, :length].all():
                 raise ValueError("a per-input encoder takes inputs padded at the end only")
-            feeds = {"input_ids": input_ids[i : i + 1, :length], "attention_mask": attention_mask[i : i + 1, :length]}
-            rows.append(self.encoder.run(["last_hidden_state"], feeds)[0][0])  # (length, D)
-        out = np.zeros((len(rows), input_ids.shape[1], rows[0].shape[-1]), dtype=rows[0].dtype)
-        for i, row in enumerate(rows):
+            if length:  # an empty row keeps zeros, as nothing attends to it
+                feeds = {"input_ids": input_ids[i : i + 1, :length], "attention_mask": attention_mask[i : i + 1, :length]}
+                rows[i] = self.encoder.run(["last_hidden_state"], feeds)[0][0]  # (length, D)
+        first = next(iter(rows.values()))
+        out = np.zeros((len(input_ids), input_ids.shape[1], first.shape[-1]), dtype=first.dtype)
+        for i, row in rows.items():
             out[i, : len(row)] = row
         return out
 

@@ -120,6 +120,10 @@ def test_a_per_input_encoder_is_run_one_input_a_call(tiny_model_dir):
         assert np.array_equal(alone[0], batched[row, :length])
         assert not batched[row, length:].any()
     assert np.array_equal(batched[0], batched[2])
+    empty = mask.copy()
+    empty[1] = 0  # a row with no tokens keeps zeros; the others do not move
+    with_empty = model.encode(ids, empty)
+    assert not with_empty[1].any() and np.array_equal(with_empty[[0, 2, 3]], batched[[0, 2, 3]])
     graph = model.encoder.run(None, {"input_ids": ids, "attention_mask": mask})[0]  # the graph on the whole batch
     assert not np.array_equal(graph[0], batched[0]), "per-tensor scales: the batch would move the numbers"
     with pytest.raises(ValueError, match="padded at the end"):
@@ -266,12 +270,9 @@ def test_upgrade_brings_an_older_directory_to_the_bias_tables_with_the_same_samp
     assert upgrade.upgrade(model) == []  # a second run changes nothing
 
 
-def test_upgrade_gives_a_per_row_encoder_its_per_input_scales_only_when_asked(tiny_model_dir, fp32_pair, tmp_path, capsys):
-    """A fast int8 directory from before session 26 (its encoder quantized per row) gets the
-    per-input encoder with --per-input-encoder, and the report says how far its numbers moved."""
+def _per_row_copy(tiny_model_dir, fp32_pair, tmp_path):
+    """The tiny model as rlm-export wrote it before session 26: its encoder quantized per row."""
     import shutil
-
-    from rlm_lsp.export import upgrade
 
     model = tmp_path / "model"
     shutil.copytree(tiny_model_dir, model)
@@ -282,6 +283,16 @@ def test_upgrade_gives_a_per_row_encoder_its_per_input_scales_only_when_asked(ti
     config = json.loads((model / "rlm_config.json").read_text())
     config["files"]["encoder_model.onnx"] = sha256_file(model / "encoder_model.onnx")
     (model / "rlm_config.json").write_text(json.dumps(config))
+    return model
+
+
+def test_upgrade_gives_a_per_row_encoder_its_per_input_scales_only_when_asked(tiny_model_dir, fp32_pair, tmp_path, capsys):
+    """A fast int8 directory from before session 26 (its encoder quantized per row) gets the
+    per-input encoder with --per-input-encoder, and the report says how far its numbers moved."""
+
+    from rlm_lsp.export import upgrade
+
+    model = _per_row_copy(tiny_model_dir, fp32_pair, tmp_path)
     assert not Predictor.from_dir(model).model.encodes_per_input
     assert upgrade.upgrade(model) == []  # not exact: never without being asked
 
@@ -293,6 +304,23 @@ def test_upgrade_gives_a_per_row_encoder_its_per_input_scales_only_when_asked(ti
     assert entry["rewrites"] == ["per_input_scales"]
     assert entry["fidelity_against_before"]["inputs"] == len(SAMPLE_CODES)
     assert upgrade.upgrade(model, per_input_encoder=True) == []  # a second run changes nothing
+
+
+def test_an_upgrade_outside_the_fidelity_budget_leaves_every_file_as_it_was(tiny_model_dir, fp32_pair, tmp_path,
+                                                                            monkeypatch, capsys):
+
+    from rlm_lsp.export import parity, upgrade
+
+    model = _per_row_copy(tiny_model_dir, fp32_pair, tmp_path)
+    files = {p.name: p.read_bytes() for p in model.iterdir()}
+    far = {"kl_mean": 0.5, "kl_budget": 0.01, "log10_shift": {"memory": {"median": 0.4}}, "shift_budget": 0.1,
+           "within_budget": False}
+    monkeypatch.setattr(parity, "fidelity", lambda *a, **k: far)
+    assert upgrade.main([str(model), "--per-input-encoder"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "outside the exporter's fidelity budget" in err and "left as it was" in err and len(err.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in model.iterdir()} == files
+    assert not Predictor.from_dir(model).model.encodes_per_input  # and it loads
 
 
 def test_upgrade_refuses_the_per_input_encoder_for_an_old_layout_in_one_line(legacy_int8, tmp_path, capsys):
