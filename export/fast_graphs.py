@@ -150,6 +150,7 @@ def per_input_scales(model):
     quantizers = [n for n in graph.node if n.op_type == "QuantizeLinear" and n.output[0].startswith("rlm_q/")]
     if not quantizers:
         raise ValueError("no int8_matmuls quantization in this graph")
+
     def made_by(name: str, op: str):
         node = producer.get(name)
         if node is None or node.op_type != op:

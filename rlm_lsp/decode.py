@@ -112,6 +112,17 @@ def stratified_uniforms(seed: int, n: int, positions: int, key: str | None = Non
 
 # 10^0 .. 10^13 as exact floats: a value's power of ten is its exponent minus 3, |power| <= 13
 _POWERS_OF_TEN = np.array([float(10**k) for k in range(numbers.EXP_MAX + numbers.MANTISSA_DIGITS)], dtype=np.float64)
+DIGITS = {t: int(t[1]) for t in numbers.DIGIT_TOKENS}  # <7> -> 7
+EXPONENTS = {t: int(t[2:-1]) for t in numbers.EXP_TOKENS}  # <E-3> -> -3
+
+
+def token_table(number_tokens: dict[str, int], values: dict[str, int]) -> np.ndarray:
+    """An int64 array indexed by token id: `values[token]` at each of `values`' tokens' ids
+    (`number_tokens`: token -> id), 0 elsewhere. Looks up a whole (rows, P) array of ids at once."""
+    table = np.zeros(max(number_tokens.values()) + 1, dtype=np.int64)
+    for token, value in values.items():
+        table[number_tokens[token]] = value
+    return table
 
 
 class NumberReader:
@@ -126,28 +137,21 @@ class NumberReader:
 
     def __init__(self, number_tokens: dict[str, int], grammars: Sequence[numbers.Grammar],
                  number_format: numbers.NumberFormat = numbers.P10):
-        size = max(number_tokens.values()) + 1
-        self._digit = np.zeros(size, dtype=np.int64)
-        self._exponent = np.zeros(size, dtype=np.int64)
-        self._negative = np.zeros(size, dtype=bool)
-        for token, i in number_tokens.items():
-            if token in numbers.DIGIT_TOKENS:
-                self._digit[i] = int(token[1])
-            elif token in numbers.EXP_TOKENS:
-                self._exponent[i] = int(token[2:-1])
-            elif token == "<->":
-                self._negative[i] = True
+        self._digit = token_table(number_tokens, DIGITS)
+        self._exponent = token_table(number_tokens, EXPONENTS)
+        self._negative = token_table(number_tokens, {"<->": 1}).astype(bool)
         self._offsets = np.array([g.offset for g in grammars], dtype=np.float64)
         width = numbers.TOKENS_PER_NUMBER
         exponent = number_format.exponent_position
         digits = [p for p in range(1, width) if p != exponent]
+        self._places = 10 ** np.arange(len(digits) - 1, -1, -1)  # d, d, d, d -> dddd
         self._columns = [(j * width, [j * width + p for p in digits], j * width + exponent) for j in range(len(grammars))]
 
     def read(self, tokens: np.ndarray) -> np.ndarray:
         """(rows, P) token ids -> (rows, metrics) float64 values (a shifted metric's offset taken off)."""
         out = np.empty((tokens.shape[0], len(self._columns)), dtype=np.float64)
         for j, (sign, digits, exponent) in enumerate(self._columns):
-            mantissa = self._digit[tokens[:, digits]] @ (10 ** np.arange(len(digits) - 1, -1, -1))  # dddd
+            mantissa = self._digit[tokens[:, digits]] @ self._places  # dddd
             power = self._exponent[tokens[:, exponent]] - (numbers.MANTISSA_DIGITS - 1)
             scale = _POWERS_OF_TEN[np.abs(power)]  # exact, from Python's own floats (not numpy's pow)
             value = np.where(power >= 0, mantissa * scale, mantissa / scale)
@@ -171,12 +175,12 @@ class ExponentSmoother:
     def __init__(self, allowed: Sequence[np.ndarray], id_to_token: dict[int, str],
                  grammars: Sequence[numbers.Grammar], number_format: numbers.NumberFormat = numbers.P10):
         self.grammars = list(grammars)
-        self._exponent_of = {int(i): int(t[2:-1]) for i, t in id_to_token.items() if t.startswith("<E")}
+        self._exponent_of = token_table({t: int(i) for i, t in id_to_token.items()}, EXPONENTS)
         self.positions: dict[int, tuple[int, np.ndarray]] = {}  # position -> (metric, exponent per allowed id)
         for j in range(len(self.grammars)):
             pos = j * numbers.TOKENS_PER_NUMBER + number_format.exponent_position
             if pos < len(allowed) and len(allowed[pos]) > 1:
-                exps = np.array([self._exponent_of[int(t)] for t in allowed[pos]], dtype=np.float64)
+                exps = self._exponent_of[allowed[pos]].astype(np.float64)
                 self.positions[pos] = (j, exps)
 
     def observer(self) -> tuple[Observer, dict[int, np.ndarray]]:
@@ -196,7 +200,7 @@ class ExponentSmoother:
         for pos, (j, _) in self.positions.items():
             if pos not in expected:
                 continue
-            drawn = np.array([self._exponent_of[int(t)] for t in tokens[:, pos]], dtype=np.float64)
+            drawn = self._exponent_of[tokens[:, pos]].astype(np.float64)
             offset = self.grammars[j].offset
             smooth[:, j] = (smooth[:, j] + offset) * 10.0 ** (expected[pos] - drawn) - offset
         return smooth
