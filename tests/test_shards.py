@@ -43,3 +43,12 @@ def test_pack_refuses_a_checkpoint_without_embeddings(tmp_path):
     save_file({"x": torch.zeros(2)}, str(tmp_path / "ck" / "model.safetensors"))
     with pytest.raises(SystemExit, match="shared.weight"):
         pack(tmp_path / "ck", tmp_path / "out")
+
+
+def test_float32_shards_restore_the_weights_exactly(tiny_checkpoint, tmp_path):
+    from training.shards import pack, unpack
+
+    paths = pack(tiny_checkpoint, tmp_path / "ck", max_mb=0.05, float32=True)
+    assert len(paths) > 1
+    back = unpack(tmp_path / "ck", tmp_path / "back")
+    assert torch.equal(_logits(tiny_checkpoint), _logits(back))

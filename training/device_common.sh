@@ -32,19 +32,47 @@ check_flags() {
     if [ -n "${DEVICE:-}" ]; then extra+=(--device "$DEVICE"); fi
 }
 
-# After the seeds of $SEEDS trained in RUNS/s<seed>: their bests' uniform soup in OUT/soup (with
-# one best, that one in OUT/best), and every seed's log and train_log.jsonl in OUT/logs.tgz.
-soup_of_seeds() {
-    local runs=$1 out=$2 s
-    local bests=()
-    for s in $SEEDS; do
-        if [ -f "$runs/s$s/best/model.safetensors" ]; then bests+=("$runs/s$s/best"); else echo "seed $s: no best checkpoint"; fi
-    done
-    if [ "${#bests[@]}" -ge 2 ]; then
-        "$PY" -m training.soup "$out/soup" "${bests[@]}"
-    elif [ "${#bests[@]}" -eq 1 ]; then
-        cp -r "${bests[0]}" "$out/best"
+# The seeds' trainings, started in the background with their pids in the array `pids`: waited for,
+# and with DEADLINE (seconds from now; 0 = none) those still running are stopped (TERM) at it, so a
+# lease always has time left for the soup. Each seed's best so far stays its ingredient.
+wait_for_seeds() {
+    local watchdog=
+    if [ "${DEADLINE:-0}" -gt 0 ]; then
+        ( sleep "$DEADLINE"; echo "deadline ($DEADLINE s): stopping the trainings still running"
+          kill -TERM "${pids[@]}" 2>/dev/null ) &
+        watchdog=$!
     fi
+    wait "${pids[@]}"
+    if [ -n "$watchdog" ]; then kill "$watchdog" 2>/dev/null; fi
+}
+
+# After the seeds of $SEEDS trained in RUNS/s<seed>: their bests' uniform soup in RUNS/soup (with one
+# best, that one), sent back as float32 shards OUT/soup.<i>.safetensors + OUT/soup.json (the machine
+# returns files of at most 16 MiB; here: `python -m training.shards unpack OUT/soup CKPT`, exact),
+# and every seed's log and train_log.jsonl in OUT/logs.tgz. A best whose save was cut (its meta,
+# written last, older than its weights) is left out.
+soup_of_seeds() {
+    local runs=$1 out=$2 s b
+    local bests=()
+    grep -H "eval step" "$runs"/s*.log
+    for s in $SEEDS; do
+        b=$runs/s$s/best
+        if [ -f "$b/model.safetensors" ] && [ -f "$b/rlm_meta.json" ] && [ ! "$b/rlm_meta.json" -ot "$b/model.safetensors" ]; then
+            bests+=("$b")
+            echo "seed $s: $(tail -c 400 "$runs/s$s/train_log.jsonl" 2>/dev/null | grep -o '"step": [0-9]*' | tail -1), best $(grep -o '"step": [0-9]*' "$b/rlm_meta.json" | tail -1)"
+        else
+            echo "seed $s: no whole best checkpoint"
+        fi
+    done
+    local ckpt=$runs/soup
+    if [ "${#bests[@]}" -ge 2 ]; then
+        "$PY" -m training.soup "$ckpt" "${bests[@]}" || return 1
+    elif [ "${#bests[@]}" -eq 1 ]; then
+        ckpt=${bests[0]}
+    else
+        echo "no best checkpoint: nothing to send back"
+    fi
+    if [ "${#bests[@]}" -ge 1 ]; then "$PY" -m training.shards pack "$ckpt" "$out/soup" --float32 || return 1; fi
     tar czf "$out/logs.tgz" -C "$runs" $(cd "$runs" && ls *.log */train_log.jsonl 2>/dev/null)
     ls -la "$out"
 }

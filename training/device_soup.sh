@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # One GPU lease, one command: K seeds of the canonical-name recipe (c4's: fine-tune v3 on canon_v1
-# inputs with neutral rewrites and the consistency loss), their uniform soup, back in $OUT as one
-# fp32 checkpoint (~40 MB) with every seed's training log. Issue 22's next lever (experiments/log.md,
+# inputs with neutral rewrites and the consistency loss), their uniform soup, back in $OUT as float32
+# shards (~40 MB, exact) with every seed's training log. DEADLINE (seconds) stops the trainings
+# still running, so the soup is always made within a lease; MAX_STEPS cuts each seed (236: after
+# its second evaluation, as the CPU seeds were cut). Issue 22's next lever (experiments/log.md,
 # session 21): a soup of three seeds gained 0.009 over its weakest; more seeds, pre-registered.
 #
 #   here, first:  bash training/device_soup.sh stage      # fills .gpu/ (git-ignored): corpus rows, v3r
 #   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # carry: .gpu/v3r .gpu/solutions.jsonl.gz
-#   here, after:  bash training/judge.sh NAME OUT/soup   (export, evaluate, stability, the default beside it;
+#   here, after:  python -m training.shards unpack OUT/soup training/runs/NAME
+#                 bash training/judge.sh NAME training/runs/NAME   (export, evaluate, stability, the default beside it;
 #                 judged by the rule written before the lease)
 #
 # .gpu/ holds what the GPU machine cannot reach: solutions.jsonl.gz (the corpus rows the
@@ -42,10 +45,12 @@ R=${SOUP_DIR:-/tmp/soup_runs}
 mkdir -p "$R" "$OUT"
 device_setup  # environment, PY, what the machine has; the init unpacked
 check_flags
+pids=()
 for s in $SEEDS; do  # c4's recipe (session 20, c4r), one seed each, side by side on the one GPU
     "$PY" -m training.train --out "$R/s$s" --init-from "$G/v3r" --corpus "$G/solutions.jsonl.gz" \
         --preprocess canon_v1 --neutral 0.8 --epochs 3 --lr 3e-4 --consistency 1.0 --seed "$s" \
         --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
+    pids+=($!)
 done
-wait
+wait_for_seeds
 soup_of_seeds "$R" "$OUT"

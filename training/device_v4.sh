@@ -4,7 +4,8 @@
 #
 #   here, first:  bash training/device_v4.sh stage        # fills .gpu/ (git-ignored): corpus subset, v3r
 #   GPU machine:  SEEDS="0 1 2 3" bash training/device_v4.sh   # carry: .gpu/v3r .gpu/corpora; results in $OUT
-#   here, after:  METRICS=memory,latency,memory_growth bash training/judge.sh NAME OUT/soup
+#   here, after:  python -m training.shards unpack OUT/soup training/runs/NAME
+#                 METRICS=memory,latency,memory_growth bash training/judge.sh NAME training/runs/NAME
 #                 (judged by the rule written before the lease)
 #
 # .gpu/ holds what the GPU machine cannot reach (../shared does not travel): device_soup.sh's staging
@@ -51,9 +52,11 @@ device_setup  # environment, PY, what the machine has; the init unpacked
 export RLM_CORPUS=$G/corpora
 read -r -a recipe <<< "${ARGS:---init-from $G/v3r --v4-data --variants --template shaped --metrics memory,latency,memory_growth --driver-prob 0 --preprocess canon_v1 --neutral 0.8 --consistency 1.0 --epochs 2 --lr 1e-4}"
 check_flags
+pids=()
 for s in $SEEDS; do
     "$PY" -m training.train --out "$R/s$s" --corpus "$G/corpora/leetcode/solutions.jsonl.gz" "${recipe[@]}" \
         --seed "$s" --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
+    pids+=($!)
 done
-wait
+wait_for_seeds
 soup_of_seeds "$R" "$OUT"

@@ -3,8 +3,9 @@
     python -m training.shards pack CKPT_DIR OUT_PREFIX      # OUT_PREFIX.0.safetensors, .1, ... + OUT_PREFIX.json
     python -m training.shards unpack OUT_PREFIX CKPT_DIR    # a checkpoint `rlm-export` reads
 
-`pack` stores each tensor once (the tied input embeddings are `shared.weight`) in float16, split into
-shards under `--max-mb`; the JSON beside them carries the T5 config, rlm_meta.json and tokenizer.json.
+`pack` stores each tensor once (the tied input embeddings are `shared.weight`) in float16 (with
+`--float32`, as trained: exact), split into shards under `--max-mb`; the JSON beside them carries
+the T5 config, rlm_meta.json and tokenizer.json.
 `unpack` rebuilds the model with this machine's transformers (so a checkpoint trained under
 transformers 5 exports with the pinned 4.x) and loads the weights strictly.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 TIED = ("encoder.embed_tokens.weight", "decoder.embed_tokens.weight")
 
 
-def pack(ckpt: Path, prefix: Path, max_mb: float = 15.0) -> list[Path]:
+def pack(ckpt: Path, prefix: Path, max_mb: float = 15.0, float32: bool = False) -> list[Path]:
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -28,8 +29,8 @@ def pack(ckpt: Path, prefix: Path, max_mb: float = 15.0) -> list[Path]:
         raise SystemExit(f"{ckpt}: no shared.weight in model.safetensors")
     shards, current, size = [], {}, 0
     for key in sorted(state):
-        tensor = state[key].to(torch.float16).contiguous()
-        nbytes = tensor.numel() * 2
+        tensor = state[key].to(torch.float32 if float32 else torch.float16).contiguous()
+        nbytes = tensor.numel() * tensor.element_size()
         if current and size + nbytes > max_mb * 2**20:
             shards.append(current)
             current, size = {}, 0
@@ -81,12 +82,13 @@ def main(argv=None) -> None:
     a.add_argument("ckpt", type=Path)
     a.add_argument("prefix", type=Path)
     a.add_argument("--max-mb", type=float, default=15.0)
+    a.add_argument("--float32", action="store_true", help="keep the weights' float32 (more shards, exact)")
     b = sub.add_parser("unpack")
     b.add_argument("prefix", type=Path)
     b.add_argument("out", type=Path)
     args = p.parse_args(argv)
     if args.cmd == "pack":
-        for path in pack(args.ckpt, args.prefix, args.max_mb):
+        for path in pack(args.ckpt, args.prefix, args.max_mb, args.float32):
             print(path)
     else:
         print(unpack(args.prefix, args.out))
