@@ -9,7 +9,7 @@ metrics = ["memory", "latency"]    # metrics the gate judges (default: also kern
 gpu = "H100"                       # GPU that @triton.jit kernel latency is predicted for
 ratio = 2.0                        # fail when new/old >= this, for every metric...
 confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone;
-                                   #    default: 0.7 for memory, 0.6 for latency, rlm_lsp.rules.level_for)
+                                   #    default: 0.65 for memory, 0.6 for latency, rlm_lsp.rules.level_for)
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min

@@ -148,7 +148,9 @@ def test_debounce_publishes_only_the_last_version(tiny_model_dir, repo):
         )
         time.sleep(0.5)
         versions = [m["params"].get("version") for m in c.messages("textDocument/publishDiagnostics")]
-        assert versions == [1, 21]
+        # version 1 may be published twice (again when its edit settles, if that comes before the
+        # first change on a loaded machine); of the 20 changes only the last is ever published
+        assert versions[0] == 1 and [v for v in versions if v != 1] == [21], versions
         assert len(c.wait_hints(uri, 4)) == 4
         c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and "version" not in m["params"])

@@ -103,8 +103,9 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor) -> list[dict
             a, b = predicted[old].get(metric), predicted[new].get(metric)
             if a is None or b is None:
                 continue
-            verdict = rules.judge(a, b, rules.DEFAULT_RATIO)
-            step = rules.judge_growth(a, b)
+            level = rules.level_for(metric)
+            verdict = rules.judge(a, b, rules.DEFAULT_RATIO, level)
+            step = rules.judge_growth(a, b, level=level)
             flags[metric] = change and (verdict.regressed or bool(step and step.regressed))
             ratios[metric] = verdict.ratio
         out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios})
@@ -136,7 +137,7 @@ def summarise(rows: Sequence[dict]) -> dict:
 
 def markdown(summary: dict, meta: dict) -> str:
     lines = [f"Model `{meta['model_version']}`, {meta['pairs']} pairs ({meta['split']}); the gate's rule "
-             f"(ratio {rules.DEFAULT_RATIO:g}, confidence {rules.CONFIDENCE:g}).", "",
+             f"(ratio {rules.DEFAULT_RATIO:g}, each metric at its confidence level, `rules.level_for`).", "",
              "| metric | ≥ 2× regressions flagged | neutral mutations flagged | near-equal (< 1.25×) flagged |",
              "|---|---|---|---|"]
     for metric, m in summary.items():
