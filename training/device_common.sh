@@ -1,18 +1,27 @@
 # Sourced by the training/device_*.sh scripts. On the GPU machine, `device_setup`: the environment,
 # one line each on the GPU and on the torch / transformers stack it has, PY (the interpreter;
-# $PYTHON or python3), and the staged init's weights unpacked. Here, at staging, `carry_size PATH...`:
-# what a lease would send (the tracked tree and those carried paths) against its 64 MiB.
+# $PYTHON or python3), and INIT: the staged init (.gpu/v3r, its weights xz-packed to travel)
+# unpacked outside the working tree (${INIT_DIR:-/tmp/rlm_init}/v3r), so that a CPU check of the
+# plumbing here leaves nothing in .gpu/ that a lease would then have to carry. Here, at staging,
+# `carry_size PATH...`: what a lease would send (the tracked tree and those carried paths) against
+# its 64 MiB.
 device_setup() {
     export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
     PY=${PYTHON:-python3}
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
     "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'cuda', torch.cuda.is_available())"
-    local packed=${GPU_DATA:-.gpu}/v3r/model.safetensors.xz
-    if [ -f "$packed" ] && [ ! -f "${packed%.xz}" ]; then
+    local staged=${GPU_DATA:-.gpu}/v3r
+    INIT=${INIT_DIR:-/tmp/rlm_init}/v3r
+    [ -f "$staged/model.safetensors.xz" ] || return 0  # a lease without the init (device_sweep.sh)
+    mkdir -p "$INIT"
+    for f in "$staged"/*; do
+        case "$f" in *.xz) ;; *) cp "$f" "$INIT/" ;; esac
+    done
+    if [ ! -f "$INIT/model.safetensors" ]; then
         "$PY" -c "
 import lzma, shutil, sys
-with lzma.open(sys.argv[1]) as packed, open(sys.argv[1][:-3], 'wb') as raw:
-    shutil.copyfileobj(packed, raw)" "$packed"
+with lzma.open(sys.argv[1]) as packed, open(sys.argv[2], 'wb') as raw:
+    shutil.copyfileobj(packed, raw)" "$staged/model.safetensors.xz" "$INIT/model.safetensors"
     fi
 }
 
@@ -59,7 +68,7 @@ soup_of_seeds() {
         b=$runs/s$s/best
         if [ -f "$b/model.safetensors" ] && [ -f "$b/rlm_meta.json" ] && [ ! "$b/rlm_meta.json" -ot "$b/model.safetensors" ]; then
             bests+=("$b")
-            echo "seed $s: $(tail -c 400 "$runs/s$s/train_log.jsonl" 2>/dev/null | grep -o '"step": [0-9]*' | tail -1), best $(grep -o '"step": [0-9]*' "$b/rlm_meta.json" | tail -1)"
+            echo "seed $s: last evaluation $(tail -n 1 "$runs/s$s/train_log.jsonl" 2>/dev/null | grep -o '"step": [0-9]*' | head -1), best $(grep -o '"step": [0-9]*' "$b/rlm_meta.json" | tail -1)"
         else
             echo "seed $s: no whole best checkpoint"
         fi

@@ -35,7 +35,7 @@ import lzma, shutil, sys
 with open(sys.argv[1], 'rb') as raw, lzma.open(sys.argv[1] + '.xz', 'wb', preset=9) as packed:
     shutil.copyfileobj(raw, packed)" "$G/v3r/model.safetensors" || exit 1
     fi
-    rm -f "$G/v3r/model.safetensors"  # unpacked by a CPU check of the plumbing: it would travel too
+    rm -f "$G/v3r/model.safetensors"  # left by an older CPU check of the plumbing: it would travel too
     carry_size "$G/v3r" "$G/solutions.jsonl.gz"
     exit 0
 fi
@@ -47,7 +47,7 @@ device_setup  # environment, PY, what the machine has; the init unpacked
 check_flags
 pids=()
 for s in $SEEDS; do  # c4's recipe (session 20, c4r), one seed each, side by side on the one GPU
-    "$PY" -m training.train --out "$R/s$s" --init-from "$G/v3r" --corpus "$G/solutions.jsonl.gz" \
+    "$PY" -m training.train --out "$R/s$s" --init-from "$INIT" --corpus "$G/solutions.jsonl.gz" \
         --preprocess canon_v1 --neutral 0.8 --epochs 3 --lr 3e-4 --consistency 1.0 --seed "$s" \
         --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
     pids+=($!)

@@ -50,7 +50,7 @@ R=${V4_DIR:-/tmp/v4_runs}
 mkdir -p "$R" "$OUT"
 device_setup  # environment, PY, what the machine has; the init unpacked
 export RLM_CORPUS=$G/corpora
-read -r -a recipe <<< "${ARGS:---init-from $G/v3r --v4-data --variants --template shaped --metrics memory,latency,memory_growth --driver-prob 0 --preprocess canon_v1 --neutral 0.8 --consistency 1.0 --epochs 2 --lr 1e-4}"
+read -r -a recipe <<< "${ARGS:---init-from $INIT --v4-data --variants --template shaped --metrics memory,latency,memory_growth --driver-prob 0 --preprocess canon_v1 --neutral 0.8 --consistency 1.0 --epochs 2 --lr 1e-4}"
 check_flags
 pids=()
 for s in $SEEDS; do
