@@ -280,6 +280,42 @@ def test_any_consistent_renaming_or_neutral_rewrite_gives_the_same_input(program
     assert tried >= 3
 
 
+SHIPPED = Path(__file__).resolve().parents[1] / "rlm_lsp" / "models" / "default"
+
+
+def _shipped():
+    if not (SHIPPED / "rlm_config.json").is_file():
+        pytest.skip("shipped model not present (rlm_lsp/models/default)")
+    from rlm_lsp.predictor import Predictor
+
+    return Predictor.from_dir(SHIPPED, threads=1)
+
+
+def _numbers(prediction: dict) -> dict:
+    return {m: (p.value, p.low, p.high, p.samples, p.smooth_samples) for m, p in prediction.items()}
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_shipped_default_gives_renamed_and_reformatted_code_the_same_numbers(seed):
+    """Issue 22: the default reads canonical names, so a consistent renaming (by bench/rewrites.py,
+    which does not use our resolver), reformatting, hints and docstrings move none of its numbers,
+    to the last bit."""
+    plain, other = _shipped(), _shipped()  # two predictors: no cache shared between the two sides
+    assert plain.config.preprocess == "canon_v1"
+    rng = random.Random(seed)
+    codes, rewritten = [], []
+    for program in PROGRAMS:
+        code = textwrap.dedent(program)
+        for name in rewrites.EXACT:
+            new = rewrites.REWRITES[name](code, rng)
+            if new is not None and new != code:
+                codes.append(code)
+                rewritten.append(new)
+    assert len(rewritten) >= 20
+    for a, b in zip(plain.predict(codes), other.predict(rewritten)):
+        assert _numbers(a) == _numbers(b)
+
+
 # -- canon_v2: typed names ------------------------------------------------------------------------
 
 
