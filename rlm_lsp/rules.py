@@ -12,17 +12,18 @@ consistent renames of what the code defines do not count). The same code is neve
 **Confidence.** A Prediction carries its samples; with shared draws (the default) sample i of
 the old and of the new code used the same random numbers, so new_i / old_i is a paired draw of
 the ratio. A metric regresses when the point estimates grew by `ratio` or more *and* at least
-`CONFIDENCE` of the paired draws did: one median crossing the line is not enough. Without
-samples (greedy decoding, old models' rows) the point estimates decide alone.
-`CONFIDENCE` was calibrated on validation pairs (`python -m training.gate_quality --calibrate`,
-docs/model-card.md); a metric may have its own (`CONFIDENCE_BY_METRIC`, `level_for`: latency's,
-chosen alone by the same rule, is lower), and a project's `confidence` sets one level for all.
+its confidence level of the paired draws did: one median crossing the line is not enough.
+Without samples (greedy decoding, old models' rows) the point estimates decide alone. Each
+metric's level (`level_for`) is calibrated for the shipped default on validation pairs
+(`python -m training.gate_quality --calibrate --per-metric`; `CONFIDENCE_BY_METRIC`, the model
+card); `CONFIDENCE` is the uncalibrated level of a metric without one (kernel latency), and a
+project's `confidence` sets one level for all.
 
 **Growth.** From a model that predicts how a metric grows with the input (`Prediction.growth`,
 the exponent of n), a growth step is a regression on its own, whatever the constants: the new
 exponent is at least `GROWTH_STEP` above the old (~n to ~n^1.75: a nested loop where there was
-one) and at least `CONFIDENCE` of the paired growth draws (new_i - old_i, the same shared draws
-as the values') made that step too. Only when both versions have growth (`judge_growth`);
+one) and at least the metric's level of the paired growth draws (new_i - old_i, the same shared
+draws as the values') made that step too. Only when both versions have growth (`judge_growth`);
 `growth_regression` gives the message, `predicted growth ~n → ~n² (exponent 1.0 → 2.1)`.
 """
 

@@ -150,7 +150,7 @@ def test_debounce_publishes_only_the_last_version(tiny_model_dir, repo):
         versions = [m["params"].get("version") for m in c.messages("textDocument/publishDiagnostics")]
         # version 1 may be published twice (again when its edit settles, if that comes before the
         # first change on a loaded machine); of the 20 changes only the last is ever published
-        assert versions[0] == 1 and [v for v in versions if v != 1] == [21], versions
+        assert versions in ([1, 21], [1, 1, 21]), versions
         assert len(c.wait_hints(uri, 4)) == 4
         c.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         c.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics" and "version" not in m["params"])

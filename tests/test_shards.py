@@ -1,4 +1,5 @@
-"""training.shards: a checkpoint survives the GPU machine's 16 MiB return limit (float16 shards)."""
+"""training.shards: a checkpoint survives the GPU machine's 16 MiB return limit (float16 shards, or
+float32 ones that restore it exactly)."""
 
 import json
 

@@ -17,11 +17,12 @@ device_setup() {
     for f in "$staged"/*; do
         case "$f" in *.xz) ;; *) cp "$f" "$INIT/" ;; esac
     done
-    if [ ! -f "$INIT/model.safetensors" ]; then
+    if [ ! -f "$INIT/model.safetensors" ] || [ "$staged/model.safetensors.xz" -nt "$INIT/model.safetensors" ]; then
         "$PY" -c "
-import lzma, shutil, sys
-with lzma.open(sys.argv[1]) as packed, open(sys.argv[2], 'wb') as raw:
-    shutil.copyfileobj(packed, raw)" "$staged/model.safetensors.xz" "$INIT/model.safetensors"
+import lzma, os, shutil, sys
+with lzma.open(sys.argv[1]) as packed, open(sys.argv[2] + '.part', 'wb') as raw:
+    shutil.copyfileobj(packed, raw)
+os.replace(sys.argv[2] + '.part', sys.argv[2])" "$staged/model.safetensors.xz" "$INIT/model.safetensors" || return 1
     fi
 }
 
@@ -42,17 +43,26 @@ check_flags() {
 }
 
 # The seeds' trainings, started in the background with their pids in the array `pids`: waited for,
-# and with DEADLINE (seconds from now; 0 = none) those still running are stopped (TERM) at it, so a
-# lease always has time left for the soup. Each seed's best so far stays its ingredient.
+# and with DEADLINE (whole seconds from the seeds' start, after the setup; 0 or unset = none) those
+# still running are stopped (TERM) at it, so a lease always has time left for the soup. Each seed's
+# best so far stays its ingredient. The watchdog's own sleep is stopped with it, so nothing holds
+# the output open once the seeds are done.
 wait_for_seeds() {
     local watchdog=
-    if [ "${DEADLINE:-0}" -gt 0 ]; then
-        ( sleep "$DEADLINE"; echo "deadline ($DEADLINE s): stopping the trainings still running"
+    [ "${#pids[@]}" -gt 0 ] || { echo "no seeds to wait for"; return 0; }
+    local deadline=${DEADLINE:-0}
+    case "$deadline" in *[!0-9]*|'') echo "DEADLINE=$deadline: not whole seconds; waiting without one" >&2; deadline=0 ;; esac
+    if [ "$deadline" -gt 0 ]; then
+        ( sleep "$deadline" >/dev/null 2>&1 & nap=$!
+          trap 'kill $nap 2>/dev/null; exit 0' TERM
+          wait $nap
+          echo "deadline ($deadline s): stopping the trainings still running"
           kill -TERM "${pids[@]}" 2>/dev/null ) &
         watchdog=$!
     fi
     wait "${pids[@]}"
-    if [ -n "$watchdog" ]; then kill "$watchdog" 2>/dev/null; fi
+    if [ -n "$watchdog" ]; then kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null; fi
+    return 0
 }
 
 # After the seeds of $SEEDS trained in RUNS/s<seed>: their bests' uniform soup in RUNS/soup (with one
@@ -73,15 +83,19 @@ soup_of_seeds() {
             echo "seed $s: no whole best checkpoint"
         fi
     done
+    # the logs first: they are what explains a soup or a packing that fails below
+    local logs
+    logs=$(cd "$runs" && ls *.log */train_log.jsonl 2>/dev/null)
+    if [ -n "$logs" ]; then tar czf "$out/logs.tgz" -C "$runs" $logs; fi
     local ckpt=$runs/soup
     if [ "${#bests[@]}" -ge 2 ]; then
         "$PY" -m training.soup "$ckpt" "${bests[@]}" || return 1
     elif [ "${#bests[@]}" -eq 1 ]; then
         ckpt=${bests[0]}
+        echo "one whole best only: OUT/soup is that seed alone, not a soup"
     else
         echo "no best checkpoint: nothing to send back"
     fi
     if [ "${#bests[@]}" -ge 1 ]; then "$PY" -m training.shards pack "$ckpt" "$out/soup" --float32 || return 1; fi
-    tar czf "$out/logs.tgz" -C "$runs" $(cd "$runs" && ls *.log */train_log.jsonl 2>/dev/null)
     ls -la "$out"
 }

@@ -2,9 +2,10 @@
 # One GPU lease, one command: K seeds of the canonical-name recipe (c4's: fine-tune v3 on canon_v1
 # inputs with neutral rewrites and the consistency loss), their uniform soup, back in $OUT as float32
 # shards (~40 MB, exact) with every seed's training log. DEADLINE (seconds) stops the trainings
-# still running, so the soup is always made within a lease; MAX_STEPS cuts each seed (236: after
-# its second evaluation, as the CPU seeds were cut). Issue 22's next lever (experiments/log.md,
-# session 21): a soup of three seeds gained 0.009 over its weakest; more seeds, pre-registered.
+# still running, so the soup is always made within a lease; MAX_STEPS sizes each seed's schedule
+# (`--max-steps`: the cosine runs over that many steps; 236 = two evaluations; the CPU seeds of
+# soup3 / soup5 instead ran the 3-epoch, 354-step schedule and were stopped at 236). Session 27
+# shipped the soup of eight (`python-v3c-small-20261204`, experiments/log.md "soup8g").
 #
 #   here, first:  bash training/device_soup.sh stage      # fills .gpu/ (git-ignored): corpus rows, v3r
 #   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # carry: .gpu/v3r .gpu/solutions.jsonl.gz

@@ -234,8 +234,9 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=None, help="at most this many validation programs (a quick look)")
     p.add_argument("--no-noise", action="store_true", help="skip the second-seed pass")
     p.add_argument("--independent-draws", action="store_true", help="as `rlm gate --independent-draws`")
-    p.add_argument("--level", type=float, default=rules.CONFIDENCE,
-                   help="confidence level of the rule (0: the plain ratio of the point estimates)")
+    p.add_argument("--level", type=float, default=None,
+                   help="confidence level of the rule (0: the plain ratio of the point estimates; "
+                        "default: each metric's own, rules.level_for)")
     p.add_argument("--calibrate", action="store_true",
                    help="choose the level on half A of the validation problems, report it on half B")
     p.add_argument("--per-metric", action="store_true", help="--calibrate: a level for each metric alone")
@@ -268,7 +269,8 @@ def main(argv=None) -> int:
     preds = predictor.predict(codes, language="python", metrics=metrics)
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
-    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, args.level) for m in metrics]
+    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, rules.level_for(m, args.level))
+               for m in metrics]
     calibration = None
     if args.calibrate:
         limits = {k: float(v) for k, v in (item.split("=") for item in args.false_alarm_max.split(",") if item)}
@@ -293,7 +295,7 @@ def main(argv=None) -> int:
         "samples": predictor.samples,
         "common_draws": not args.independent_draws,
     }
-    meta["level"] = results[0]["level"] if results else args.level
+    meta["level"] = {r["metric"]: r["level"] for r in results}  # each metric's own unless --level set one
     out = {"meta": meta, "results": results}
     if calibration is not None:
         out["calibration"] = calibration
