@@ -44,5 +44,13 @@ print("| rows | memory Spearman | latency Spearman |\n|---|---|---|")
 for who, name in (("candidate", "shapes.json"), ("default", "default_shapes.json")):
     for shape, figures in json.loads((w / name).read_text()).get("by_shape", {}).items():
         row(f"{shape} ({who})", figures["runtime"])
+growth = [(who, shape, figures["runtime"][m], m)
+          for who, name in (("candidate", "shapes.json"), ("default", "default_shapes.json"))
+          for shape, figures in json.loads((w / name).read_text()).get("by_shape", {}).items()
+          for m in figures["runtime"] if m.endswith("_growth") and figures["runtime"][m].get("n")]
+if growth:
+    print("\n| rows | growth | Spearman | class accuracy |\n|---|---|---|---|")
+    for who, shape, r, m in growth:
+        print(f"| {shape} ({who}) | {m} | {r['spearman']:.4f} (n={r['n']}) | {r.get('class_accuracy', 0):.0%} |")
 PYEOF
 grep '^|' "$W/stability.log"
