@@ -274,11 +274,11 @@ def judge(
             )
             if old_pred is not None and metric in old_pred:
                 limit = config.ratio(metric)
-                verdict = rules.judge(old_pred[metric], new, limit, config.level(metric))
+                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric))
+                verdict, step = judged.value, judged.growth
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
                                             ratio=verdict.ratio, limit=limit, confidence=verdict.confidence))
-                step = rules.judge_growth(old_pred[metric], new, level=config.level(metric)) if limit else None
                 if step is not None and step.regressed:  # a growth step regresses whatever the constants
                     findings.append(Finding(**{**base, "unit": "exponent"}, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,

@@ -160,6 +160,26 @@ def judge_growth(old, new, step: float = GROWTH_STEP, level: float = CONFIDENCE)
     return GrowthVerdict(a, b, conf, bool(step) and b - a >= step - _ROUNDING and conf >= level)
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """The rule's answer for one metric of one function: its value by the ratio and, where both
+    versions predict growth, its growth step."""
+
+    value: Verdict
+    growth: GrowthVerdict | None
+
+    @property
+    def regressed(self) -> bool:
+        return self.value.regressed or bool(self.growth is not None and self.growth.regressed)
+
+
+def judge_metric(old, new, ratio: float, level: float) -> Judgement:
+    """`judge` and `judge_growth` at one level: what the gate, the editor's diagnostics and the
+    benches ask of two Predictions of one metric. A ratio of 0 (the check switched off) judges the
+    growth step off too."""
+    return Judgement(judge(old, new, ratio, level), judge_growth(old, new, level=level) if ratio else None)
+
+
 def growth_regression(old, new, level: float = CONFIDENCE, step: float = GROWTH_STEP) -> str | None:
     """`predicted growth ~n → ~n² (exponent 1.0 → 2.1)` when `judge_growth` says `new` regressed;
     None when it did not, or when either version has no growth. A message that names the metric

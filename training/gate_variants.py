@@ -7,8 +7,8 @@ Each pair of ``variants_v2.pairs.jsonl.gz`` (``training.v2.variants``: a mutatio
 same input) is a commit from the parent to the variant. The variant's code is made again with
 ``training.mutations.mutate(parent, kind, seed=0)``, as the measuring run made it. The gate's own
 rule decides (``rlm_lsp.rules``): no change when the canonical forms agree (``rules.changed``),
-else a metric is flagged by ``rules.judge`` (ratio 2.0, paired draws, the confidence level) and, for
-a model with growth, by ``rules.judge_growth``.
+else a metric is flagged by ``rules.judge_metric`` (ratio 2.0, paired draws, the metric's confidence
+level; for a model with growth, its growth step too), as the gate and the editor flag it.
 
 Per metric with measurements on both sides (data v2's variants are memory-only so far):
 
@@ -103,11 +103,9 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor) -> list[dict
             a, b = predicted[old].get(metric), predicted[new].get(metric)
             if a is None or b is None:
                 continue
-            level = rules.level_for(metric)
-            verdict = rules.judge(a, b, rules.DEFAULT_RATIO, level)
-            step = rules.judge_growth(a, b, level=level)
-            flags[metric] = change and (verdict.regressed or bool(step and step.regressed))
-            ratios[metric] = verdict.ratio
+            judged = rules.judge_metric(a, b, rules.DEFAULT_RATIO, rules.level_for(metric))
+            flags[metric] = change and judged.regressed
+            ratios[metric] = judged.value.ratio
         out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios})
     return out
 

@@ -26,10 +26,10 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
     """(code, message) for each breach of `r`; pure, for tests and the gate-like CLI.
 
     Budgets: the editor's `rlm.budgets`, else the workspace's `[tool.rlm]` ones. Regressions: the
-    gate's rule (`rlm_lsp.rules.judge`: over the ratio and confident of it) against HEAD, at the
+    gate's rule (`rlm_lsp.rules.judge_metric`: over the ratio and confident of it) against HEAD, at the
     editor's `rlm.regressionRatio` when set, else `[tool.rlm]`'s ratio (2.0 by default); one
     message per function naming every metric that regressed; `# rlm: allow-regression` silences it.
-    A growth step (`rlm_lsp.rules.judge_growth`: ~n to ~n², when both versions have growth) is a
+    A growth step (the same call's `judge_growth`: ~n to ~n², when both versions have growth) is a
     regression whatever the ratio, named in the same message."""
     out = []
     name = r.snippet.qualname
@@ -50,10 +50,13 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
         limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
         level = r.project.level(metric) if r.project is not None else rules.level_for(metric)
-        if limit and base is not None and not r.allowed and rules.judge(base, p, limit, level).regressed:
+        if not limit or base is None or r.allowed:
+            continue
+        judged = rules.judge_metric(base, p, limit, level)
+        if judged.value.regressed:
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
                         f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
-        step = rules.judge_growth(base, p, level=level) if limit and base is not None and not r.allowed else None
+        step = judged.growth
         if step is not None and step.regressed:  # a growth step regresses whatever the constants
             grew.append(f"{metric} growth {growth_class(step.old)} at HEAD → {growth_class(step.new)} now "
                         f"(exponent {step.old:.1f} → {step.new:.1f})")
