@@ -121,7 +121,8 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
     then one scale per input, fused: `per_input_scales`), the decoders'
     embeddings cut to `decoder_token_ids` and their self-attention bias read from a table
     (`self_bias_table`), the encoder's embedding in int8 rows (`int8`) and its position bias
-    gathered by distance, not sliced again (`encoder_bias_gather`, `encoder_bias_unsliced`), and
+    gathered by distance, not sliced again, and laid out from one run of its table
+    (`encoder_bias_gather`, `encoder_bias_unsliced`, `encoder_bias_toeplitz`), and
     decoder_with_past reading the cross-attention K/V once per input (`share_cross_kv`); each graph
     saved after onnxruntime's basic optimisations (`pre_optimize`: fewer nodes, a faster start).
     With int8=False the rewrites are exact (fp32 everywhere, same layout).
@@ -142,6 +143,7 @@ def build_fast(fp32_dir: Path, out_dir: Path, int8: bool, decoder_token_ids: lis
                 fast_graphs.quantize_embedding(model)
             fast_graphs.encoder_bias_gather(model)
             fast_graphs.encoder_bias_unsliced(model)
+            fast_graphs.encoder_bias_toeplitz(model)
         else:
             fast_graphs.self_bias_table(model)
             fast_graphs.trim_embeddings(model, decoder_token_ids)

@@ -2,8 +2,10 @@
 rewrite up to date, without its checkpoint.
 
 Exact, always: the decoders' self-attention bias read from a table (`fast_graphs.self_bias_table`) and the
-encoder's position bias gathered by distance (`fast_graphs.encoder_bias_gather`) and not sliced
-again (`fast_graphs.encoder_bias_unsliced`): the same floats, less work a prediction. Each rewrite checks itself against the graph it replaces; rlm_config.json
+encoder's position bias gathered by distance (`fast_graphs.encoder_bias_gather`), not sliced
+again (`fast_graphs.encoder_bias_unsliced`) and laid out from one run of its table
+(`fast_graphs.encoder_bias_toeplitz`): the same floats, less work a prediction. Each rewrite
+checks itself against the graph it replaces; rlm_config.json
 gets the new files' hashes, and export_report.json says what was done. A graph that already has a
 rewrite (its metadata says so) is left alone, so running it twice changes nothing.
 
@@ -25,13 +27,14 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rlm_lsp.export.fast_graphs import ENCODER_UNSLICED_KEY
+from rlm_lsp.export.fast_graphs import ENCODER_TOEPLITZ_KEY, ENCODER_UNSLICED_KEY
 from rlm_lsp.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
 from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, ENCODER_SCALES_KEY, SELF_BIAS_KEY
 
 # (file, the metadata key a rewritten graph carries, the fast_graphs rewrite)
 REWRITES = (("encoder_model.onnx", ENCODER_BIAS_KEY, "encoder_bias_gather"),
             ("encoder_model.onnx", ENCODER_UNSLICED_KEY, "encoder_bias_unsliced"),
+            ("encoder_model.onnx", ENCODER_TOEPLITZ_KEY, "encoder_bias_toeplitz"),
             ("decoder_model.onnx", SELF_BIAS_KEY, "self_bias_table"),
             ("decoder_with_past_model.onnx", SELF_BIAS_KEY, "self_bias_table"))
 PER_INPUT_ENCODER = (("encoder_model.onnx", ENCODER_SCALES_KEY, "per_input_scales"),)

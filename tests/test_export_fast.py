@@ -68,7 +68,7 @@ def test_default_export_is_the_fast_layout_and_reports_its_budget(tiny_model_dir
     vocab = config["architecture"]["vocab_size"]
     tables = [i for i in encoder.graph.initializer if len(i.dims) == 2 and i.dims[0] == vocab and i.dims[1] > 1]
     assert [i.data_type for i in tables] == [onnx.TensorProto.INT8], "the token embedding, and only it, in int8 rows"
-    position = [i for i in encoder.graph.initializer if i.name == "rlm_pos/table"]
+    position = [i for i in encoder.graph.initializer if i.name == "rlm_pos/by_head"]
     assert [i.data_type for i in position] == [onnx.TensorProto.FLOAT], "the position bias stays fp32"
 
 
@@ -239,6 +239,28 @@ def test_the_encoder_bias_is_not_sliced_again_and_the_floats_stay(fp32_pair):
     meta = dict((p.key, p.value) for p in onnx.load(str(fast_dir / "encoder_model.onnx")).metadata_props)
     assert fast_graphs.ENCODER_UNSLICED_KEY in meta  # the export applies it
 
+def test_the_encoder_bias_from_one_run_of_its_table_keeps_the_floats(fp32_pair):
+    """The Toeplitz layout of the position bias (Tile, Slice, Reshape; no Gather, no Transpose)
+    gives optimum's hidden states to the bit at any batch, length and mask, up to the last
+    length the table covers."""
+    fast_dir, optimum_dir = fp32_pair
+    original = onnx.load(str(optimum_dir / "encoder_model.onnx"))
+    rewritten = fast_graphs.encoder_bias_toeplitz(fast_graphs.encoder_bias_unsliced(
+        fast_graphs.encoder_bias_gather(onnx.load(str(optimum_dir / "encoder_model.onnx")), positions=600)))
+    assert not any(n.op_type in ("Gather", "Transpose") and "rlm_pos" in " ".join(n.input) for n in rewritten.graph.node)
+    sessions = [ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+                for m in (original, rewritten)]
+    rng = np.random.default_rng(2)
+    for batch, length in ((1, 1), (1, 2), (3, 17), (1, 599), (1, 600)):
+        feeds = {"input_ids": rng.integers(5, 60, (batch, length)).astype(np.int64),
+                 "attention_mask": np.ones((batch, length), dtype=np.int64)}
+        feeds["attention_mask"][-1, length // 2 + 1:] = 0
+        want, got = (s.run(None, feeds)[0] for s in sessions)
+        assert np.array_equal(want, got), (batch, length)
+    meta = dict((p.key, p.value) for p in onnx.load(str(fast_dir / "encoder_model.onnx")).metadata_props)
+    assert fast_graphs.ENCODER_TOEPLITZ_KEY in meta  # the export applies it
+
+
 def test_a_read_longer_than_the_encoder_table_is_refused(model_copy):
     _edit_graph(model_copy, "encoder_model.onnx", lambda m: fast_graphs._set_meta(m, fast_graphs.ENCODER_BIAS_KEY, "100"))
     with pytest.raises(ModelError, match="reads at most 100 tokens"):
@@ -266,7 +288,8 @@ def test_upgrade_brings_an_older_directory_to_the_bias_tables_with_the_same_samp
     assert after.model.max_input_tokens == fast_graphs.ENCODER_BIAS_POSITIONS
     assert np.array_equal(before, after.sample_values(CODES))
     report = json.loads((model / "export_report.json").read_text())
-    assert report["upgrades"][-1]["rewrites"] == ["encoder_bias_gather", "encoder_bias_unsliced", "self_bias_table"]
+    assert report["upgrades"][-1]["rewrites"] == ["encoder_bias_gather", "encoder_bias_toeplitz",
+                                                  "encoder_bias_unsliced", "self_bias_table"]
     assert upgrade.upgrade(model) == []  # a second run changes nothing
 
 

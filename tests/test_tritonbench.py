@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+import time
 
 import pytest
 
@@ -140,8 +141,19 @@ def test_extra_times_never_move_the_family_split(tmp_path):
     assert {r["gpu"] for r in more if r["source"] == "tritonbench-retimed"} == {"H200"}
 
 
-def test_deadline_interrupts_without_failing_the_op(bench, tmp_path):
+def test_deadline_interrupts_without_failing_the_op(bench, tmp_path, monkeypatch):
     out = tmp_path / "d.jsonl"
+    real_watch = tritonbench._watch
+
+    def watch_once_started(proc, out, quiet_s, deadline):
+        # the worker imports torch before it starts an op; on a loaded machine that alone can outlast the
+        # budget (the op is then "not reached", not interrupted). Wait for the start, then watch as usual.
+        limit = time.time() + 120
+        while tritonbench.op_states(out).get("hangs") != "started" and proc.poll() is None and time.time() < limit:
+            time.sleep(0.1)
+        real_watch(proc, out, quiet_s, deadline)
+
+    monkeypatch.setattr(tritonbench, "_watch", watch_once_started)
     # "hangs" sleeps 600 s; a 0.1-minute budget stops the run in the middle of it
     tritonbench.main(["time", str(bench), "--out", str(out), "--dry", "cpu", "--ops", "hangs",
                       "--max-minutes", "0.1", "--op-timeout", "60"])
