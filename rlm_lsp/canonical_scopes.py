@@ -11,6 +11,19 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+# fields that never hold a node worth a pass: `ctx` (Load/Store/Del markers) and scalar fields
+_NOT_WALKED = frozenset({"ctx", "id", "arg", "attr", "name", "asname", "module", "level", "kind", "type_comment",
+                         "is_async", "conversion", "simple", "tag", "rest"})
+_WALKED: dict[type[ast.AST], tuple[str, ...]] = {ast.Global: (), ast.Nonlocal: ()}  # their `names` are strings
+
+
+def walked_fields(cls: type[ast.AST]) -> tuple[str, ...]:
+    """The fields of an AST class that may hold nodes `nodes` lists (no `ctx`, no scalars)."""
+    fields = _WALKED.get(cls)
+    if fields is None:
+        fields = _WALKED[cls] = tuple(f for f in cls._fields if f not in _NOT_WALKED)
+    return fields
+
 
 @dataclass(eq=False)
 class Scope:
@@ -48,6 +61,17 @@ class Binder(ast.NodeVisitor):
         self.scope_of: dict[int, Scope] = {}  # id(scope node) -> the scope it opens
         self.attr_defined: dict[str, str] = {}  # attribute name -> "f" (method) | "a"
         self.methods: dict[str, list[ast.AST]] = {}
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """`ast.NodeVisitor`'s, over `walked_fields` only: no `ctx` markers, no scalars."""
+        for name in walked_fields(type(node)):
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     # scopes
     def _open(self, kind: str, node: ast.AST) -> Scope:

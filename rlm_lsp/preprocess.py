@@ -43,6 +43,7 @@ from rlm_lsp import canonical
 NAMES = ("none", "strip_v1", "canon_v1", "canon_v2")
 _WRAPPER_CLASSES = {"Solution"}
 _SELF_NAMES = {"self", "cls"}
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def apply(name: str, code: str) -> str:
@@ -84,21 +85,14 @@ def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
-        tree = _strip(tree)
+        tree = _strip(tree, no_ops=True)
         _unwrap_classes(tree, keep_nested=typed)
-        _fill_empty_bodies(tree)
-        tree = canonical.canonicalize(tree, outside, typed)
+        tree.body = [s for s in tree.body if not canonical.no_op(s)]  # a wrapper class's `pass`
+        tree = canonical.canonicalize(tree, outside, typed, no_ops_dropped=True)
         out = ast.unparse(tree)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         out = _strip_text(code)
     return _normalise_whitespace(out)
-
-
-def _fill_empty_bodies(tree: ast.AST) -> None:
-    """A body left empty by dropped annotations (a dataclass's fields) gets `pass`, so it parses."""
-    for node in canonical.nodes(tree):
-        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and not node.body:
-            node.body = [ast.Pass()]
 
 
 _REGISTRY: dict[str, Callable[[str], str]] = {"none": none, "strip_v1": strip_v1, "canon_v1": canon_v1,
@@ -116,8 +110,13 @@ def _is_str_expr(node: ast.AST) -> bool:
     )
 
 
-def _strip(tree: ast.Module) -> ast.Module:
-    """Drop docstrings, bare strings and annotations, in place (one pass over the nodes)."""
+def _strip(tree: ast.Module, no_ops: bool = False) -> ast.Module:
+    """Drop docstrings, bare strings and annotations, in place (one pass over the nodes).
+
+    `no_ops` (the canonical normalisers): also drop every no-op statement (`pass`, a bare
+    constant), as `canonical.canonicalize` would, and give a definition whose body is left empty
+    (a dataclass's fields) a `pass`, so it parses. Other empty bodies stay empty, as they always
+    have: the models read what this wrote at training."""
     for node in canonical.nodes(tree):
         if isinstance(node, ast.arg):
             node.annotation = None
@@ -133,10 +132,12 @@ def _strip(tree: ast.Module) -> ast.Module:
                 body = [s for s in body if s is not None]
                 setattr(node, field, body)
             if body and isinstance(body[0], ast.stmt):
-                kept = [s for s in body if not _is_str_expr(s)]
+                kept = [s for s in body if not (canonical.no_op(s) if no_ops else _is_str_expr(s))]
                 if not kept and field == "body" and not isinstance(node, ast.Module):
                     kept = [ast.Pass()]
                 setattr(node, field, kept)
+            elif no_ops and not body and field == "body" and isinstance(node, _DEFS):
+                setattr(node, field, [ast.Pass()])
     return tree
 
 
@@ -160,7 +161,8 @@ def _drop_self(root: ast.AST, keep_nested: bool = False) -> None:
         node = stack.pop()
         if keep_nested and isinstance(node, ast.ClassDef):
             continue
-        for field, value in ast.iter_fields(node):
+        for field in canonical.walked_fields(type(node)):
+            value = getattr(node, field, None)
             if isinstance(value, list):
                 for i, item in enumerate(value):
                     if isinstance(item, ast.AST):
