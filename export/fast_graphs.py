@@ -425,11 +425,7 @@ def encoder_bias_unsliced(model):
     for node in graph.node:
         node.input[:] = [cut.input[0] if name == cut.output[0] else name for name in node.input]
     graph.node.remove(cut)
-    _drop_dead_nodes(graph)
-    _drop_unused_initializers(graph)
-    _check_same_encoder(original, model)
-    _set_meta(model, ENCODER_UNSLICED_KEY, "1")
-    return model
+    return _exact_encoder_rewrite(original, model, ENCODER_UNSLICED_KEY)
 
 
 ENCODER_TOEPLITZ_KEY = "rlm_encoder_bias_toeplitz"  # metadata: encoder_bias_toeplitz was applied
@@ -489,10 +485,15 @@ def encoder_bias_toeplitz(model):
     _insert_before(graph, gather, nodes)
     graph.node.remove(gather)
     graph.node.remove(transpose)
-    _drop_dead_nodes(graph)
-    _drop_unused_initializers(graph)
+    return _exact_encoder_rewrite(original, model, ENCODER_TOEPLITZ_KEY)
+
+
+def _exact_encoder_rewrite(original, model, key: str):
+    """Tidy a rewritten encoder, check it against the original to the bit, and mark it done."""
+    _drop_dead_nodes(model.graph)
+    _drop_unused_initializers(model.graph)
     _check_same_encoder(original, model)
-    _set_meta(model, ENCODER_TOEPLITZ_KEY, "1")
+    _set_meta(model, key, "1")
     return model
 
 
