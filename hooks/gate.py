@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_lsp import project_config as config_mod
+from rlm_lsp import rules
 from rlm_lsp.errors import ModelError
 from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp.gate.compare import Function
@@ -374,8 +375,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--head", metavar="REF", help="the new side (default: the working tree); "
                    "without --base, judged against its first parent (REF~1)")
     p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
-    p.add_argument("--confidence", metavar="X", help="share of the paired samples that must grow by the ratio "
-                   "(default 0.7; 0: the point estimates alone)")
+    levels = ", ".join(f"{metric} {level:g}" for metric, level in rules.CONFIDENCE_BY_METRIC.items())
+    p.add_argument("--confidence", metavar="X", help="share of the paired samples that must grow by the ratio, "
+                   f"for every metric (default: {levels}, {rules.CONFIDENCE:g} for others; 0: the point "
+                   "estimates alone)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
     p.add_argument(
         "--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency,kernel_latency)"
