@@ -12,7 +12,8 @@ import ast
 from dataclasses import dataclass, field
 
 # fields that never hold a node worth a pass: `ctx` (Load/Store/Del markers) and scalar fields
-_NOT_WALKED = frozenset({"ctx", "id", "arg", "attr", "name", "asname", "module", "level", "kind", "type_comment",
+# (`name` is not among them: in 3.12 a `type X = ...` statement holds a Name there)
+_NOT_WALKED = frozenset({"ctx", "id", "arg", "attr", "asname", "module", "level", "kind", "type_comment",
                          "is_async", "conversion", "simple", "tag", "rest"})
 _WALKED: dict[type[ast.AST], tuple[str, ...]] = {ast.Global: (), ast.Nonlocal: ()}  # their `names` are strings
 
