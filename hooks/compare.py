@@ -101,6 +101,7 @@ class Finding:
     limit: float  # the ratio, the budget (in `unit`) or the growth step that was exceeded
     allowed: str | None = None  # pragma reason: reported, does not fail
     confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
+    trees: float | None = None  # the model's feature trees' new / old, where they were asked (rule "ratio")
 
     @property
     def failed(self) -> bool:
@@ -274,11 +275,12 @@ def judge(
             )
             if old_pred is not None and metric in old_pred:
                 limit = config.ratio(metric)
-                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric))
+                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric, new))
                 verdict, step = judged.value, judged.growth
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
-                                            ratio=verdict.ratio, limit=limit, confidence=verdict.confidence))
+                                            ratio=verdict.ratio, limit=limit, confidence=verdict.confidence,
+                                            trees=verdict.trees))
                 if step is not None and step.regressed:  # a growth step regresses whatever the constants
                     findings.append(Finding(**{**base, "unit": "exponent"}, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,

@@ -35,6 +35,7 @@ from rlm_lsp.errors import ModelError
 from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
+from rlm_lsp.model_dir import feature_tree_levels
 from rlm_lsp.project_config import ConfigError, GateConfig
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
@@ -376,9 +377,10 @@ def _parser() -> argparse.ArgumentParser:
                    "without --base, judged against its first parent (REF~1)")
     p.add_argument("--ratio", action="append", metavar="[METRIC=]X", help="fail at this growth (default 2.0)")
     levels = ", ".join(f"{metric} {level:g}" for metric, level in rules.CONFIDENCE_BY_METRIC.items())
+    with_trees = ", ".join(f"{metric} {level:g}" for metric, level in feature_tree_levels().items())
     p.add_argument("--confidence", metavar="X", help="share of the paired samples that must grow by the ratio, "
-                   f"for every metric (default: {levels}, {rules.CONFIDENCE:g} for others; 0: the point "
-                   "estimates alone)")
+                   f"for every metric (default: the shipped model, with its feature trees: {with_trees}; a model "
+                   f"without them: {levels}; {rules.CONFIDENCE:g} for others; 0: the point estimates alone)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
     p.add_argument(
         "--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency,kernel_latency)"

@@ -92,6 +92,8 @@ def finding_line(finding: Finding) -> str:
     elif finding.rule == "ratio":
         old = format_value(finding.unit, finding.old or 0.0)
         text = f"{where} {old} → {new} ({format_ratio(finding.ratio)}) exceeds {format_ratio(finding.limit)}"
+        if finding.trees is not None:
+            text += f"; the code's features agree ({format_ratio(finding.trees)})"
     else:
         text = f"{where} {new} exceeds budget {format_value(finding.unit, finding.limit)}"
     if finding.allowed is not None:
@@ -205,6 +207,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                 "new": f.new,
                 "ratio": None if f.ratio is None or math.isinf(f.ratio) else f.ratio,
                 "limit": f.limit,
+                "trees": f.trees,
                 "status": "fail" if f.failed else "allowed",
                 "reason": f.allowed,
                 "message": finding_line(f),

@@ -196,3 +196,13 @@ def _verify_hashes(path: Path, files: dict) -> None:
             raise ModelError(f"model config lists no sha256 for {path / name}")
         if sha256_file(path / name) != expected:
             raise ModelError(f"model file is corrupt or was replaced (sha256 mismatch): {path / name}")
+
+
+def feature_tree_levels(path: Path = DEFAULT_DIR) -> dict[str, float]:
+    """The confidence levels the model at `path` is judged at with its feature trees
+    (`rlm_lsp.feature_trees`); {} where it ships none or its config cannot be read."""
+    try:
+        raw = json.loads((Path(path) / CONFIG_NAME).read_text(encoding="utf-8"))
+        return {str(m): float(v) for m, v in raw["feature_trees"]["level"].items()}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}

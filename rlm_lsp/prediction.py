@@ -16,6 +16,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rlm_lsp.feature_trees import FeatureCheck
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,9 @@ class Prediction:
     growth_low: float | None = None
     growth_high: float | None = None
     growth_samples: tuple[float, ...] = field(default=(), repr=False, compare=False)  # paired, as `samples`
+    # The feature trees' second opinion for the regression rule (`rlm_lsp.feature_trees`), read only
+    # when the rule asks; None where the model ships no trees for this metric.
+    features: FeatureCheck | None = field(default=None, repr=False, compare=False)
 
 
 # What a function's numbers are for, in the words every surface uses (hover, CLI table): the

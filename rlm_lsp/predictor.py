@@ -28,7 +28,8 @@ from tokenizers import Tokenizer
 
 from rlm_lsp import decode, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
-from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
+from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
+from rlm_lsp.model_dir import CONFIG_NAME, DEFAULT_DIR, ModelConfig
 from rlm_lsp.prediction import GROWTH_SUFFIX, GROWTH_UNIT, Prediction
 from rlm_lsp.seq2seq import Seq2Seq
 
@@ -132,6 +133,7 @@ class Predictor:
         self._reader = decode.NumberReader(config.number_tokens, self._grammars, config.number_format)
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,
                                                  config.number_format)
+        self.trees, self._checks = _feature_trees(config)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
@@ -198,7 +200,8 @@ class Predictor:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
         if todo:
-            known.update(self._run(list(todo.items())))
+            code_of = dict(zip(keys, codes))
+            known.update({k: self._with_checks(p, code_of[k]) for k, p in self._run(list(todo.items())).items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -206,6 +209,13 @@ class Predictor:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
+
+    def _with_checks(self, predictions: dict[str, Prediction], code: str) -> dict[str, Prediction]:
+        """Each metric the feature trees cover carries their (lazy) second opinion on `code`."""
+        if self.trees is None:
+            return predictions
+        return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m]))
+                if m in self._checks else p for m, p in predictions.items()}
 
     def cached(self, code: str, language: str = "python",
                context: Mapping[str, str] | None = None) -> dict[str, Prediction] | None:
@@ -317,6 +327,20 @@ class Predictor:
             out[spec.name] = Prediction(spec.name, value, low, high, spec.unit, tuple(col.tolist()),
                                         truncated=truncated, tokens=tokens, smooth_samples=tuple(smooth[:, j].tolist()))
         return fold_growth(out)
+
+
+def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float]]]:
+    """The model's feature trees and, per metric they cover, (agree, level); (None, {}) without."""
+    spec = config.raw.get("feature_trees")
+    if not spec:
+        return None, {}
+    try:
+        trees = FeatureTrees.load(config.path / spec["file"], spec.get("preprocess", config.preprocess))
+        checks = {m: (float(spec["agree"][m]), float(spec["level"][m])) for m in trees.metrics
+                  if m in spec["agree"] and m in config.metric_names}
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(f"{config.path}: feature_trees in {CONFIG_NAME} is invalid: {exc!r}") from None
+    return trees, checks
 
 
 def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:

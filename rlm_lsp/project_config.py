@@ -77,9 +77,10 @@ class GateConfig:
     def ratio(self, metric: str) -> float:
         return self.ratios.get(metric, self.default_ratio)
 
-    def level(self, metric: str) -> float:
-        """The confidence level `metric` is judged at (`rlm_lsp.rules.level_for`)."""
-        return rules.level_for(metric, self.confidence)
+    def level(self, metric: str, prediction=None) -> float:
+        """The confidence level `metric` is judged at (`rlm_lsp.rules.level_for`; `prediction` says
+        whether the model's feature trees judge with it)."""
+        return rules.level_for(metric, self.confidence, prediction)
 
     def wants(self, path: str) -> bool:
         """Whether the include/exclude globs let this repository-relative path through."""

@@ -19,6 +19,12 @@ metric's level (`level_for`) is calibrated for the shipped default on validation
 card); `CONFIDENCE` is the uncalibrated level of a metric without one (kernel latency), and a
 project's `confidence` sets one level for all.
 
+**A second opinion.** A model may ship feature trees (`rlm_lsp.feature_trees`): boosted trees over
+counts of the canonical code, fitted apart from the model. Where a Prediction carries them, a flag
+also needs the trees to see the growth (new/old at least the metric's `agree`, scaled to the ratio),
+and the metric is judged at the level chosen with them (`level_for`). The numbers shown stay the
+model's; the trees only keep a flag the code's counts do not support from firing.
+
 **Growth.** From a model that predicts how a metric grows with the input (`Prediction.growth`,
 the exponent of n), a growth step is a regression on its own, whatever the constants: the new
 exponent is at least `GROWTH_STEP` above the old (~n to ~n^1.75: a nested loop where there was
@@ -97,10 +103,14 @@ def growth(old: float, new: float) -> float:
     return math.inf if new > 0 else 1.0
 
 
-def level_for(metric: str, configured: float | None = None) -> float:
+def level_for(metric: str, configured: float | None = None, prediction=None) -> float:
     """The confidence level a metric is judged at: the project's `confidence` where it sets one,
+    else the level calibrated with the model's feature trees where `prediction` carries them,
     else the metric's calibrated level."""
-    return configured if configured is not None else CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
+    if configured is not None:
+        return configured
+    check = getattr(prediction, "features", None)
+    return check.level if check is not None else CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
 
 
 def confidence(old, new, ratio: float) -> float:
@@ -118,13 +128,19 @@ class Verdict:
     ratio: float  # new / old of the point estimates
     confidence: float  # share of paired draws over the limit
     regressed: bool
+    trees: float | None = None  # the feature trees' new / old, where the rule asked them
 
 
 def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
     """Whether `new` regressed against `old` (two Predictions of one metric) by `ratio`."""
     grew = growth(old.value, new.value)
     conf = confidence(old, new, ratio)
-    return Verdict(grew, conf, bool(ratio) and grew >= ratio and conf >= level)
+    regressed = bool(ratio) and grew >= ratio and conf >= level
+    a, b = getattr(old, "features", None), getattr(new, "features", None)
+    if not regressed or a is None or b is None:
+        return Verdict(grew, conf, regressed)
+    trees = growth(a.value, b.value)  # asked only here: reading the trees costs a canonical form
+    return Verdict(grew, conf, trees >= b.limit(ratio) - _ROUNDING, trees)
 
 
 @dataclass(frozen=True)

@@ -19,76 +19,25 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import argparse
-import ast
-import io
 import json
 import math
-import re
 import sys
-import tokenize
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import preprocess
-from rlm_lsp.code_census import loop_depth
+from rlm_lsp import code_features, preprocess
 from rlm_lsp.prediction import is_growth
 from training import dataset
 from training.evaluate import add_data_args, score, score_by_shape
 
-_NODE_TYPES = (
-    "For", "While", "If", "ListComp", "SetComp", "DictComp", "GeneratorExp", "Call", "Subscript",
-    "BinOp", "Compare", "FunctionDef", "Lambda", "Return", "List", "Dict", "Set", "Tuple",
-    "Attribute", "Name", "Constant", "AugAssign", "Assign", "BoolOp", "Slice", "Yield",
-)
-_MARKERS = {
-    "range": r"\brange\(",
-    "sort": r"\bsort(?:ed)?\(",
-    "heap": r"\bheap(?:q|push|pop|ify)",
-    "deque": r"\bdeque\(",
-    "dict": r"\b(?:dict|defaultdict|Counter)\(|\{\}",
-    "set": r"\bset\(",
-    "cache": r"@(?:functools\.)?(?:cache|lru_cache)",
-    "list_mul": r"\]\s*\*",
-    "nested_list": r"\[\[|\]\s*\*\s*\w+\s+for\b",
-    "string_join": r"\.join\(",
-    "bisect": r"\bbisect",
-    "stdin": r"\binput\(|sys\.stdin",
-    "append": r"\.append\(",
-}
-FEATURE_NAMES = (
-    ["chars", "lines", "tokens", "max_loop_depth", "recursive", "parse_ok"]
-    + [f"n_{t}" for t in _NODE_TYPES]
-    + [f"m_{k}" for k in _MARKERS]
-)
+FEATURE_NAMES = code_features.FEATURE_NAMES
 
 
 def features(code: str, preprocess_name: str = "strip_v1") -> list[float]:
-    code = preprocess.apply(preprocess_name, code)
-    try:
-        n_tokens = sum(1 for _ in tokenize.generate_tokens(io.StringIO(code).readline))
-    except (tokenize.TokenError, IndentationError, SyntaxError):
-        n_tokens = len(code.split())
-    counts = dict.fromkeys(_NODE_TYPES, 0)
-    depth, recursive, ok = 0, 0, 1
-    try:
-        tree = ast.parse(code)
-        for node in ast.walk(tree):
-            name = type(node).__name__
-            if name in counts:
-                counts[name] += 1
-            if isinstance(node, ast.FunctionDef):
-                calls = {c.func.id for c in ast.walk(node)
-                         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}
-                recursive |= int(node.name in calls)
-        depth = loop_depth(tree)
-    except (SyntaxError, ValueError, RecursionError):
-        ok = 0
-    row = [len(code), code.count("\n") + 1, n_tokens, depth, recursive, ok]
-    row += [counts[t] for t in _NODE_TYPES]
-    row += [len(re.findall(p, code)) for p in _MARKERS.values()]
-    return [float(x) for x in row]
+    """`rlm_lsp.code_features.features` of `code` after `preprocess_name`."""
+    return code_features.features(preprocess.apply(preprocess_name, code))
 
 
 def fit_predict(

@@ -8,7 +8,8 @@ Pairs: two measured solutions (status ok) of the same *validation* problem (the 
 `--min-gap` (2×) or more. Going from the cheaper to the costlier one is a real regression;
 the reverse is a real improvement. For each pair the gate's own rule is applied to the
 model's predictions of the two programs: flagged when predicted new/old >= `--ratio` (the
-gate's default, 2.0). Per metric:
+gate's default, 2.0) with the metric's confidence, and, where the model ships feature trees
+(`rlm_lsp.feature_trees`), the trees agree (`--no-trees`: the rule without them). Per metric:
 
 - recall: regressions flagged / regressions;
 - false-alarm rate: improvements flagged / improvements (the reverse direction);
@@ -28,6 +29,7 @@ same rule to each changed function. Needs the trained model; nothing here runs u
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -237,6 +239,8 @@ def main(argv=None) -> int:
     p.add_argument("--level", type=float, default=None,
                    help="confidence level of the rule (0: the plain ratio of the point estimates; "
                         "default: each metric's own, rules.level_for)")
+    p.add_argument("--no-trees", action="store_true",
+                   help="judge without the model's feature trees (rlm_lsp.feature_trees), as models without them are")
     p.add_argument("--calibrate", action="store_true",
                    help="choose the level on half A of the validation problems, report it on half B")
     p.add_argument("--per-metric", action="store_true", help="--calibrate: a level for each metric alone")
@@ -269,7 +273,10 @@ def main(argv=None) -> int:
     preds = predictor.predict(codes, language="python", metrics=metrics)
     predictions = {e.key: pr for e, pr in zip(val, preds, strict=True)}
     elapsed = time.perf_counter() - start
-    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, rules.level_for(m, args.level))
+    if args.no_trees:  # the rule without the model's feature trees (their second opinion)
+        predictions = {k: {m: dataclasses.replace(pr, features=None) for m, pr in d.items()} for k, d in predictions.items()}
+    sample = next(iter(predictions.values()), {})
+    results = [evaluate(val, predictions, m, args.ratio, args.min_gap, rules.level_for(m, args.level, sample.get(m)))
                for m in metrics]
     calibration = None
     if args.calibrate:

@@ -49,13 +49,14 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
             )
         limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
-        level = r.project.level(metric) if r.project is not None else rules.level_for(metric)
+        level = r.project.level(metric, p) if r.project is not None else rules.level_for(metric, None, p)
         if not limit or base is None or r.allowed:
             continue
         judged = rules.judge_metric(base, p, limit, level)
         if judged.value.regressed:
+            trees = "" if judged.value.trees is None else f", code features {format_ratio(judged.value.trees)}"
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
-                        f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)})")
+                        f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)}{trees})")
         step = judged.growth
         if step is not None and step.regressed:  # a growth step regresses whatever the constants
             grew.append(f"{metric} growth {growth_class(step.old)} at HEAD → {growth_class(step.new)} now "

@@ -1,0 +1,94 @@
+"""The feature trees: read with numpy exactly as scikit-learn fitted them, invariant under what
+the canonical form removes, and asked by the regression rule only to veto a flag."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from rlm_lsp import code_features, rules
+from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
+from rlm_lsp.model_dir import DEFAULT_DIR, feature_tree_levels
+from rlm_lsp.prediction import Prediction
+
+SHIPPED = DEFAULT_DIR / "feature_trees.npz"
+
+
+def test_numpy_trees_give_scikit_learns_predictions_exactly(tmp_path):
+    pytest.importorskip("sklearn")
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from training import feature_trees as fit
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 40, size=(400, len(code_features.FEATURE_NAMES))).astype(float)
+    y = np.log10(1 + x[:, 0] * x[:, 3] + x[:, 7]) + rng.normal(0, 0.1, 400)
+    model = HistGradientBoostingRegressor(max_iter=60, learning_rate=0.05, max_leaf_nodes=31, random_state=0).fit(x, y)
+    (tmp_path / "rlm_config.json").write_text(json.dumps({"files": {}}))
+    path = fit.write(tmp_path, {"memory": model}, {"memory": 2.0}, {"memory": 0.5}, {})
+    trees = FeatureTrees.load(path, "canon_v1")
+    assert np.array_equal(trees.predict(x, "memory"), model.predict(x))
+    raw = json.loads((tmp_path / "rlm_config.json").read_text())
+    assert raw["feature_trees"]["agree"] == {"memory": 2.0} and "feature_trees.npz" in raw["files"]
+
+
+def test_shipped_trees_see_no_difference_a_rename_or_reformat_makes():
+    trees = FeatureTrees.load(SHIPPED, "canon_v1")
+    assert set(trees.metrics) == {"memory", "latency"}
+    a = "def total(items):\n    s = 0\n    for x in items:\n        s += x\n    return s\n"
+    b = ('def add_up(values: list[int]) -> int:\n    """Sum."""\n    acc=0\n    for v in values:  # each\n'
+         "        acc += v\n    return acc\n")
+    grid = "def grid(n):\n    t = [[0] * n for _ in range(n)]\n    for i in range(n):\n        for j in range(n):\n            t[i][j] = i * j\n    return t\n"
+    assert trees.estimate(a) == trees.estimate(b)
+    assert trees.value(grid, "memory") > trees.value(a, "memory")  # an n x n table costs more than a sum
+    assert feature_tree_levels() == {"memory": 0.5, "latency": 0.5}
+
+
+@dataclass(frozen=True)
+class FixedCheck:  # a FeatureCheck with a fixed tree estimate
+    value: float
+    agree: float = 1.5
+    level: float = 0.5
+
+    def limit(self, ratio: float) -> float:
+        return FeatureCheck.limit(self, ratio)  # type: ignore[arg-type]
+
+
+def pred(value: float, trees: float | None = None, samples=None) -> Prediction:
+    check = None if trees is None else FixedCheck(trees)
+    return Prediction("memory", value, value, value, "bytes", samples=samples or (value,) * 16, features=check)
+
+
+def test_the_trees_veto_a_flag_they_do_not_support_and_say_so_when_they_agree():
+    assert rules.judge(pred(1.0), pred(3.0), 2.0, 0.5).regressed  # no trees: the draws decide
+    vetoed = rules.judge(pred(1.0, trees=10.0), pred(3.0, trees=14.0), 2.0, 0.5)  # trees: 1.4x < 1.5
+    assert not vetoed.regressed and vetoed.trees == pytest.approx(1.4)
+    agreed = rules.judge(pred(1.0, trees=10.0), pred(3.0, trees=15.0), 2.0, 0.5)  # exactly 1.5x: inclusive
+    assert agreed.regressed and agreed.trees == pytest.approx(1.5)
+    quiet = rules.judge(pred(1.0, trees=10.0), pred(1.5, trees=100.0), 2.0, 0.5)  # the draws do not flag
+    assert not quiet.regressed and quiet.trees is None  # and the trees are never read
+
+
+def test_the_trees_limit_scales_with_the_ratio_and_levels_come_from_them():
+    check = FixedCheck(1.0, agree=1.5)
+    assert check.limit(2.0) == 1.5 and check.limit(4.0) == pytest.approx(2.25) and check.limit(1.0) == 1.0
+    assert rules.level_for("memory", None, pred(1.0, trees=1.0)) == 0.5
+    assert rules.level_for("memory", None, pred(1.0)) == rules.CONFIDENCE_BY_METRIC["memory"]
+    assert rules.level_for("memory", 0.9, pred(1.0, trees=1.0)) == 0.9  # the project's setting wins
+
+
+def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
+    from rlm_lsp.predictor import Predictor
+
+    p = Predictor.default(samples=4)
+    code = "def f(n):\n    return [[0] * n for _ in range(n)]\n"
+    before = p.trees.estimate.cache_info().currsize
+    [out] = p.predict([code])
+    assert p.trees.estimate.cache_info().currsize == before  # predicting reads no trees
+    check = out["memory"].features
+    assert isinstance(check, FeatureCheck) and check.level == 0.5 and check.agree == 2.0
+    assert out["latency"].features.agree == 1.5
+    assert check.value == pytest.approx(p.trees.value(code, "memory")) and check.value > 0
