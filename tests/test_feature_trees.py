@@ -92,3 +92,31 @@ def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
     assert isinstance(check, FeatureCheck) and check.level == 0.5 and check.agree == 2.0
     assert out["latency"].features.agree == 1.5
     assert check.value == pytest.approx(p.trees.value(code, "memory")) and check.value > 0
+
+
+def test_the_gate_and_the_editor_say_what_the_trees_saw():
+    from rlm_lsp.gate import compare, report
+    from rlm_lsp.gate.compare import FunctionChange, parse_functions
+    from rlm_lsp.project_config import GateConfig
+
+    old_code, new_code = "def f(n):\n    return n\n", "def f(n):\n    return [n] * n\n"
+    [old_fn] = parse_functions("x.py", old_code)
+    [new_fn] = parse_functions("x.py", new_code)
+    change = FunctionChange("modified", new_fn, old_fn)
+    old, new = pred(1000.0, trees=10.0), pred(3000.0, trees=25.0)
+    predictions = {old_fn.snippet.code: {"memory": old}, new_fn.snippet.code: {"memory": new}}
+    [finding] = compare.judge([change], predictions, GateConfig(), ["memory"])
+    assert finding.trees == pytest.approx(2.5)
+    assert report.finding_line(finding).endswith("exceeds 2.0×; the code's features agree (2.5×)")
+    vetoed = {old_fn.snippet.code: {"memory": old}, new_fn.snippet.code: {"memory": pred(3000.0, trees=12.0)}}
+    assert compare.judge([change], vetoed, GateConfig(), ["memory"]) == []
+
+    from rlm_lsp.server import diagnostics
+    from rlm_lsp.server.analysis import FunctionResult
+    from rlm_lsp.server.settings import Settings
+
+    def result(now):
+        return FunctionResult(new_fn.snippet, {"memory": now}, {"memory": old}, "changed", "def f(n):", "def f(n):")
+    [(code, text)] = diagnostics.messages(result(new), Settings())
+    assert code == "regression" and text.endswith("(3.0×, limit 2.0×, code features 2.5×)")
+    assert diagnostics.messages(result(pred(3000.0, trees=12.0)), Settings()) == []  # the trees veto it
