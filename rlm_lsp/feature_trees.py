@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,31 +29,35 @@ _FIELDS = ("feature", "threshold", "left", "right", "value", "leaf", "roots", "b
 
 
 class FeatureTrees:
-    """One tree ensemble per metric, over `code_features.FEATURE_NAMES`."""
+    """One tree ensemble per metric, over `code_features.FEATURE_NAMES`. Given the metrics (as the
+    Predictor gives them), the file is read on first use, so a session whose rule never asks the
+    trees pays nothing for them."""
 
-    def __init__(self, arrays: dict[str, dict[str, np.ndarray]], preprocess_name: str):
-        self.metrics = tuple(arrays)
-        self._arrays = arrays
+    def __init__(self, path: str | Path, metrics: tuple[str, ...], preprocess_name: str):
+        self.path = Path(path)
+        self.metrics = tuple(metrics)
         self.preprocess = preprocess_name
+        self._arrays: dict[str, dict[str, np.ndarray]] | None = None
+        self._lock = threading.Lock()
         self.estimate = functools.lru_cache(maxsize=4096)(self._estimate)
 
     @classmethod
-    def load(cls, path: str | Path, preprocess_name: str) -> FeatureTrees:
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                raw = {name: data[name] for name in data.files}
-        except (OSError, ValueError) as exc:
-            raise ModelError(f"feature trees cannot be read: {path}: {exc}") from None
-        metrics = sorted({name.split("/", 1)[0] for name in raw})
-        try:
-            arrays = {m: {f: raw[f"{m}/{f}"] for f in _FIELDS} for m in metrics}
-        except KeyError as exc:
-            raise ModelError(f"feature trees {path} lack {exc.args[0]}") from None
-        return cls(arrays, preprocess_name)
+    def load(cls, path: str | Path, preprocess_name: str, metrics: tuple[str, ...] | None = None) -> FeatureTrees:
+        """The trees at `path`; with `metrics` given the file is read on first use, else now."""
+        trees = cls(path, tuple(metrics or ()), preprocess_name)
+        if metrics is None:
+            trees.metrics = tuple(trees.arrays())
+        return trees
+
+    def arrays(self) -> dict[str, dict[str, np.ndarray]]:
+        with self._lock:
+            if self._arrays is None:
+                self._arrays = _read(self.path, self.metrics)
+            return self._arrays
 
     def predict(self, rows: np.ndarray, metric: str) -> np.ndarray:
         """(B, features) -> (B,) log10 estimates: every tree walked at once, level by level."""
-        a = self._arrays[metric]
+        a = self.arrays()[metric]
         x = np.asarray(rows, dtype=np.float64)
         node = np.broadcast_to(a["roots"], (len(x), len(a["roots"]))).copy()  # (B, T)
         row = np.arange(len(x))[:, None]
@@ -73,6 +78,20 @@ class FeatureTrees:
 
     def value(self, code: str, metric: str) -> float:
         return self.estimate(code)[self.metrics.index(metric)]
+
+
+def _read(path: Path, metrics: tuple[str, ...]) -> dict[str, dict[str, np.ndarray]]:
+    """metric -> its node arrays; every metric in the file, or exactly `metrics` when given."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            raw = {name: data[name] for name in data.files}
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"feature trees cannot be read: {path}: {exc}") from None
+    wanted = metrics or tuple(sorted({name.split("/", 1)[0] for name in raw}))
+    try:
+        return {m: {f: raw[f"{m}/{f}"] for f in _FIELDS} for m in wanted}
+    except KeyError as exc:
+        raise ModelError(f"feature trees {path} lack {exc.args[0]}") from None
 
 
 @dataclass(frozen=True)

@@ -335,10 +335,15 @@ def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, 
     if not spec:
         return None, {}
     try:
-        trees = FeatureTrees.load(config.path / spec["file"], spec.get("preprocess", config.preprocess))
-        checks = {m: (float(spec["agree"][m]), float(spec["level"][m])) for m in trees.metrics
-                  if m in spec["agree"] and m in config.metric_names}
-    except (KeyError, TypeError, ValueError) as exc:
+        if not isinstance(spec.get("agree"), dict) or not isinstance(spec.get("level"), dict):
+            raise TypeError("agree and level must map metrics to numbers")
+        checks = {str(m): (float(spec["agree"][m]), float(spec["level"][m])) for m in spec["agree"]
+                  if m in config.metric_names}
+        trees = FeatureTrees.load(config.path / spec["file"], str(spec.get("preprocess", config.preprocess)),
+                                  tuple(checks))  # read on first use
+        if trees.preprocess not in preprocess.NAMES:
+            raise ValueError(f"unknown preprocess {trees.preprocess!r}")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelError(f"{config.path}: feature_trees in {CONFIG_NAME} is invalid: {exc!r}") from None
     return trees, checks
 

@@ -120,3 +120,23 @@ def test_the_gate_and_the_editor_say_what_the_trees_saw():
     [(code, text)] = diagnostics.messages(result(new), Settings())
     assert code == "regression" and text.endswith("(3.0×, limit 2.0×, code features 2.5×)")
     assert diagnostics.messages(result(pred(3000.0, trees=12.0)), Settings()) == []  # the trees veto it
+
+
+def test_a_broken_feature_trees_entry_is_a_clear_model_error(tmp_path):
+    import shutil
+
+    from rlm_lsp.errors import ModelError
+    from rlm_lsp.predictor import Predictor
+
+    model = tmp_path / "m"
+    shutil.copytree(DEFAULT_DIR, model)
+    raw = json.loads((model / "rlm_config.json").read_text())
+    raw["feature_trees"]["agree"] = "memory"  # not a mapping
+    (model / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="feature_trees in rlm_config.json is invalid"):
+        Predictor.from_dir(model)
+    raw["feature_trees"]["agree"] = {"memory": 2.0}
+    raw["feature_trees"]["preprocess"] = "nope"
+    (model / "rlm_config.json").write_text(json.dumps(raw))
+    with pytest.raises(ModelError, match="invalid"):
+        Predictor.from_dir(model)
