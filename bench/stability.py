@@ -76,7 +76,7 @@ def moved(predictor, codes, rewritten, label: str = "model") -> dict:
         for i, new in pairs:
             p = next(preds)
             flagged.append(rules.changed(codes[i], new) and any(
-                rules.judge_metric(base[i][m], p[m], rules.DEFAULT_RATIO, rules.level_for(m, None, p[m])).regressed
+                rules.judge_metric(base[i][m], p[m], rules.DEFAULT_RATIO, rules.level_for(m, None, base[i][m], p[m])).regressed
                 for m in metrics))  # a value up by the ratio, or a growth step, as the gate and the editor judge
             for m in shifts:
                 a, b = base[i][m].value, p[m].value

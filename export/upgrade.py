@@ -80,7 +80,7 @@ def _upgrade(model_dir: Path, rewrites, before: Path | None = None) -> list[str]
     if changed:
         config_path = model_dir / CONFIG_NAME
         config = json.loads(config_path.read_text())
-        config["files"] = {name: sha256_file(model_dir / name) for name in MODEL_FILES}
+        config["files"] = {**config.get("files", {}), **{name: sha256_file(model_dir / name) for name in MODEL_FILES}}
         config_path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
         report_path = model_dir / REPORT
         report = json.loads(report_path.read_text()) if report_path.exists() else {}

@@ -275,7 +275,7 @@ def judge(
             )
             if old_pred is not None and metric in old_pred:
                 limit = config.ratio(metric)
-                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric, new))
+                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric, old_pred[metric], new))
                 verdict, step = judged.value, judged.growth
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,

@@ -270,7 +270,10 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001
         return _model_failure(result, f"prediction failed: {_describe(exc)}", fail_open)
     result.predictions = dict(zip(codes, predicted, strict=True))
-    result.findings = compare.judge(matching.changed, result.predictions, config, metrics)
+    try:  # the rule may read the model's feature trees (rlm_lsp.feature_trees) for the first time here
+        result.findings = compare.judge(matching.changed, result.predictions, config, metrics)
+    except ModelError as exc:
+        return _model_failure(result, f"judging failed: {_describe(exc)}", fail_open)
     return result
 
 
@@ -380,7 +383,7 @@ def _parser() -> argparse.ArgumentParser:
     with_trees = ", ".join(f"{metric} {level:g}" for metric, level in feature_tree_levels().items())
     p.add_argument("--confidence", metavar="X", help="share of the paired samples that must grow by the ratio, "
                    f"for every metric (default: the shipped model, with its feature trees: {with_trees}; a model "
-                   f"without them: {levels}; {rules.CONFIDENCE:g} for others; 0: the point estimates alone)")
+                   f"without them: {levels}; {rules.CONFIDENCE:g} for others; 0: the point estimates alone, and the model's feature trees where it ships them)")
     p.add_argument("--budget", action="append", metavar="METRIC=AMOUNT", help="e.g. memory=512MB, latency=200ms")
     p.add_argument(
         "--metrics", metavar="LIST", help="comma-separated metrics to judge (default memory,latency,kernel_latency)"

@@ -49,6 +49,12 @@ class FeatureTrees:
             trees.metrics = tuple(trees.arrays())
         return trees
 
+    def __getstate__(self) -> dict:  # a Prediction that carries the trees can be pickled or copied
+        return {"path": self.path, "metrics": self.metrics, "preprocess": self.preprocess}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(state["path"], state["metrics"], state["preprocess"])  # type: ignore[misc]
+
     def arrays(self) -> dict[str, dict[str, np.ndarray]]:
         with self._lock:
             if self._arrays is None:

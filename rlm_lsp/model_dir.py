@@ -114,7 +114,8 @@ class ModelConfig:
             raise ModelError(f"model config is not valid JSON: {config_file}: {exc}") from None
         if not isinstance(raw, dict):
             raise ModelError(f"model config is not a JSON object: {config_file}")
-        for name in MODEL_FILES:
+        needed = required_files(raw)
+        for name in needed:
             if not (path / name).is_file():
                 raise ModelError(f"model file missing: {path / name}")
         try:
@@ -122,7 +123,7 @@ class ModelConfig:
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"model config {config_file} is invalid: {exc!r}") from None
         if verify_hashes:
-            _verify_hashes(path, raw.get("files", {}))
+            _verify_hashes(path, raw.get("files", {}), needed)
         return config
 
     @classmethod
@@ -189,8 +190,16 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _verify_hashes(path: Path, files: dict) -> None:
-    for name in MODEL_FILES:
+def required_files(raw: dict) -> tuple[str, ...]:
+    """The files a model directory must hold: the graphs and tokenizer, and the feature trees
+    (`rlm_lsp.feature_trees`) where its config names them."""
+    trees = raw.get("feature_trees")
+    extra = trees.get("file") if isinstance(trees, dict) else None
+    return MODEL_FILES + ((str(extra),) if extra else ())
+
+
+def _verify_hashes(path: Path, files: dict, names: tuple[str, ...] = MODEL_FILES) -> None:
+    for name in names:
         expected = files.get(name)
         if expected is None:
             raise ModelError(f"model config lists no sha256 for {path / name}")

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import decode, preprocess, sessions, template
+from rlm_lsp import code_features, decode, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.model_dir import CONFIG_NAME, DEFAULT_DIR, ModelConfig
@@ -341,8 +341,10 @@ def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, 
                   if m in config.metric_names}
         trees = FeatureTrees.load(config.path / spec["file"], str(spec.get("preprocess", config.preprocess)),
                                   tuple(checks))  # read on first use
-        if trees.preprocess not in preprocess.NAMES:
-            raise ValueError(f"unknown preprocess {trees.preprocess!r}")
+        if trees.preprocess != config.preprocess:  # predictions are cached by the model's text
+            raise ValueError(f"the trees read {trees.preprocess!r} text, the model {config.preprocess!r}")
+        if list(spec.get("features", ())) != list(code_features.FEATURE_NAMES):
+            raise ValueError("its features are not rlm_lsp.code_features.FEATURE_NAMES; fit the trees again")
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ModelError(f"{config.path}: feature_trees in {CONFIG_NAME} is invalid: {exc!r}") from None
     return trees, checks

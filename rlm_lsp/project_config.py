@@ -8,8 +8,9 @@ model = "models/rlm"               # model directory, relative to this file; def
 metrics = ["memory", "latency"]    # metrics the gate judges (default: also kernel_latency)
 gpu = "H100"                       # GPU that @triton.jit kernel latency is predicted for
 ratio = 2.0                        # fail when new/old >= this, for every metric...
-confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone;
-                                   #    default: 0.65 for memory, 0.6 for latency, rlm_lsp.rules.level_for)
+confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone,
+                                   #    and the model's feature trees where it ships them; default: each metric's
+                                   #    calibrated level, rlm_lsp.rules.level_for: 0.5 with the shipped model's trees)
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
@@ -77,10 +78,10 @@ class GateConfig:
     def ratio(self, metric: str) -> float:
         return self.ratios.get(metric, self.default_ratio)
 
-    def level(self, metric: str, prediction=None) -> float:
-        """The confidence level `metric` is judged at (`rlm_lsp.rules.level_for`; `prediction` says
-        whether the model's feature trees judge with it)."""
-        return rules.level_for(metric, self.confidence, prediction)
+    def level(self, metric: str, *predictions) -> float:
+        """The confidence level `metric` is judged at (`rlm_lsp.rules.level_for`; the old and new
+        `predictions` say whether the model's feature trees judge with it)."""
+        return rules.level_for(metric, self.confidence, *predictions)
 
     def wants(self, path: str) -> bool:
         """Whether the include/exclude globs let this repository-relative path through."""

@@ -14,10 +14,11 @@ the old and of the new code used the same random numbers, so new_i / old_i is a 
 the ratio. A metric regresses when the point estimates grew by `ratio` or more *and* at least
 its confidence level of the paired draws did: one median crossing the line is not enough.
 Without samples (greedy decoding, old models' rows) the point estimates decide alone. Each
-metric's level (`level_for`) is calibrated for the shipped default on validation pairs
-(`python -m training.gate_quality --calibrate --per-metric`; `CONFIDENCE_BY_METRIC`, the model
-card); `CONFIDENCE` is the uncalibrated level of a metric without one (kernel latency), and a
-project's `confidence` sets one level for all.
+metric's level (`level_for`) is calibrated on validation pairs (`python -m training.gate_quality
+--calibrate --per-metric`): `CONFIDENCE_BY_METRIC` for the shipped default judged without feature
+trees, the trees' own levels with them (below); `CONFIDENCE` is the uncalibrated level of a metric
+without one (kernel latency), and a project's `confidence` sets one level for all (the trees, where
+the model ships them, still have their say; at level 0 the point estimates and the trees decide).
 
 **A second opinion.** A model may ship feature trees (`rlm_lsp.feature_trees`): boosted trees over
 counts of the canonical code, fitted apart from the model. Where a Prediction carries them, a flag
@@ -103,14 +104,17 @@ def growth(old: float, new: float) -> float:
     return math.inf if new > 0 else 1.0
 
 
-def level_for(metric: str, configured: float | None = None, prediction=None) -> float:
+def level_for(metric: str, configured: float | None = None, *predictions) -> float:
     """The confidence level a metric is judged at: the project's `confidence` where it sets one,
-    else the level calibrated with the model's feature trees where `prediction` carries them,
-    else the metric's calibrated level."""
+    else the level calibrated with the model's feature trees where every one of `predictions`
+    (old and new) carries them, else the metric's calibrated level."""
     if configured is not None:
         return configured
-    check = getattr(prediction, "features", None)
-    return check.level if check is not None else CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
+    checks = [getattr(p, "features", None) for p in predictions]
+    last = checks[-1] if checks else None
+    if last is not None and all(c is not None for c in checks):
+        return last.level
+    return CONFIDENCE_BY_METRIC.get(metric, CONFIDENCE)
 
 
 def confidence(old, new, ratio: float) -> float:

@@ -78,6 +78,9 @@ def test_the_trees_limit_scales_with_the_ratio_and_levels_come_from_them():
     assert rules.level_for("memory", None, pred(1.0, trees=1.0)) == 0.5
     assert rules.level_for("memory", None, pred(1.0)) == rules.CONFIDENCE_BY_METRIC["memory"]
     assert rules.level_for("memory", 0.9, pred(1.0, trees=1.0)) == 0.9  # the project's setting wins
+    # the trees' level only where both versions carry them
+    assert rules.level_for("memory", None, pred(1.0), pred(1.0, trees=1.0)) == rules.CONFIDENCE_BY_METRIC["memory"]
+    assert rules.level_for("memory", None, pred(1.0, trees=1.0), pred(1.0, trees=1.0)) == 0.5
 
 
 def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
@@ -140,3 +143,22 @@ def test_a_broken_feature_trees_entry_is_a_clear_model_error(tmp_path):
     (model / "rlm_config.json").write_text(json.dumps(raw))
     with pytest.raises(ModelError, match="invalid"):
         Predictor.from_dir(model)
+
+
+def test_missing_trees_are_refused_at_load_and_a_prediction_with_trees_pickles(tmp_path):
+    import pickle
+    import shutil
+
+    from rlm_lsp.errors import ModelError
+    from rlm_lsp.model_dir import ModelConfig
+
+    model = tmp_path / "m"
+    shutil.copytree(DEFAULT_DIR, model)
+    trees = FeatureTrees.load(model / "feature_trees.npz", "canon_v1", ("memory", "latency"))
+    check = FeatureCheck(trees, "def f(n):\n    return n\n", "memory", 2.0, 0.5)
+    p = Prediction("memory", 1.0, 1.0, 1.0, "bytes", features=check)
+    again = pickle.loads(pickle.dumps(p))
+    assert again.features.value == pytest.approx(check.value)
+    (model / "feature_trees.npz").unlink()
+    with pytest.raises(ModelError, match="model file missing: .*feature_trees.npz"):
+        ModelConfig.load(model)

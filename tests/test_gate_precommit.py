@@ -251,7 +251,8 @@ def test_pre_commit_blocks_a_materializing_rewrite_with_the_shipped_model(hook, 
     # but only 6 of its 16 paired samples grow by 1.3x: the default rule (2.0x, 70% of the pairs)
     # lets it through. Real n x n tables on real inputs are far bigger; the model's intervals are
     # wide (rlm_lsp/models/default/MODEL_CARD.md, the confidence rule). This test is about the real hook running the real
-    # model end to end, so it asks for 1.3x on the estimates alone.
+    # model end to end, so it asks for 1.3x on the estimates alone (and the model's feature trees, which
+    # see the table's growth too).
     args = ["--ratio=1.3", "--confidence=0"] + (["--model", CANDIDATE] if CANDIDATE else [])
     repo = make_repo(tmp_path / "work", hook, args, {"solution.py": KADANE})
     first = commit(repo, env, "init")

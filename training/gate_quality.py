@@ -77,7 +77,8 @@ def pairs_by_metric(examples, metric: str, min_gap: float):
 def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float,
              level: float = rules.CONFIDENCE) -> dict:
     """The gate's rule (`rlm_lsp.rules.judge`: over the ratio and at least `level` of the paired
-    draws over it; `level` 0 is the plain ratio of the point estimates) on every pair."""
+    draws over it; `level` 0 is the plain ratio of the point estimates; the model's feature trees
+    have their say where the predictions carry them, unless `--no-trees` took them off) on every pair."""
     far, near = pairs_by_metric(examples, metric, min_gap)
 
     def flags(a, b) -> bool:
@@ -301,6 +302,7 @@ def main(argv=None) -> int:
         "predict_seconds": round(elapsed, 1),
         "samples": predictor.samples,
         "common_draws": not args.independent_draws,
+        "feature_trees": any(pr.features is not None for d in predictions.values() for pr in d.values()),
     }
     meta["level"] = {r["metric"]: r["level"] for r in results}  # each metric's own unless --level set one
     out = {"meta": meta, "results": results}
@@ -351,7 +353,8 @@ def growth_main(args) -> int:
 
 def calibration_markdown(c: dict) -> str:
     lines = [f"Confidence level chosen on half A: {c['chosen']} (rule: near-equal flagged and false alarms at "
-             "most their limits on every metric); figures at that level:", "",
+             "most their limits on every metric); figures at that level (`plain_ratio_all`: level 0, the point "
+             "estimates, with the model's feature trees unless `--no-trees`):", "",
              "| split | metric | pairs | recall | false alarms | near-equal flagged |", "|---|---|---|---|---|---|"]
     for split in ("B", "all", "plain_ratio_all"):
         for r in c[split]:

@@ -103,7 +103,7 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor) -> list[dict
             a, b = predicted[old].get(metric), predicted[new].get(metric)
             if a is None or b is None:
                 continue
-            judged = rules.judge_metric(a, b, rules.DEFAULT_RATIO, rules.level_for(metric, None, b))
+            judged = rules.judge_metric(a, b, rules.DEFAULT_RATIO, rules.level_for(metric, None, a, b))
             flags[metric] = change and judged.regressed
             ratios[metric] = judged.value.ratio
         out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios})

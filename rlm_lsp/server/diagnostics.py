@@ -49,7 +49,7 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
             )
         limit = _ratio(r, settings, metric)
         base = (r.head or {}).get(metric) if r.head_state == "changed" else None
-        level = r.project.level(metric, p) if r.project is not None else rules.level_for(metric, None, p)
+        level = r.project.level(metric, base, p) if r.project is not None else rules.level_for(metric, None, base, p)
         if not limit or base is None or r.allowed:
             continue
         judged = rules.judge_metric(base, p, limit, level)

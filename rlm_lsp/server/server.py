@@ -30,6 +30,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
+from rlm_lsp.errors import ModelError
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
 from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
@@ -334,7 +335,12 @@ class RlmServer(LanguageServer):
     def _publish(self, uri: str, res: DocResults, settled: bool) -> bool:
         """Publish the diagnostics of `res`. Until the edit settled, a regression warning is only
         kept for a function that already had one; True when some were held back."""
-        items = diagnostics_feature.diagnostics(res.functions, self.settings_for(uri), self.client_col(res.lines))
+        try:  # the regression rule may read the model's feature trees here for the first time
+            items = diagnostics_feature.diagnostics(res.functions, self.settings_for(uri), self.client_col(res.lines))
+        except ModelError as exc:
+            logger.error("diagnostics failed for %s: %s", uri, exc)
+            self.report.status("error", f"diagnostics failed: {exc}")
+            items = []
         shown = self.settled.get(uri, frozenset())
         regressed = {_function_of(d) for d in items if d.code == "regression"}
         if settled:
