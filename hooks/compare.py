@@ -102,6 +102,7 @@ class Finding:
     allowed: str | None = None  # pragma reason: reported, does not fail
     confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
     trees: float | None = None  # the model's feature trees' new / old, where they were asked (rule "ratio")
+    scaled: float | None = None  # the model's own limit for `limit`, where it differs (rule "ratio")
 
     @property
     def failed(self) -> bool:
@@ -280,7 +281,7 @@ def judge(
                 if verdict.regressed:
                     findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
                                             ratio=verdict.ratio, limit=limit, confidence=verdict.confidence,
-                                            trees=verdict.trees))
+                                            trees=verdict.trees, scaled=verdict.limit))
                 if step is not None and step.regressed:  # a growth step regresses whatever the constants
                     findings.append(Finding(**{**base, "unit": "exponent"}, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,

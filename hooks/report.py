@@ -92,6 +92,8 @@ def finding_line(finding: Finding) -> str:
     elif finding.rule == "ratio":
         old = format_value(finding.unit, finding.old or 0.0)
         text = f"{where} {old} → {new} ({format_ratio(finding.ratio)}) exceeds {format_ratio(finding.limit)}"
+        if finding.scaled is not None:
+            text += f" ({format_ratio(finding.scaled)} on the model's scale)"
         if finding.trees is not None:
             text += f"; the code's features agree ({format_ratio(finding.trees)})"
     else:
@@ -208,6 +210,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                 "ratio": None if f.ratio is None or math.isinf(f.ratio) else f.ratio,
                 "limit": f.limit,
                 "trees": f.trees,
+                "model_limit": f.scaled,
                 "status": "fail" if f.failed else "allowed",
                 "reason": f.allowed,
                 "message": finding_line(f),

@@ -5,10 +5,11 @@
 A model directory may ship `feature_trees.npz` (written by `python -m training.feature_trees`):
 one gradient-boosted tree ensemble per metric, fitted on the model's own training split, and
 `rlm_config.json` says, per metric, how much it must agree (`"agree"`). The shown numbers stay the
-model's; the trees only veto a flag. Where the paired draws say "new/old ≥ ratio", the trees must
-also see new/old ≥ `agree ** (log ratio / log 2)` (`agree` at the default ratio 2, scaled for any
-other), and the rule runs at the metric's `level`. Both were chosen on validation pairs
-(experiments/log.md, session 30). Trees are read with numpy: no scikit-learn at run time.
+model's; the trees only veto a flag. With trees, the model's estimates and paired draws must reach
+`ratio ** exponent` (its estimates are drawn towards the middle, so a real change looks smaller
+on its scale), the trees must see new/old ≥ `agree ** (log ratio / log 2)` (`agree` at the
+default ratio 2, scaled for any other), and the rule runs at the metric's `level`. All three were
+chosen on validation pairs (experiments/log.md, session 30). Trees are read with numpy: no scikit-learn at run time.
 """
 
 from __future__ import annotations
@@ -110,6 +111,13 @@ class FeatureCheck:
     metric: str
     agree: float  # the trees' new/old at least this at the default ratio 2.0
     level: float  # the share of paired draws the rule asks of this metric with the trees
+    # The model's own limit for a ratio R is R ** exponent: its estimates are drawn towards the
+    # middle (ranking 0.68), so a real 2x change is often predicted smaller. 1.0: the ratio itself.
+    exponent: float = 1.0
+
+    def model_limit(self, ratio: float) -> float:
+        """The new/old the model's estimates and paired draws must reach for the gate's `ratio`."""
+        return ratio ** self.exponent if ratio > 1.0 else ratio
 
     @property
     def value(self) -> float:

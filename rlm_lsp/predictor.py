@@ -329,16 +329,20 @@ class Predictor:
         return fold_growth(out)
 
 
-def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float]]]:
-    """The model's feature trees and, per metric they cover, (agree, level); (None, {}) without."""
+def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float, float]]]:
+    """The model's feature trees and, per metric they cover, (agree, level, exponent); (None, {})
+    without."""
     spec = config.raw.get("feature_trees")
     if not spec:
         return None, {}
     try:
         if not isinstance(spec.get("agree"), dict) or not isinstance(spec.get("level"), dict):
             raise TypeError("agree and level must map metrics to numbers")
-        checks = {str(m): (float(spec["agree"][m]), float(spec["level"][m])) for m in spec["agree"]
-                  if m in config.metric_names}
+        exponents = spec.get("exponent", {})
+        if not isinstance(exponents, dict):
+            raise TypeError("exponent must map metrics to numbers")
+        checks = {str(m): (float(spec["agree"][m]), float(spec["level"][m]), float(exponents.get(m, 1.0)))
+                  for m in spec["agree"] if m in config.metric_names}
         trees = FeatureTrees.load(config.path / spec["file"], str(spec.get("preprocess", config.preprocess)),
                                   tuple(checks))  # read on first use
         if trees.preprocess != config.preprocess:  # predictions are cached by the model's text

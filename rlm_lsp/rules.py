@@ -21,9 +21,11 @@ without one (kernel latency), and a project's `confidence` sets one level for al
 the model ships them, still have their say; at level 0 the point estimates and the trees decide).
 
 **A second opinion.** A model may ship feature trees (`rlm_lsp.feature_trees`): boosted trees over
-counts of the canonical code, fitted apart from the model. Where a Prediction carries them, a flag
-also needs the trees to see the growth (new/old at least the metric's `agree`, scaled to the ratio),
-and the metric is judged at the level chosen with them (`level_for`). The numbers shown stay the
+counts of the canonical code, fitted apart from the model. Where both Predictions carry them, the
+model's estimates and draws are held to its own limit for the ratio (`ratio ** exponent`: its
+estimates are drawn towards the middle), a flag also needs the trees to see the growth (new/old at
+least the metric's `agree`, scaled to the ratio), and the metric is judged at the level chosen with
+them (`level_for`). The numbers shown stay the
 model's; the trees only keep a flag the code's counts do not support from firing.
 
 **Growth.** From a model that predicts how a metric grows with the input (`Prediction.growth`,
@@ -133,18 +135,21 @@ class Verdict:
     confidence: float  # share of paired draws over the limit
     regressed: bool
     trees: float | None = None  # the feature trees' new / old, where the rule asked them
+    limit: float | None = None  # the model's own limit for the ratio, where it differs (`FeatureCheck.model_limit`)
 
 
 def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
     """Whether `new` regressed against `old` (two Predictions of one metric) by `ratio`."""
     grew = growth(old.value, new.value)
-    conf = confidence(old, new, ratio)
-    regressed = bool(ratio) and grew >= ratio and conf >= level
     a, b = getattr(old, "features", None), getattr(new, "features", None)
+    limit = b.model_limit(ratio) if a is not None and b is not None else ratio
+    conf = confidence(old, new, limit)
+    regressed = bool(ratio) and grew >= limit and conf >= level
+    scaled = limit if limit != ratio else None
     if not regressed or a is None or b is None:
-        return Verdict(grew, conf, regressed)
+        return Verdict(grew, conf, regressed, None, scaled)
     trees = growth(a.value, b.value)  # asked only here: reading the trees costs a canonical form
-    return Verdict(grew, conf, trees >= b.limit(ratio) - _ROUNDING, trees)
+    return Verdict(grew, conf, trees >= b.limit(ratio) - _ROUNDING, trees, scaled)
 
 
 @dataclass(frozen=True)

@@ -52,9 +52,13 @@ class FixedCheck:  # a FeatureCheck with a fixed tree estimate
     value: float
     agree: float = 1.5
     level: float = 0.5
+    exponent: float = 1.0
 
     def limit(self, ratio: float) -> float:
         return FeatureCheck.limit(self, ratio)  # type: ignore[arg-type]
+
+    def model_limit(self, ratio: float) -> float:
+        return FeatureCheck.model_limit(self, ratio)  # type: ignore[arg-type]
 
 
 def pred(value: float, trees: float | None = None, samples=None) -> Prediction:
@@ -162,3 +166,25 @@ def test_missing_trees_are_refused_at_load_and_a_prediction_with_trees_pickles(t
     (model / "feature_trees.npz").unlink()
     with pytest.raises(ModelError, match="model file missing: .*feature_trees.npz"):
         ModelConfig.load(model)
+
+
+def test_with_trees_the_model_is_held_to_its_own_limit_and_the_message_says_so():
+    from rlm_lsp.gate import compare, report
+    from rlm_lsp.gate.compare import FunctionChange, parse_functions
+    from rlm_lsp.project_config import GateConfig
+
+    def scaled(value, trees):
+        return Prediction("memory", value, value, value, "bytes", samples=(value,) * 16,
+                          features=FixedCheck(trees, agree=2.0, exponent=0.7))
+
+    assert not rules.judge(pred(1.0), pred(1.7), 2.0, 0.5).regressed  # without trees: 1.7x < 2x
+    verdict = rules.judge(scaled(1.0, 10.0), scaled(1.7, 25.0), 2.0, 0.5)  # 1.7x >= 2 ** 0.7 = 1.62x
+    assert verdict.regressed and verdict.limit == pytest.approx(2 ** 0.7) and verdict.trees == pytest.approx(2.5)
+    assert not rules.judge(scaled(1.0, 10.0), scaled(1.6, 25.0), 2.0, 0.5).regressed  # under 1.62x
+    assert not rules.judge(scaled(1.0, 10.0), scaled(1.7, 19.0), 2.0, 0.5).regressed  # the trees see 1.9x < 2x
+    [old_fn] = parse_functions("x.py", "def f(n):\n    return n\n")
+    [new_fn] = parse_functions("x.py", "def f(n):\n    return [n] * n\n")
+    predictions = {old_fn.snippet.code: {"memory": scaled(1000.0, 10.0)}, new_fn.snippet.code: {"memory": scaled(1700.0, 25.0)}}
+    [finding] = compare.judge([FunctionChange("modified", new_fn, old_fn)], predictions, GateConfig(), ["memory"])
+    assert report.finding_line(finding).endswith(
+        "1 kB → 1.7 kB (1.7×) exceeds 2.0× (1.6× on the model's scale); the code's features agree (2.5×)")

@@ -7,8 +7,9 @@ One `HistGradientBoostingRegressor` per metric (`training.baseline`'s settings: 
 rate 0.05, 31 leaves, seed 0) on log10 of the measured value, from `code_features.features` of the
 canonical code, fitted on model v4's data (`training.v4_data`: functions, scripts, stdin programs),
 training split only. Writes `feature_trees.npz` (the trees as plain arrays) and the config's
-`feature_trees` entry, and refreshes the file hashes. The default `--agree` and `--level` are the
-ones chosen on validation pairs in experiments/log.md (session 30); refit them for another model.
+`feature_trees` entry, and refreshes the file hashes. The default `--agree`, `--level` and
+`--exponent` are the ones chosen on validation pairs in experiments/log.md (session 30); choose
+them again for another model.
 """
 
 from __future__ import annotations
@@ -69,14 +70,15 @@ def arrays(model) -> dict[str, np.ndarray]:
     }
 
 
-def write(model_dir: Path, models: dict, agree: dict[str, float], level: dict[str, float], about: dict) -> Path:
+def write(model_dir: Path, models: dict, agree: dict[str, float], level: dict[str, float], about: dict,
+          exponent: dict[str, float] | None = None) -> Path:
     path = model_dir / FILE_NAME
     flat = {f"{m}/{k}": v for m, model in models.items() for k, v in arrays(model).items()}
     np.savez_compressed(path, **flat)  # type: ignore[arg-type]
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
     raw["feature_trees"] = {"file": FILE_NAME, "preprocess": PREPROCESS, "features": list(code_features.FEATURE_NAMES),
-                            "agree": agree, "level": level, **about}
+                            "agree": agree, "level": level, "exponent": exponent or {m: 1.0 for m in agree}, **about}
     raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
     config_path.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
     return path
@@ -97,6 +99,8 @@ def main(argv=None) -> int:
     p.add_argument("model_dir")
     p.add_argument("--agree", default="memory=2.0,latency=1.5", help="the trees' new/old needed at ratio 2")
     p.add_argument("--level", default="memory=0.5,latency=0.5", help="the rule's confidence level with the trees")
+    p.add_argument("--exponent", default="memory=0.7,latency=0.85",
+                   help="the model's own limit for a ratio R is R ** this (its estimates are drawn towards the middle)")
     args = p.parse_args(argv)
     from training import dataset, v4_data
 
@@ -104,7 +108,7 @@ def main(argv=None) -> int:
     models = fit(train)
     about = {"fitted_on": f"model v4's data, training split ({len(train)} programs)",
              "chosen": "experiments/log.md, session 30"}
-    path = write(Path(args.model_dir), models, _pairs(args.agree), _pairs(args.level), about)
+    path = write(Path(args.model_dir), models, _pairs(args.agree), _pairs(args.level), about, _pairs(args.exponent))
     rows = np.array([code_features.features(preprocess.apply(PREPROCESS, e.code)) for e in train[:500]])
     worst = check(path, models, rows)
     print(f"{path}: {path.stat().st_size / 1e3:.0f} kB, {len(train)} training programs; "

@@ -54,9 +54,11 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
             continue
         judged = rules.judge_metric(base, p, limit, level)
         if judged.value.regressed:
-            trees = "" if judged.value.trees is None else f", code features {format_ratio(judged.value.trees)}"
+            v = judged.value
+            scale = "" if v.limit is None else f" = {format_ratio(v.limit)} on the model's scale"
+            trees = "" if v.trees is None else f", code features {format_ratio(v.trees)}"
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
-                        f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)}{trees})")
+                        f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)}{scale}{trees})")
         step = judged.growth
         if step is not None and step.regressed:  # a growth step regresses whatever the constants
             grew.append(f"{metric} growth {growth_class(step.old)} at HEAD → {growth_class(step.new)} now "
