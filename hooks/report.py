@@ -92,7 +92,7 @@ def finding_line(finding: Finding) -> str:
     elif finding.rule == "ratio":
         old = format_value(finding.unit, finding.old or 0.0)
         text = f"{where} {old} → {new} ({format_ratio(finding.ratio)}) exceeds {format_ratio(finding.limit)}"
-        if finding.scaled is not None:
+        if finding.scaled is not None and (finding.ratio or 0.0) < finding.limit:  # only where it explains the flag
             text += f" ({format_ratio(finding.scaled)} on the model's scale)"
         if finding.trees is not None:
             text += f"; the code's features agree ({format_ratio(finding.trees)})"

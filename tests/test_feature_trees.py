@@ -188,3 +188,24 @@ def test_with_trees_the_model_is_held_to_its_own_limit_and_the_message_says_so()
     [finding] = compare.judge([FunctionChange("modified", new_fn, old_fn)], predictions, GateConfig(), ["memory"])
     assert report.finding_line(finding).endswith(
         "1 kB → 1.7 kB (1.7×) exceeds 2.0× (1.6× on the model's scale); the code's features agree (2.5×)")
+
+
+def test_the_editor_names_the_models_limit_only_where_it_explains_the_flag():
+    from rlm_lsp.gate.compare import parse_functions
+    from rlm_lsp.server import diagnostics
+    from rlm_lsp.server.analysis import FunctionResult
+    from rlm_lsp.server.settings import Settings
+
+    def scaled(value, trees):
+        return Prediction("memory", value, value, value, "bytes", samples=(value,) * 16,
+                          features=FixedCheck(trees, agree=2.0, exponent=0.7))
+
+    [fn] = parse_functions("x.py", "def f(n):\n    return [n] * n\n")
+    old = scaled(1000.0, 10.0)
+
+    def message(now):
+        [(_, text)] = diagnostics.messages(FunctionResult(fn.snippet, {"memory": now}, {"memory": old}, "changed",
+                                                          "def f(n):", "def f(n):"), Settings())
+        return text
+    assert message(scaled(1700.0, 25.0)).endswith("(1.7×, limit 2.0×: 1.6× on the model's scale, code features 2.5×)")
+    assert message(scaled(8000.0, 25.0)).endswith("(8.0×, limit 2.0×, code features 2.5×)")

@@ -55,7 +55,8 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
         judged = rules.judge_metric(base, p, limit, level)
         if judged.value.regressed:
             v = judged.value
-            scale = "" if v.limit is None else f" = {format_ratio(v.limit)} on the model's scale"
+            # the model's own limit only where it explains the flag (it grew by less than the ratio)
+            scale = "" if v.limit is None or v.ratio >= limit else f": {format_ratio(v.limit)} on the model's scale"
             trees = "" if v.trees is None else f", code features {format_ratio(v.trees)}"
             grew.append(f"{metric} {format_value(base.unit, base.value)} at HEAD → {now} now "
                         f"({format_ratio(rules.growth(base.value, p.value))}, limit {format_ratio(limit)}{scale}{trees})")
