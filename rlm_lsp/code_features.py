@@ -16,6 +16,7 @@ import io
 import re
 import tokenize
 
+from rlm_lsp import preprocess
 from rlm_lsp.code_census import loop_depth
 
 NODE_TYPES = (
@@ -71,3 +72,8 @@ def features(code: str) -> list[float]:
     row += [counts[t] for t in NODE_TYPES]
     row += [len(rx.findall(code)) for rx in _MARKER_RES]
     return [float(x) for x in row]
+
+
+def of(code: str, preprocess_name: str) -> list[float]:
+    """`features` of `code` after the normaliser `preprocess_name` (`canon_v1` for the trees)."""
+    return features(preprocess.apply(preprocess_name, code))

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlm_lsp import numbers
+from rlm_lsp import code_features, numbers
 from rlm_lsp.errors import ModelError  # noqa: F401 - its old home; callers import it from here
 
 CONFIG_NAME = "rlm_config.json"
@@ -51,6 +51,16 @@ class MetricSpec:
 
 
 @dataclass(frozen=True)
+class TreesSpec:
+    """The `feature_trees` entry of a config (`rlm_lsp.feature_trees`): the file, the normaliser
+    its features read, and per metric it covers (agree, level, exponent)."""
+
+    file: str
+    preprocess: str
+    checks: dict[str, tuple[float, float, float]]
+
+
+@dataclass(frozen=True)
 class ModelConfig:
     path: Path
     model_version: str
@@ -78,6 +88,8 @@ class ModelConfig:
     # metrics cut (`rlm-export --metrics`) keeps the full model's, so the metrics it kept draw the
     # same uniforms and give the same numbers. None: the config's own metrics' positions.
     draw_positions: int | None = None
+    # The feature trees the regression rule consults (`rlm_lsp.feature_trees`); None: none shipped.
+    feature_trees: TreesSpec | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -166,6 +178,7 @@ class ModelConfig:
             point_estimate=point_estimate,
             number_format=number_format,
             draw_positions=int(raw["draw_positions"]) if raw.get("draw_positions") is not None else None,
+            feature_trees=trees_spec(raw, [m.name for m in metrics]),
             raw=raw,
         )
 
@@ -207,11 +220,33 @@ def _verify_hashes(path: Path, files: dict, names: tuple[str, ...] = MODEL_FILES
             raise ModelError(f"model file is corrupt or was replaced (sha256 mismatch): {path / name}")
 
 
+def trees_spec(raw: dict, metric_names: list[str] | None = None) -> TreesSpec | None:
+    """The config's `feature_trees` entry, checked (ValueError naming it otherwise); None without
+    one. Only the metrics in `metric_names` (all, when None) are kept."""
+    spec = raw.get("feature_trees")
+    if not spec:
+        return None
+    try:
+        exponents = spec.get("exponent", {})
+        if not all(isinstance(x, dict) for x in (spec.get("agree"), spec.get("level"), exponents)):
+            raise TypeError("agree, level and exponent must map metrics to numbers")
+        checks = {str(m): (float(spec["agree"][m]), float(spec["level"][m]), float(exponents.get(m, 1.0)))
+                  for m in spec["agree"] if metric_names is None or m in metric_names}
+        preprocess = str(spec.get("preprocess", raw.get("preprocess", "none")))
+        if preprocess != raw.get("preprocess", "none"):  # predictions are cached by the model's text
+            raise ValueError(f"the trees read {preprocess!r} text, the model {raw.get('preprocess')!r}")
+        if list(spec.get("features", ())) != list(code_features.FEATURE_NAMES):
+            raise ValueError("its features are not rlm_lsp.code_features.FEATURE_NAMES; fit the trees again")
+        return TreesSpec(str(spec["file"]), preprocess, checks)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ValueError(f"feature_trees in {CONFIG_NAME} is invalid: {exc!r}") from None
+
+
 def feature_tree_levels(path: Path = DEFAULT_DIR) -> dict[str, float]:
     """The confidence levels the model at `path` is judged at with its feature trees
     (`rlm_lsp.feature_trees`); {} where it ships none or its config cannot be read."""
     try:
-        raw = json.loads((Path(path) / CONFIG_NAME).read_text(encoding="utf-8"))
-        return {str(m): float(v) for m, v in raw["feature_trees"]["level"].items()}
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        spec = trees_spec(json.loads((Path(path) / CONFIG_NAME).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
         return {}
+    return {} if spec is None else {m: level for m, (_, level, _) in spec.checks.items()}

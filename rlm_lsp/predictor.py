@@ -26,10 +26,10 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import code_features, decode, preprocess, sessions, template
+from rlm_lsp import decode, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
-from rlm_lsp.model_dir import CONFIG_NAME, DEFAULT_DIR, ModelConfig
+from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
 from rlm_lsp.prediction import GROWTH_SUFFIX, GROWTH_UNIT, Prediction
 from rlm_lsp.seq2seq import Seq2Seq
 
@@ -330,28 +330,12 @@ class Predictor:
 
 
 def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float, float]]]:
-    """The model's feature trees and, per metric they cover, (agree, level, exponent); (None, {})
-    without."""
-    spec = config.raw.get("feature_trees")
-    if not spec:
+    """The model's feature trees (read on first use) and, per metric they cover, (agree, level,
+    exponent); (None, {}) without."""
+    spec = config.feature_trees
+    if spec is None:
         return None, {}
-    try:
-        if not isinstance(spec.get("agree"), dict) or not isinstance(spec.get("level"), dict):
-            raise TypeError("agree and level must map metrics to numbers")
-        exponents = spec.get("exponent", {})
-        if not isinstance(exponents, dict):
-            raise TypeError("exponent must map metrics to numbers")
-        checks = {str(m): (float(spec["agree"][m]), float(spec["level"][m]), float(exponents.get(m, 1.0)))
-                  for m in spec["agree"] if m in config.metric_names}
-        trees = FeatureTrees.load(config.path / spec["file"], str(spec.get("preprocess", config.preprocess)),
-                                  tuple(checks))  # read on first use
-        if trees.preprocess != config.preprocess:  # predictions are cached by the model's text
-            raise ValueError(f"the trees read {trees.preprocess!r} text, the model {config.preprocess!r}")
-        if list(spec.get("features", ())) != list(code_features.FEATURE_NAMES):
-            raise ValueError("its features are not rlm_lsp.code_features.FEATURE_NAMES; fit the trees again")
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise ModelError(f"{config.path}: feature_trees in {CONFIG_NAME} is invalid: {exc!r}") from None
-    return trees, checks
+    return FeatureTrees.load(config.path / spec.file, spec.preprocess, tuple(spec.checks)), spec.checks
 
 
 def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:

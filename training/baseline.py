@@ -27,17 +27,19 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import code_features, preprocess
+from rlm_lsp import code_features
 from rlm_lsp.prediction import is_growth
 from training import dataset
 from training.evaluate import add_data_args, score, score_by_shape
 
 FEATURE_NAMES = code_features.FEATURE_NAMES
+# The boosted trees' settings, shared with the gate's feature trees (`training.feature_trees`).
+GBM = {"max_iter": 300, "learning_rate": 0.05, "max_leaf_nodes": 31}
 
 
 def features(code: str, preprocess_name: str = "strip_v1") -> list[float]:
     """`rlm_lsp.code_features.features` of `code` after `preprocess_name`."""
-    return code_features.features(preprocess.apply(preprocess_name, code))
+    return code_features.of(code, preprocess_name)
 
 
 def fit_predict(
@@ -60,8 +62,7 @@ def fit_predict(
         preds = {}
         for name, kw in (("value", {}), ("low", {"loss": "quantile", "quantile": 0.1}),
                          ("high", {"loss": "quantile", "quantile": 0.9})):
-            model = HistGradientBoostingRegressor(max_iter=max_iter, learning_rate=0.05,
-                                                  max_leaf_nodes=31, random_state=seed, **kw)
+            model = HistGradientBoostingRegressor(**{**GBM, "max_iter": max_iter}, random_state=seed, **kw)
             model.fit(x_train[idx], y)
             preds[name] = back(model.predict(x_val)).tolist()
         out["gbm"][metric] = preds

@@ -1,10 +1,10 @@
 """Fit the feature trees (`rlm_lsp.feature_trees`) and ship them in a model directory.
 
-    python -m training.feature_trees rlm_lsp/models/default [--agree memory=2.0,latency=1.5]
-                                     [--level memory=0.5,latency=0.5]
+    python -m training.feature_trees rlm_lsp/models/default [--data DIR] [--agree memory=2.0,latency=1.5]
+                                     [--level memory=0.5,latency=0.5] [--exponent memory=0.7,latency=0.85]
 
-One `HistGradientBoostingRegressor` per metric (`training.baseline`'s settings: 300 iterations,
-rate 0.05, 31 leaves, seed 0) on log10 of the measured value, from `code_features.features` of the
+One `HistGradientBoostingRegressor` per metric (`training.baseline.GBM`: 300 iterations, rate
+0.05, 31 leaves; seed 0) on log10 of the measured value, from `code_features.features` of the
 canonical code, fitted on model v4's data (`training.v4_data`: functions, scripts, stdin programs),
 training split only. Writes `feature_trees.npz` (the trees as plain arrays) and the config's
 `feature_trees` entry, and refreshes the file hashes. The default `--agree`, `--level` and
@@ -26,25 +26,29 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp import code_features, preprocess  # noqa: E402
+from rlm_lsp import code_features  # noqa: E402
 from rlm_lsp.feature_trees import FILE_NAME, FeatureTrees  # noqa: E402
 from rlm_lsp.model_dir import CONFIG_NAME, sha256_file  # noqa: E402
+from training.baseline import GBM  # noqa: E402
 
 PREPROCESS = "canon_v1"
 METRICS = ("memory", "latency")
 
 
-def fit(examples, metrics=METRICS, seed: int = 0) -> dict:
-    """metric -> fitted regressor on log10(value) of the examples that have it."""
+def rows(examples) -> np.ndarray:
+    """The examples' features, as the trees read them (`code_features.of`, canonical code)."""
+    return np.array([code_features.of(e.code, PREPROCESS) for e in examples])
+
+
+def fit(examples, x: np.ndarray, metrics=METRICS, seed: int = 0) -> dict:
+    """metric -> fitted regressor on log10(value) of the examples that have it; `x`: their `rows`."""
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    x = np.array([code_features.features(preprocess.apply(PREPROCESS, e.code)) for e in examples])
     models = {}
     for m in metrics:
         idx = [i for i, e in enumerate(examples) if e.values.get(m)]
         y = np.log10([examples[i].values[m] for i in idx])
-        model = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, max_leaf_nodes=31, random_state=seed)
-        models[m] = model.fit(x[idx], y)
+        models[m] = HistGradientBoostingRegressor(**GBM, random_state=seed).fit(x[idx], y)
     return models
 
 
@@ -97,6 +101,8 @@ def _pairs(text: str) -> dict[str, float]:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m training.feature_trees", description=__doc__.split("\n")[0])
     p.add_argument("model_dir")
+    p.add_argument("--data", help="the packed measurements (default training/data); the shipped trees were fitted on "
+                   "data v2 as packed at 17:31 on 2026-12-04, the files of commit 19b610e")
     p.add_argument("--agree", default="memory=2.0,latency=1.5", help="the trees' new/old needed at ratio 2")
     p.add_argument("--level", default="memory=0.5,latency=0.5", help="the rule's confidence level with the trees")
     p.add_argument("--exponent", default="memory=0.7,latency=0.85",
@@ -104,13 +110,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     from training import dataset, v4_data
 
-    train, _ = dataset.split_by_problem(v4_data.load_v4_examples())
-    models = fit(train)
+    train, _ = dataset.split_by_problem(v4_data.load_v4_examples(data=Path(args.data) if args.data else None))
+    x = rows(train)
+    models = fit(train, x)
     about = {"fitted_on": f"model v4's data, training split ({len(train)} programs)",
              "chosen": "experiments/log.md, session 30"}
     path = write(Path(args.model_dir), models, _pairs(args.agree), _pairs(args.level), about, _pairs(args.exponent))
-    rows = np.array([code_features.features(preprocess.apply(PREPROCESS, e.code)) for e in train[:500]])
-    worst = check(path, models, rows)
+    worst = check(path, models, x[:500])
     print(f"{path}: {path.stat().st_size / 1e3:.0f} kB, {len(train)} training programs; "
           f"numpy against scikit-learn on 500 rows: largest difference {worst:.2e}")
     return 0 if worst <= 1e-9 and math.isfinite(worst) else 1
