@@ -20,17 +20,15 @@ it cannot judge (binary, undecodable, a syntax error) gets a note and passes, un
 from __future__ import annotations
 
 import argparse
-import io
 import os
 import sys
-import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rlm_lsp import project_config as config_mod
-from rlm_lsp import rules
+from rlm_lsp import rules, source_text
 from rlm_lsp.errors import ModelError
 from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp.gate.compare import Function
@@ -254,9 +252,14 @@ def evaluate(
         except Exception as exc:  # noqa: BLE001
             result.notes.append(Note("(model)", f"no kernel latency model ({_describe(exc)}); kernels not judged"))
     metrics = [m for m in config.metrics if m in specs]
-    for m in config.metrics:
-        if m not in specs and (m != KERNEL_METRIC or changed_kernels):
-            result.notes.append(Note("(settings)", f"metric {m!r} is not predicted by this model; ignored"))
+    known = ", ".join(sorted(specs))
+    unknown = [m for m in config.metrics if m not in specs and m != KERNEL_METRIC]
+    if unknown or not config.metrics:  # a typo must not switch the gate off in silence
+        what = f"{', '.join(map(repr, unknown))} not predicted by this model" if unknown else "none named"
+        result.error = f"bad setting: metrics: {what} (it predicts {known})"
+        return result
+    if KERNEL_METRIC in config.metrics and KERNEL_METRIC not in specs and changed_kernels:
+        result.notes.append(Note("(settings)", f"metric {KERNEL_METRIC!r} is not predicted by this model; ignored"))
     result.metrics = metrics
     try:
         _check_budget_units(config, specs)
@@ -303,16 +306,10 @@ def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
         return [], "binary file"
     if len(data) > MAX_FILE_BYTES:
         return [], f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
-    try:  # PEP 263: a `# coding: latin-1` cookie (or a BOM) says how to read the file; else UTF-8
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-        source = data.decode(encoding)
-    except SyntaxError as exc:
-        return [], f"bad coding cookie: {exc.msg}"
-    except LookupError:  # a codec that is not a text encoding, e.g. rot13
-        return [], f"bad coding cookie: {encoding!r} is not a text encoding"
-    except UnicodeDecodeError as exc:
-        name = "UTF-8" if encoding.startswith("utf-8") else encoding
-        return [], f"not {name} (byte {exc.start})"
+    try:
+        source = source_text.decode(data)
+    except ValueError as exc:
+        return [], str(exc)
     try:
         return compare.parse_functions(path, source), None
     except SyntaxError as exc:

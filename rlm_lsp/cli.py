@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlm_lsp import __version__, kernels, model, snippets
+from rlm_lsp import __version__, kernels, model, snippets, source_text
 from rlm_lsp.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -62,7 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         _parser().print_help()
         return 2
-    return _predict(args)
+    try:
+        return _predict(args)
+    except BrokenPipeError:  # `rlm predict ... | head -1`: the reader left; stop quietly, as cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 128 + 13  # the shell's status for a process ended by SIGPIPE
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -227,9 +231,9 @@ def read_source(path: Path) -> str:
     if b"\0" in data[:8192]:
         raise FileProblem("binary file")
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileProblem(f"not UTF-8 text (byte {exc.start})") from None
+        return source_text.decode(data)
+    except ValueError as exc:
+        raise FileProblem(str(exc)) from None
 
 
 def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = None) -> list[dict]:

@@ -161,3 +161,23 @@ def test_a_function_longer_than_the_models_input_is_marked(tmp_path, tiny_model_
     assert read["small"] is None and read["big"]["read"] == 256 and read["big"]["of"] > 256
     truncated = {r["function"]: r.get("truncated") for r in as_json}
     assert truncated == {"big": True, "small": None}
+
+
+def test_files_are_read_as_python_reads_them(tmp_path, tiny_model_dir):
+    (tmp_path / "bom.py").write_bytes(b"\xef\xbb\xbfdef with_bom(s):\n    return [c for c in s]\n")
+    (tmp_path / "cookie.py").write_bytes(b"# -*- coding: latin-1 -*-\ndef cafe(s):\n    return 'caf\xe9' + s\n")
+    (tmp_path / "odd.py").write_bytes(b"# coding: no-such-codec\ndef f(s):\n    return s\n")
+    out = rlm("predict", *(str(tmp_path / n) for n in ("bom.py", "cookie.py", "odd.py")), "--model", str(tiny_model_dir))
+    assert out.returncode == 1
+    assert "with_bom" in out.stdout and "cafe" in out.stdout and "does not parse" not in out.stdout
+    assert "odd.py: skipped: bad coding cookie: unknown encoding" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback(files, tiny_model_dir):
+    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.cli", "predict", *[str(files / "a.py")] * 200,
+                             "--model", str(tiny_model_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.readline()  # the header, then the reader goes away
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode in (0, 141) and b"Traceback" not in err and b"BrokenPipe" not in err, err

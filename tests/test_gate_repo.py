@@ -183,7 +183,7 @@ def test_new_deleted_binary_non_utf8_and_syntax_error_files(repo, capsys):
     code, out = run_gate(capsys)
     assert code == 0, out  # a new function meets budgets only, and there are none
     assert "src/blob.py: skipped: binary file" in out
-    assert "src/latin.py: skipped: not UTF-8 (byte 24)" in out
+    assert "src/latin.py: skipped: not UTF-8 text (byte 24)" in out
     assert "src/broken.py: skipped: syntax error at line 1:" in out
     assert out.splitlines()[-1] == (
         "rlm-gate: passed: 1 changed function in 1 file, no predicted regression (3 files skipped)"
@@ -288,6 +288,18 @@ def test_pyproject_settings_and_command_line_override(repo, capsys):
     write(repo, "pyproject.toml", "[tool.rlm]\nmemory-ratio = 0.5\n")
     code, out = run_gate(capsys)
     assert code == 1 and "bad setting" in out and "memory-ratio" in out
+
+
+def test_a_metric_the_model_does_not_predict_is_a_bad_setting(repo, capsys):
+    stage(repo, "src/app.py", MATERIALIZED)
+    write(repo, "pyproject.toml", '[tool.rlm]\nmetrics = ["memroy"]\n')
+    code, out = run_gate(capsys)
+    assert code == 1 and "bad setting: metrics: 'memroy' not predicted by this model (it predicts" in out
+    write(repo, "pyproject.toml", "[tool.rlm]\nmetrics = []\n")
+    code, out = run_gate(capsys)
+    assert code == 1 and "bad setting: metrics: none named" in out
+    code, out = run_gate(capsys, "--metrics", "memory,latncy")
+    assert code == 1 and "'latncy' not predicted" in out
 
 
 def test_base_and_head_refs_for_ci(repo, capsys):

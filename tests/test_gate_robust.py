@@ -85,7 +85,7 @@ def test_a_bad_or_lying_coding_cookie_is_one_line_not_a_crash(repo, capsys):
     code, out = run_gate(capsys)
     assert code == 0, out
     assert "src/odd.py: skipped: bad coding cookie: unknown encoding: no-such-codec" in out
-    assert "src/ascii.py: skipped: not ascii (byte 37)" in out
+    assert "src/ascii.py: skipped: not ascii text (byte 37)" in out
     assert "src/rot.py: skipped: bad coding cookie: 'rot13' is not a text encoding" in out
     assert out.splitlines()[-1].endswith("(3 files skipped)")
 
@@ -96,7 +96,7 @@ def test_unjudged_files_pass_by_default_and_fail_when_configured(repo, capsys):
     code, out = run_gate(capsys)
     assert code == 0, out
     assert "src/broken.py: skipped: syntax error at line 1:" in out
-    assert "src/latin.py: skipped: not UTF-8 (byte 24)" in out
+    assert "src/latin.py: skipped: not UTF-8 text (byte 24)" in out
 
     code, out = run_gate(capsys, "--fail-unjudged")
     assert code == 1, out
