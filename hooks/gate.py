@@ -258,6 +258,10 @@ def evaluate(
         what = f"{', '.join(map(repr, unknown))} not predicted by this model" if unknown else "none named"
         result.error = f"bad setting: metrics: {what} (it predicts {known})"
         return result
+    named = [m for m in (*config.ratios, *config.budgets) if m not in specs and m != KERNEL_METRIC]
+    if named:  # `--ratio memroy=3`, `memroy-budget = ...`: the limit the user meant would not apply
+        result.error = f"bad setting: ratio or budget for {', '.join(map(repr, named))}, not predicted by this model (it predicts {known})"
+        return result
     if KERNEL_METRIC in config.metrics and KERNEL_METRIC not in specs and changed_kernels:
         result.notes.append(Note("(settings)", f"metric {KERNEL_METRIC!r} is not predicted by this model; ignored"))
     result.metrics = metrics

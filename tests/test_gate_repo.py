@@ -300,6 +300,9 @@ def test_a_metric_the_model_does_not_predict_is_a_bad_setting(repo, capsys):
     assert code == 1 and "bad setting: metrics: none named" in out
     code, out = run_gate(capsys, "--metrics", "memory,latncy")
     assert code == 1 and "'latncy' not predicted" in out
+    write(repo, "pyproject.toml", "[tool.rlm]\n")
+    code, out = run_gate(capsys, "--ratio", "memroy=3")
+    assert code == 1 and "bad setting: ratio or budget for 'memroy', not predicted by this model" in out
 
 
 def test_base_and_head_refs_for_ci(repo, capsys):
