@@ -31,6 +31,8 @@ from training.gen_inputs import Scaler
 ROOT = Path(__file__).resolve().parent
 RECIPES = ROOT / "data" / "leetcode_v1.jsonl.gz"
 RUNGS = (("1/16", 16), ("1/4", 4), ("1", 1))
+# cost curves (issue 47): five rungs spanning 256x of the generator's L (the top one clamped by the constraints)
+CURVE_RUNGS = (("1/64", 64), ("1/16", 16), ("1/4", 4), ("1", 1), ("4", 0.25))
 SCALED = ("ints", "str", "strs", "grid", "pairs", "nodes")
 
 
@@ -87,8 +89,9 @@ def input_size(problem, inputs: list, recipe: dict | None = None) -> int:
     return _size(sc, inputs) if sc.ok else 0
 
 
-def ladder(problem, seed: int = 0, recipe: dict | None = None) -> list:
-    """``[(size_label, size_param, inputs)]`` at about 1/16, 1/4 and 1 of the ``large`` size; [] if no recipe."""
+def ladder(problem, seed: int = 0, recipe: dict | None = None, rungs=RUNGS) -> list:
+    """``[(size_label, size_param, inputs)]`` at about 1/16, 1/4 and 1 of the ``large`` size (or the
+    ``rungs`` given, e.g. ``CURVE_RUNGS``); [] if no recipe."""
     recipe = recipe or large_recipes().get(problem.problem_id)
     if not recipe or not recipe.get("L") or not recipe.get("seeds"):
         return []
@@ -97,7 +100,7 @@ def ladder(problem, seed: int = 0, recipe: dict | None = None) -> list:
         return []
     seeds = [s + 2 * seed for s in recipe["seeds"]]
     out, below = [], -1
-    for label, div in RUNGS:
+    for label, div in rungs:
         L = max(1, round(recipe["L"] / div))
         tests = [{"args": sc.make(L, s)} for s in seeds]
         if any(t["args"] is None for t in tests):

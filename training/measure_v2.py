@@ -31,7 +31,9 @@ from pathlib import Path
 from training.v2 import execute, sources
 from training.v2.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
 
-SOURCES = sources.SOURCES + ("leetcode", "variants")
+SOURCES = sources.SOURCES + ("leetcode", "variants", "curves")
+# the committed file of a source, where it is not "<source>_v2"
+DATA_NAMES = {"curves": "leetcode_curves"}
 
 ROOT = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
@@ -48,11 +50,11 @@ def work_path(source: str) -> Path:
 
 
 def data_path(source: str) -> Path:
-    return DATA / f"{source}_v2.jsonl.gz"
+    return DATA / ("%s.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
 
 
 def growth_path(source: str) -> Path:
-    return DATA / f"{source}_v2.growth.jsonl.gz"
+    return DATA / ("%s.growth.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
 
 
 def read_rows(path: Path):
@@ -118,6 +120,14 @@ def _unpaired(task: dict, ran: dict) -> dict | None:
     return dict(task, skip="parent did not run on this input: %s" % st)
 
 
+def _stopped(task: dict, stopped: dict) -> dict | None:
+    """A curve rung above one where the program ran out of time or memory becomes a skip."""
+    r = task["row"]
+    if r["key"] not in stopped:
+        return None
+    return dict(task, skip="ran out of time or memory at the smaller rung %s" % stopped[r["key"]])
+
+
 def _measure(args):
     task, opts = args
     if task.get("shape") == "function":
@@ -131,6 +141,9 @@ def source_tasks(source: str, a) -> list:
     if source == "leetcode":
         from training.v2 import leetcode
         return leetcode.ladder_tasks()
+    if source == "curves":
+        from training.v2 import leetcode
+        return leetcode.curve_tasks()
     if source == "variants":
         from training.v2 import variants
         return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3),
@@ -156,7 +169,8 @@ def run_source(source: str, a) -> dict:
     info = machine_info()
     opts = {"time_limit": a.time_limit, "memory_mb": a.memory_limit, "repeats": a.repeats,
             "memory_only": a.memory_only, "python": platform.python_version(),
-            "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")}}
+            "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")},
+            "ref_cache": str(work_path(source).with_name(source + "_refs.jsonl")) if source == "curves" else None}
     from tqdm import tqdm
     bar = tqdm(total=len(todo), desc=source, unit="row", file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
                disable=not sys.stderr.isatty())
@@ -165,7 +179,11 @@ def run_source(source: str, a) -> dict:
     # a variant is measured only where its parent ran on that input (else no pair): the parents'
     # statuses so far, updated as rows come in (exact with one worker; a pool reads ahead)
     ran = {(r["key"], r["input_id"]): r["status"] for r in read_rows(work_path(source))} if source == "variants" else {}
-    work = ((_unpaired(t, ran) or t, opts) for t in todo)
+    # curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
+    # larger ones are not run (the program keeps the sizes it finished, and the reason)
+    stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
+               if r.get("status") in ("timeout", "memory_limit")} if source == "curves" else {}
+    work = ((_unpaired(t, ran) or _stopped(t, stopped) or t, opts) for t in todo)
     if a.workers > 1:
         import multiprocessing as mp
         pool = mp.get_context("fork").Pool(a.workers, maxtasksperchild=500)
@@ -178,6 +196,8 @@ def run_source(source: str, a) -> dict:
                 row["harness"] = HARNESS
                 if row.get("role") == "parent":
                     ran[(row["key"], row["input_id"])] = row["status"]
+                if source == "curves" and row["status"] in ("timeout", "memory_limit"):
+                    stopped.setdefault(row["key"], row.get("rung"))
                 out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
                 statuses[row["status"]] += 1

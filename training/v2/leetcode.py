@@ -58,12 +58,13 @@ def _order(pids) -> list:
 
 
 @functools.lru_cache(maxsize=4)  # large inputs: a problem's programs come together, keep a few
-def rungs(pid: int, seed: int = 0) -> tuple:
-    """The problem's ladder as ``((label, L, tests, input_size, input_bytes, input_sha1), ...)``; cached."""
-    from training.ladders import input_size, inputs_sha1, ladder
+def rungs(pid: int, seed: int = 0, plan: str = "ladder") -> tuple:
+    """The problem's ladder as ``((label, L, tests, input_size, input_bytes, input_sha1), ...)``; cached.
+    ``plan``: ``"ladder"`` (1/16, 1/4, 1) or ``"curve"`` (the five rungs of ``ladders.CURVE_RUNGS``)."""
+    from training.ladders import CURVE_RUNGS, RUNGS, input_size, inputs_sha1, ladder
     pr = problems()[pid]
     out = []
-    for label, L, tests in ladder(pr, seed):
+    for label, L, tests in ladder(pr, seed, rungs=CURVE_RUNGS if plan == "curve" else RUNGS):
         out.append((label, L, tests, input_size(pr, tests), len(json.dumps(tests, sort_keys=True)),
                     inputs_sha1(tests)))
     return tuple(out)
@@ -77,6 +78,35 @@ def base_row(pid: int, key: str) -> dict:
     p = program(pid, key)
     return {"source": "leetcode", "repo": p.source, "path": p.path, "key": key, "problem_id": pid,
             "shape": "function", "py2_converted": bool(p.converted)}
+
+
+def curve_tasks(seed: int = 0) -> list:
+    """Cost curves (issue 47): one task per (program, rung of ``ladders.CURVE_RUNGS``), time and memory.
+
+    Programs come round-robin over the problems (every problem's first program, in the hashed
+    order, then every problem's second, ...), so a partial run covers as many problems as it can;
+    a program's rungs come together, smallest first (``measure_v2`` skips the rungs above one that
+    timed out)."""
+    from training.ladders import CURVE_RUNGS
+    ok = large_ok()
+    P = problems()
+    order = [pid for pid in _order(ok) if pid in P]
+    out = []
+    for k in range(max((len(v) for v in ok.values()), default=0)):
+        for pid in order:
+            if k >= len(ok[pid]):
+                continue
+            key = ok[pid][k]
+            try:
+                row = base_row(pid, key)
+            except StopIteration:
+                continue
+            row["source"] = "curves"
+            for label, _div in CURVE_RUNGS:
+                out.append({"shape": "function",
+                            "fn": {"pid": pid, "key": key, "label": label, "seed": seed, "plan": "curve"},
+                            "row": dict(row, input_id="curve:%s:s%d" % (label, seed), rung=label)})
+    return out
 
 
 def ladder_tasks(seed: int = 0, labels=None) -> list:
@@ -105,12 +135,42 @@ def ladder_tasks(seed: int = 0, labels=None) -> list:
     return out
 
 
-def _rung(pid: int, label: str, seed: int):
-    return next((r for r in rungs(pid, seed) if r[0] == label), None)
+def _rung(pid: int, label: str, seed: int, plan: str = "ladder"):
+    return next((r for r in rungs(pid, seed, plan) if r[0] == label), None)
 
 
-def _tests(pid: int, label: str, seed: int) -> list:
-    return _rung(pid, label, seed)[2]
+def _tests(pid: int, label: str, seed: int, plan: str = "ladder") -> list:
+    return _rung(pid, label, seed, plan)[2]
+
+
+_REFS: dict = {}
+
+
+def reference_cached(pid: int, label: str, seed: int, time_limit: float, plan: str, path) -> tuple | None:
+    """``reference``, kept across runs in a JSON-lines file (``path``; a rung's inputs depend only on
+    (problem, label, seed)): a curve run visits each problem once per pass, so the cache in memory
+    alone would run the reference again for every program."""
+    import os
+    if path is None:
+        return reference(pid, label, seed, time_limit, plan)
+    if path not in _REFS:
+        _REFS[path] = {}
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                for line in f:
+                    try:
+                        r = json.loads(line)
+                        _REFS[path][r["k"]] = r["d"]
+                    except (ValueError, KeyError):
+                        continue
+    k = "%s|%s|%d" % (pid, label, seed)
+    if k not in _REFS[path]:
+        d = reference(pid, label, seed, time_limit, plan)
+        _REFS[path][k] = d
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"k": k, "d": d}) + "\n")
+    d = _REFS[path][k]
+    return None if d is None else tuple(tuple(x) if x else None for x in d)
 
 
 def digest(digests) -> str | None:
@@ -121,13 +181,13 @@ def digest(digests) -> str | None:
 
 
 @functools.lru_cache(maxsize=256)
-def reference(pid: int, label: str, seed: int, time_limit: float):
+def reference(pid: int, label: str, seed: int, time_limit: float, plan: str = "ladder"):
     """The reference's per-test output digests on the rung (None where it fails)."""
     bd = _bd()
     pr = problems()[pid]
     ref = pr.reference or bd.reference_program(pr).code
     wall = 6 * time_limit + 5
-    out, err = bd._probe(ref, [{"args": t["args"]} for t in _tests(pid, label, seed)], pr.entry,
+    out, err = bd._probe(ref, [{"args": t["args"]} for t in _tests(pid, label, seed, plan)], pr.entry,
                          Limits(cpu_s=int(wall), wall_s=wall))
     if err or not out:
         return None
@@ -157,7 +217,8 @@ def measure(task: dict, opts: dict) -> dict:
         bd = _bd()
         pr = problems()[fn["pid"]]
         code = task.get("code") or program(fn["pid"], fn["key"]).code
-        rung = _rung(fn["pid"], fn["label"], fn["seed"])
+        plan = fn.get("plan", "ladder")
+        rung = _rung(fn["pid"], fn["label"], fn["seed"], plan)
         if rung is None:
             row.update(status="skipped", reason="rung dropped by the ladder (clamped to a bound)")
             return row
@@ -178,15 +239,22 @@ def measure(task: dict, opts: dict) -> dict:
         else:
             from training.harness import measure as hmeasure
             r = hmeasure(code, tests, entry=pr.entry, sys_path=bd.sys_path(), mem_limits=mem,
+                         repeats=int(opts.get("repeats") or 5),
                          time_limits=Limits(address_space=mem.address_space, cpu_s=int(10 * T), wall_s=10 * T))
             row.update(sandbox=r.get("sandbox"), memory_bytes=r["memory_bytes"], latency_ms=r["latency_ms"],
-                       cpu_ms=r["cpu_ms"], latency_runs=r["latency_runs"], rss_kb=r["rss_kb"])
+                       cpu_ms=r["cpu_ms"], latency_runs=r["latency_runs"], rss_kb=r["rss_kb"],
+                       mem_rss_kb=r.get("mem_rss_kb"))
+            if plan == "curve":  # the curves' clock: CPU time of the calls, min over the timed runs
+                row.update(clock="cpu_min", wall_median_ms=r["latency_ms"], latency_ms=r.get("cpu_min_ms"),
+                           wall_min_ms=r.get("latency_min_ms"), cpu_runs_ms=r.get("cpu_runs_ms"),
+                           wall_runs_ms=r.get("wall_runs_ms"), warmup_cpu_ms=r.get("warmup_cpu_ms"),
+                           warmup_wall_ms=r.get("warmup_wall_ms"))
             digests = r.get("digests") or []
             if r["status"] not in ("ok", "wrong"):
                 row.update(status=STATUS.get(r["status"], "error"), error=(r.get("error") or "")[:200])
                 return row
         row["output_digest"] = digest(digests)
-        ref = reference(fn["pid"], fn["label"], fn["seed"], T)
+        ref = reference_cached(fn["pid"], fn["label"], fn["seed"], T, plan, opts.get("ref_cache"))
         if ref is not None and len(ref) == len(digests):
             known = [bd._same(d, e) for d, e in zip(digests, ref) if e is not None]
             if known:

@@ -35,7 +35,7 @@ def validation(row: dict, fraction: float = 0.1) -> bool | None:
     src = row.get("source")
     if src == "kattis":
         return is_kattis_validation(kattis_name(row), fraction)
-    if src == "leetcode":
+    if src in ("leetcode", "curves"):  # curves: the LeetCode programs at five sizes, the same split
         return is_validation(str(row["problem_id"]), fraction)
     return None
 
