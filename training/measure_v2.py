@@ -121,10 +121,13 @@ def _unpaired(task: dict, ran: dict) -> dict | None:
 
 
 def _stopped(task: dict, stopped: dict) -> dict | None:
-    """A curve rung above one where the program ran out of time or memory becomes a skip."""
+    """A curve rung above one where the program ran out of time or memory becomes a skip, and so does
+    the spare rung "1/2" where the top rung "4" ran (``stopped[key] == "ran:4"``)."""
     r = task["row"]
     if r["key"] not in stopped:
         return None
+    if stopped[r["key"]] == "ran:4":
+        return dict(task, skip="not needed: the rung 4 ran") if r.get("rung") == "1/2" else None
     return dict(task, skip="ran out of time or memory at the smaller rung %s" % stopped[r["key"]])
 
 
@@ -183,6 +186,8 @@ def run_source(source: str, a) -> dict:
     # larger ones are not run (the program keeps the sizes it finished, and the reason)
     stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
                if r.get("status") in ("timeout", "memory_limit")} if source == "curves" else {}
+    top = {r["key"] for r in read_rows(work_path(source)) if r.get("rung") == "4" and r.get("status") == "ok"}
+    stopped.update({k: "ran:4" for k in top if k not in stopped})
     work = ((_unpaired(t, ran) or _stopped(t, stopped) or t, opts) for t in todo)
     if a.workers > 1:
         import multiprocessing as mp
@@ -198,6 +203,8 @@ def run_source(source: str, a) -> dict:
                     ran[(row["key"], row["input_id"])] = row["status"]
                 if source == "curves" and row["status"] in ("timeout", "memory_limit"):
                     stopped.setdefault(row["key"], row.get("rung"))
+                elif source == "curves" and row.get("rung") == "4" and row["status"] == "ok":
+                    stopped.setdefault(row["key"], "ran:4")
                 out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
                 statuses[row["status"]] += 1

@@ -102,7 +102,8 @@ def curve_tasks(seed: int = 0) -> list:
             except StopIteration:
                 continue
             row["source"] = "curves"
-            for label, _div in CURVE_RUNGS:
+            # "1/2" last: it is measured only where "4" did not run (``measure_v2._stopped``)
+            for label, _div in sorted(CURVE_RUNGS, key=lambda r: r[0] == "1/2"):
                 out.append({"shape": "function",
                             "fn": {"pid": pid, "key": key, "label": label, "seed": seed, "plan": "curve"},
                             "row": dict(row, input_id="curve:%s:s%d" % (label, seed), rung=label)})
