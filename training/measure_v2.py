@@ -285,6 +285,34 @@ def growth(rows: list) -> list:
     return out
 
 
+def curves(rows: list) -> list:
+    """Per program of the ``curves`` source: its sizes and both metrics' fitted growth
+    (``training.curve_fit``: exponent above the noise floor, R², class), from its ``ok`` rows."""
+    from training.curve_fit import FLOORS, fit
+    by: dict = {}
+    stopped: dict = {}  # a program that ran out of time or memory at a rung keeps the smaller ones
+    for r in rows:
+        if r["status"] == "ok" and r.get("input_size"):
+            by.setdefault(r["key"], []).append(r)
+        elif r["status"] in ("timeout", "memory_limit"):
+            stopped.setdefault(r["key"], "%s at rung %s" % (r["status"], r.get("rung")))
+    out = []
+    for key in sorted(by):
+        rs = sorted(by[key], key=lambda r: r["input_size"])
+        xs = [r["input_size"] for r in rs]
+        if len(set(xs)) < 3:
+            continue
+        g = {"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key, "shape": "function",
+             "size": "input_size", "n_sizes": len(set(xs)), "min_size": min(xs), "max_size": max(xs),
+             "span": round(max(xs) / min(xs), 2), "rungs": [r["rung"] for r in rs],
+             "validation": rs[0].get("validation"), "stopped": stopped.get(key)}
+        for metric, prefix in (("memory_bytes", "memory"), ("latency_ms", "time")):
+            f = fit(xs, [r.get(metric) for r in rs], FLOORS[metric])
+            g.update(f.as_row(prefix))
+        out.append(g)
+    return out
+
+
 def pairs(rows: list) -> list:
     """Variant rows joined with their parent's row on the same input: one row per (variant, input)."""
     parents = {(r["key"], r["input_id"]): r for r in rows if r.get("role") == "parent"}
@@ -341,7 +369,7 @@ def pack(source: str) -> dict:
         if bad:
             raise ValueError("row %s carries %s" % (r["key"], sorted(bad)))
         r["validation"] = validation(r)  # whole problems, by hash (training.v2.splits)
-    g = growth(rows)
+    g = curves(rows) if source == "curves" else growth(rows)
     _write_gz(data_path(source), rows)
     _write_gz(growth_path(source), g)
     info = {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),

@@ -1,0 +1,71 @@
+"""Fitted growth of cost curves (training/curve_fit.py): synthetic curves of every class, with noise."""
+import math
+import random
+
+import pytest
+
+from training.curve_fit import CLASSES, FLOORS, bucket, fit, growth_class
+
+SIZES = [64, 256, 1024, 2048, 4096, 16384]
+CURVES = {  # class -> (cost(n), expected exponent range over SIZES)
+    "1": (lambda n: 5.0, (-0.05, 0.05)),
+    "log n": (lambda n: 0.2 * math.log(n), (0.1, 0.45)),
+    "n": (lambda n: 0.01 * n, (0.95, 1.05)),
+    "n log n": (lambda n: 0.01 * n * math.log(n), (1.05, 1.3)),
+    "n²": (lambda n: 1e-5 * n * n, (1.95, 2.05)),
+    "n³": (lambda n: 1e-9 * n ** 3, (2.95, 3.05)),
+}
+
+
+@pytest.mark.parametrize("name", list(CURVES))
+@pytest.mark.parametrize("noise", [0.0, 0.1])
+def test_every_class_is_recovered(name, noise):
+    f, (lo, hi) = CURVES[name]
+    rnd = random.Random(7)
+    costs = [f(n) * (1 + rnd.uniform(-noise, noise)) for n in SIZES]
+    r = fit(SIZES, costs, floor=FLOORS["latency_ms"])
+    assert lo <= r.exponent <= hi
+    assert r.growth_class == name
+    if name != "1":
+        assert r.r2 >= 0.9
+
+
+def test_exponential_on_small_sizes():
+    sizes = [4, 8, 12, 16, 20]
+    r = fit(sizes, [1e-3 * 2 ** n for n in sizes], floor=FLOORS["latency_ms"])
+    assert r.growth_class == "2ⁿ"
+    assert r.exponent > 3
+
+
+def test_a_constant_term_hides_slow_growth_at_small_sizes():
+    # 1 ms of set-up plus a linear part that only shows at the top: the slope is small, the class is n
+    costs = [1.0 + 1e-4 * n for n in SIZES]
+    r = fit(SIZES, costs, floor=FLOORS["latency_ms"])
+    assert r.exponent < 0.5
+    assert r.growth_class == "n"
+
+
+def test_costs_under_the_floor_are_flat():
+    r = fit(SIZES, [0.002, 0.004, 0.003, 0.005, 0.004, 0.006], floor=0.01)
+    assert r.above_floor == 0
+    assert r.exponent == pytest.approx(0.0, abs=1e-9)
+    assert r.growth_class == "1"
+
+
+def test_only_points_above_the_floor_set_the_slope():
+    # the two smallest sizes sit at the timer's floor; the rest is quadratic
+    costs = [0.003, 0.004] + [1e-5 * n * n for n in SIZES[2:]]
+    r = fit(SIZES, costs, floor=0.01)
+    assert r.above_floor == 4
+    assert 1.9 <= r.exponent <= 2.1
+
+
+def test_too_few_sizes_give_no_fit():
+    r = fit([10, 10, 100], [1.0, 1.1, 5.0], floor=0.01)
+    assert r.exponent is None and r.growth_class is None
+    assert growth_class([1, 2], [1, 2]) is None
+
+
+def test_buckets_and_classes_are_the_documented_ones():
+    assert CLASSES == ("1", "log n", "n", "n log n", "n²", "n³", "2ⁿ")
+    assert [bucket(x) for x in (0.0, 0.49, 0.5, 1.49, 1.5, 2.49, 2.5, 4)] == [0, 0, 1, 1, 2, 2, 3, 3]
