@@ -135,7 +135,8 @@ def per_input_scales(model):
     min/max, zero point per tensor) and each matmul's four one `com.microsoft.MatMulIntegerToFloat`
     (the same 7-bit int8 weights and column scales, the activation's scale and zero point in).
 
-    About a tenth of the encoder's time at ~300 tokens (experiments/log.md, session 26). A scale
+    About a tenth of the encoder's time at ~300 tokens (experiments/log/09-2026-12-02-sessions-23-26.md,
+    session 26). A scale
     per tensor is one per input only when the encoder runs one input a call without padding: the
     graph's metadata (`ENCODER_SCALES_KEY`: `PER_INPUT`) tells the runtime to do that
     (`rlm_lsp.seq2seq.Seq2Seq.encode`), so an input's numbers never depend on its batch. Not exact:

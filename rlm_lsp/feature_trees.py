@@ -9,7 +9,8 @@ model's; the trees only veto a flag. With trees, the model's estimates and paire
 `ratio ** exponent` (its estimates are drawn towards the middle, so a real change looks smaller
 on its scale), the trees must see new/old ≥ `agree ** (log ratio / log 2)` (`agree` at the
 default ratio 2, scaled for any other), and the rule runs at the metric's `level`. All three were
-chosen on validation pairs (experiments/log.md, session 30). Trees are read with numpy: no scikit-learn at run time.
+chosen on validation pairs (experiments/log/10-2026-12-04-sessions-27-30.md, session 30). Trees are read
+with numpy: no scikit-learn at run time.
 """
 
 from __future__ import annotations

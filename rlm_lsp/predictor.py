@@ -81,7 +81,8 @@ def point_estimate(samples: np.ndarray, kind: str, smooth: np.ndarray | None = N
 # A growth exponent's point estimate: the median of its samples, whatever the model's choice for
 # values. An exponent may be zero or negative, where a log mean means nothing; and the plain mean of
 # samples spread over flat and ~n lands between the two (~√n), in neither class. Chosen on
-# validation (experiments/log.md, session 19: v4g's class accuracy 22% -> 32%, Spearman 0.490 -> 0.493).
+# validation (experiments/log/07-2026-12-01-sessions-16-19.md, session 19: v4g's class accuracy
+# 22% -> 32%, Spearman 0.490 -> 0.493).
 GROWTH_POINT_ESTIMATE = "median"
 
 

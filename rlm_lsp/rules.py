@@ -121,7 +121,8 @@ def level_for(metric: str, configured: float | None = None, *predictions) -> flo
 
 def confidence(old, new, ratio: float) -> float:
     """Share of paired draws (the Predictions' `samples`, as drawn: their smoothed form was tried and
-    not kept, experiments/log.md session 20) whose new/old is at least `ratio`; from the point
+    not kept, experiments/log/08-2026-12-02-sessions-20-22.md session 20) whose new/old is at
+    least `ratio`; from the point
     estimates (1.0 or 0.0) when the predictions carry no paired samples."""
     a, b = getattr(old, "samples", ()), getattr(new, "samples", ())
     if not a or len(a) != len(b):

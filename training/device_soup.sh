@@ -5,7 +5,7 @@
 # still running, so the soup is always made within a lease; MAX_STEPS sizes each seed's schedule
 # (`--max-steps`: the cosine runs over that many steps; 236 = two evaluations; the CPU seeds of
 # soup3 / soup5 instead ran the 3-epoch, 354-step schedule and were stopped at 236). Session 27
-# shipped the soup of eight (`python-v3c-small-20261204`, experiments/log.md "soup8g").
+# shipped the soup of eight (`python-v3c-small-20261204`, experiments/log/10-2026-12-04-sessions-27-30.md "soup8g").
 #
 #   here, first:  bash training/device_soup.sh stage      # fills .gpu/ (git-ignored): corpus rows, v3r
 #   GPU machine:  SEEDS="0 1 2 3 4 5 6 7" bash training/device_soup.sh   # carry: .gpu/v3r .gpu/solutions.jsonl.gz

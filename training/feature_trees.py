@@ -8,7 +8,8 @@ One `HistGradientBoostingRegressor` per metric (`training.baseline.GBM`: 300 ite
 canonical code, fitted on model v4's data (`training.v4_data`: functions, scripts, stdin programs),
 training split only. Writes `feature_trees.npz` (the trees as plain arrays) and the config's
 `feature_trees` entry, and refreshes the file hashes. The default `--agree`, `--level` and
-`--exponent` are the ones chosen on validation pairs in experiments/log.md (session 30); choose
+`--exponent` are the ones chosen on validation pairs in
+experiments/log/10-2026-12-04-sessions-27-30.md (session 30); choose
 them again for another model.
 """
 
@@ -114,7 +115,7 @@ def main(argv=None) -> int:
     x = rows(train)
     models = fit(train, x)
     about = {"fitted_on": f"model v4's data, training split ({len(train)} programs)",
-             "chosen": "experiments/log.md, session 30"}
+             "chosen": "experiments/log/10-2026-12-04-sessions-27-30.md, session 30"}
     path = write(Path(args.model_dir), models, _pairs(args.agree), _pairs(args.level), about, _pairs(args.exponent))
     worst = check(path, models, x[:500])
     print(f"{path}: {path.stat().st_size / 1e3:.0f} kB, {len(train)} training programs; "

@@ -8,7 +8,7 @@
 # `training.evaluate --v4-data` for the candidate and the default (its `function` shape is the 774
 # leetcode_v1 validation rows; `script` and `stdin` are data v2's), and `bench/stability.py --programs 300`.
 # Writes training/work/judge/NAME/ (export, JSON, logs) and prints one table. Two cores, two jobs
-# at a time. It judges nothing: the rule is written in experiments/log.md before this runs.
+# at a time. It judges nothing: the rule is written in the newest file of experiments/log/ before this runs.
 set -eu
 [ $# -ge 2 ] || { echo "usage: bash training/judge.sh NAME CHECKPOINT [CHECKPOINT ...]" >&2; exit 2; }
 NAME=$1; shift

@@ -25,7 +25,8 @@ A parameter no graph holds is a ValueError naming it.
 The checkpoint (config.json, model.safetensors, tokenizer files, rlm_meta.json) is what
 `training.train --init-from` and `rlm-export` read, so an old model can be fine-tuned or
 re-exported in a newer layout. Used for the default model, whose torch checkpoint was lost
-(experiments/log.md, session 15). A checkpoint recovered from the fast int8 layout re-exports in
+(experiments/log/06-2026-11-30-sessions-11-15.md, session 15). A checkpoint recovered from the fast
+int8 layout re-exports in
 that layout to the same initializers, bit for bit (tests/test_recover.py): the largest |value| of a
 recovered column (embedding row) is its scale times its largest code, so quantizing again finds the
 same scales and codes.

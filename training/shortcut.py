@@ -8,7 +8,8 @@ distribution over the exponent token, then scores the expected exponent against 
 value (Spearman). With `--fixed` every row gets the mantissa 3.162, so any ranking left must
 come from the code. A model that scores high with the true mantissa and near 0 with a fixed
 one has learned to read the magnitude off the measurement grain in the digits (see
-`--label-jitter` in training/train.py and experiments/log.md, Part 1). Only the memory figure is clean:
+`--label-jitter` in training/train.py and experiments/log/01-model-card-2026-12-01-python.md, Part 1). Only the
+memory figure is clean:
 latency is decoded after memory, and the probe feeds memory's true exponent before it.
 """
 

@@ -51,7 +51,7 @@ MIN_SPAN = 8.0  # largest / smallest input size a growth needs
 # -1..7.999), so its first digit is 1-9 like every other number's and is the slope's integer part
 # plus 2. Written fixed point (±d.ddd, models v4b-v4e), its many zeros taught the decoder leading
 # zeros that leaked into latency; written as growth + 20 with <E1> (v4f), its samples spread over a
-# decade (experiments/log.md, session 18).
+# decade (experiments/log/07-2026-12-01-sessions-16-19.md, session 18).
 GROWTH_ENCODING = {"nonnegative": True, "offset": 2.0, "exponent": 0}
 GROWTH_METRICS = (
     {"name": "memory_growth", "unit": "exponent", **GROWTH_ENCODING,
