@@ -1,0 +1,128 @@
+"""Growth model feasibility (issue 48): predict a function's measured growth exponent from its text.
+
+    python -m experiments.growth_model table          # builds /work/growth-cache/table.jsonl (features + targets)
+    python -m experiments.growth_model cv              # 5-fold by problem on training problems, every candidate
+
+Targets: ``memory`` exponents from the memory ladders (``leetcode_v2.growth``: 1/16, 1/4, 1 of L)
+and, where measured, both metrics' exponents from the cost curves (``leetcode_curves.growth``;
+those override the ladders' memory exponent).  Features: the counts of ``rlm_lsp.code_features``
+(the gate's trees' counts: the baseline) and the loop nests of ``rlm_lsp.loop_nests``.  The table
+holds no code (it stays in the cache folder, outside the project, anyway).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import sys
+from pathlib import Path
+
+import numpy as np
+
+CACHE = Path(os.environ.get("RLM_GROWTH_CACHE", "/work/growth-cache"))
+DATA = Path(__file__).resolve().parents[1] / "training" / "data"
+
+
+def _read(path):
+    if not Path(path).exists():
+        return []
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def targets(curves_growth: Path) -> dict:
+    out = {}
+    for g in _read(DATA / "leetcode_v2.growth.jsonl.gz"):
+        if g.get("growth_memory") is not None:
+            out[g["key"]] = {"problem_id": g["problem_id"], "memory": g["growth_memory"], "time": None,
+                             "from": "ladder"}
+    for g in _read(curves_growth):
+        out[g["key"]] = {"problem_id": g["problem_id"], "memory": g.get("memory_exponent"),
+                         "time": g.get("time_exponent"), "from": "curves", "time_r2": g.get("time_r2"),
+                         "memory_r2": g.get("memory_r2")}
+    return out
+
+
+def features(code: str) -> dict:
+    from rlm_lsp import code_features, loop_nests, preprocess
+    canon = preprocess.apply("canon_v1", code)
+    return {"counts": code_features.features(canon), "nests": loop_nests.read(canon).features()}
+
+
+def cmd_table(a) -> int:
+    from training import build_dataset as bd
+    P = bd.problems()
+    code = {p.key: p.code for pr in P.values() for p in pr.programs}
+    T = targets(Path(a.curves))
+    CACHE.mkdir(parents=True, exist_ok=True)
+    n = 0
+    with open(CACHE / "table.jsonl", "w") as f:
+        for key, t in T.items():
+            if key not in code:
+                continue
+            f.write(json.dumps(dict(t, key=key, **features(code[key]))) + "\n")
+            n += 1
+    print("rows", n)
+    return 0
+
+
+def _load():
+    rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
+    from training.dataset import is_validation
+    for r in rows:
+        r["validation"] = is_validation(str(r["problem_id"]))
+    return rows
+
+
+def bucket(x):
+    return 0 if x < 0.5 else 1 if x < 1.5 else 2 if x < 2.5 else 3
+
+
+def scores(y, p) -> dict:
+    from scipy.stats import spearmanr
+    yb, pb = np.array([bucket(v) for v in y]), np.array([bucket(v) for v in p])
+    recalls = [float((pb[yb == b] == b).mean()) for b in range(4) if (yb == b).sum() >= 5]
+    return {"spearman": round(float(spearmanr(y, p)[0]), 3), "acc": round(float((yb == pb).mean()), 3),
+            "mean_recall": round(float(np.mean(recalls)), 3), "n": len(y),
+            "buckets": [int((yb == b).sum()) for b in range(4)]}
+
+
+def cmd_cv(a) -> int:
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.model_selection import GroupKFold
+    rows = [r for r in _load() if not r["validation"]]
+    for metric in ("memory", "time"):
+        rs = [r for r in rows if r.get(metric) is not None]
+        if len(rs) < 100:
+            print(metric, "too few rows", len(rs))
+            continue
+        y = np.array([r[metric] for r in rs])
+        groups = np.array([r["problem_id"] for r in rs])
+        for name, cols in (("counts", ("counts",)), ("nests", ("nests",)), ("counts+nests", ("counts", "nests"))):
+            x = np.array([sum((r[c] for c in cols), []) for r in rs])
+            pred = np.zeros(len(y))
+            for tr, te in GroupKFold(5).split(x, y, groups):
+                m = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, max_leaf_nodes=31,
+                                                  random_state=0, loss=a.loss)
+                m.fit(x[tr], y[tr])
+                pred[te] = m.predict(x[te])
+            print(metric, name, json.dumps(scores(y, pred)))
+        static = np.array([r["nests"][0 if metric == "time" else 3] for r in rs])  # time_depth / mem_depth
+        print(metric, "static depth alone", json.dumps(scores(y, static)))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("table")
+    t.add_argument("--curves", default=str(DATA / "leetcode_curves.growth.jsonl.gz"))
+    c = sub.add_parser("cv")
+    c.add_argument("--loss", default="squared_error")
+    a = ap.parse_args(argv)
+    return {"table": cmd_table, "cv": cmd_cv}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
