@@ -67,6 +67,31 @@ def cmd_table(a) -> int:
     return 0
 
 
+def cmd_embed(a) -> int:
+    """The shipped model's view of every table row: the encoder's mean-pooled last hidden state and
+    its own point estimates (log10 memory, log10 latency), in table order -> embed.npz."""
+    from rlm_lsp.predictor import Predictor, head_and_tail
+    from training import build_dataset as bd
+    P = bd.problems()
+    code = {p.key: p.code for pr in P.values() for p in pr.programs}
+    rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
+    pr = Predictor.default(threads=1)
+    embs, preds = [], []
+    for i, r in enumerate(rows):
+        text = pr.render(code[r["key"]])
+        ids = head_and_tail(pr.tokenizer.encode(text).ids, pr.config.max_input_tokens, pr._elision)
+        x = np.array([ids], dtype=np.int64)
+        h = pr.model.encode(x, np.ones_like(x))[0]  # (S, D)
+        embs.append(h.mean(axis=0))
+        p = pr.predict([code[r["key"]]])[0]
+        preds.append([np.log10(max(p["memory"].value, 1e-9)), np.log10(max(p["latency"].value, 1e-9))])
+        if i % 500 == 0:
+            print(i, flush=True)
+    np.savez(CACHE / "embed.npz", keys=np.array([r["key"] for r in rows]), emb=np.array(embs, dtype=np.float32),
+             pred=np.array(preds, dtype=np.float32))
+    return 0
+
+
 def _load():
     rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
     from training.dataset import is_validation
@@ -88,6 +113,23 @@ def scores(y, p) -> dict:
             "buckets": [int((yb == b).sum()) for b in range(4)]}
 
 
+def _embeddings(rs, pca: int):
+    """(rows, pca + 2): the encoder state reduced by PCA (fitted on all training rows: no labels
+    used) and the shipped model's two estimates; None before `embed` ran."""
+    path = CACHE / "embed.npz"
+    if not path.exists():
+        return None
+    z = np.load(path)
+    index = {k: i for i, k in enumerate(z["keys"].tolist())}
+    if any(r["key"] not in index for r in rs):
+        return None
+    idx = [index[r["key"]] for r in rs]
+    e = z["emb"][idx]
+    e = e - e.mean(axis=0)
+    _, _, vt = np.linalg.svd(e, full_matrices=False)
+    return np.hstack([e @ vt[:pca].T, z["pred"][idx]])
+
+
 def cmd_cv(a) -> int:
     from sklearn.ensemble import HistGradientBoostingRegressor
     from sklearn.model_selection import GroupKFold
@@ -99,8 +141,14 @@ def cmd_cv(a) -> int:
             continue
         y = np.array([r[metric] for r in rs])
         groups = np.array([r["problem_id"] for r in rs])
-        for name, cols in (("counts", ("counts",)), ("nests", ("nests",)), ("counts+nests", ("counts", "nests"))):
-            x = np.array([sum((r[c] for c in cols), []) for r in rs])
+        emb = _embeddings(rs, a.pca)
+        for name, cols in (("counts", ("counts",)), ("nests", ("nests",)), ("counts+nests", ("counts", "nests")),
+                           ("counts+nests+emb", ("counts", "nests", "emb"))):
+            if "emb" in cols and emb is None:
+                continue
+            x = np.array([sum((r[c] for c in cols if c != "emb"), []) for r in rs])
+            if "emb" in cols:
+                x = np.hstack([x, emb])
             pred = np.zeros(len(y))
             for tr, te in GroupKFold(5).split(x, y, groups):
                 m = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, max_leaf_nodes=31,
@@ -118,10 +166,12 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("table")
     t.add_argument("--curves", default=str(DATA / "leetcode_curves.growth.jsonl.gz"))
+    sub.add_parser("embed")
     c = sub.add_parser("cv")
     c.add_argument("--loss", default="squared_error")
+    c.add_argument("--pca", type=int, default=16)
     a = ap.parse_args(argv)
-    return {"table": cmd_table, "cv": cmd_cv}[a.cmd](a)
+    return {"table": cmd_table, "cv": cmd_cv, "embed": cmd_embed}[a.cmd](a)
 
 
 if __name__ == "__main__":

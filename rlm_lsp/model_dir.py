@@ -205,10 +205,13 @@ def sha256_file(path: Path) -> str:
 
 def required_files(raw: dict) -> tuple[str, ...]:
     """The files a model directory must hold: the graphs and tokenizer, and the feature trees
-    (`rlm_lsp.feature_trees`) where its config names them."""
-    trees = raw.get("feature_trees")
-    extra = trees.get("file") if isinstance(trees, dict) else None
-    return MODEL_FILES + ((str(extra),) if extra else ())
+    (`rlm_lsp.feature_trees`) and growth trees (`rlm_lsp.growth`) where its config names them."""
+    extra = []
+    for entry in ("feature_trees", "growth_trees"):
+        spec = raw.get(entry)
+        if isinstance(spec, dict) and spec.get("file"):
+            extra.append(str(spec["file"]))
+    return MODEL_FILES + tuple(extra)
 
 
 def _verify_hashes(path: Path, files: dict, names: tuple[str, ...] = MODEL_FILES) -> None:

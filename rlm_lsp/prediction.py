@@ -53,6 +53,9 @@ class Prediction:
     growth_low: float | None = None
     growth_high: float | None = None
     growth_samples: tuple[float, ...] = field(default=(), repr=False, compare=False)  # paired, as `samples`
+    # The input size n the value is for (`rlm_lsp.growth.at` moves it along the curve); None where
+    # the model predicts no growth and the value is "per call, for a typical large input".
+    n: float | None = None
     # The feature trees' second opinion for the regression rule (`rlm_lsp.feature_trees`), read only
     # when the rule asks; None where the model ships no trees for this metric.
     features: FeatureCheck | None = field(default=None, repr=False, compare=False)

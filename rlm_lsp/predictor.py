@@ -135,6 +135,7 @@ class Predictor:
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,
                                                  config.number_format)
         self.trees, self._checks = _feature_trees(config)
+        self.growth = _growth_trees(config)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
@@ -212,7 +213,10 @@ class Predictor:
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
     def _with_checks(self, predictions: dict[str, Prediction], code: str) -> dict[str, Prediction]:
-        """Each metric the feature trees cover carries their (lazy) second opinion on `code`."""
+        """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
+        metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.growth`)."""
+        if self.growth is not None:
+            predictions = self.growth.fold(predictions, code)
         if self.trees is None:
             return predictions
         return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m]))
@@ -328,6 +332,15 @@ class Predictor:
             out[spec.name] = Prediction(spec.name, value, low, high, spec.unit, tuple(col.tolist()),
                                         truncated=truncated, tokens=tokens, smooth_samples=tuple(smooth[:, j].tolist()))
         return fold_growth(out)
+
+
+def _growth_trees(config: ModelConfig):
+    """The model's growth trees (`rlm_lsp.growth`), read on first use; None where it ships none."""
+    raw = config.raw.get("growth_trees")
+    if raw is None:
+        return None
+    from rlm_lsp.growth import GrowthSpec, GrowthTrees
+    return GrowthTrees(config.path, GrowthSpec.parse(raw))
 
 
 def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float, float]]]:
