@@ -58,7 +58,7 @@ def to_markdown(result: GateResult) -> str:
             before = format_value(f.unit, f.old) if f.old is not None else "–"
             after, change = format_value(f.unit, f.new), report.format_ratio(f.ratio) if f.ratio else "–"
             limit = report.format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
-        if f.source not in ("", "ratio"):
+        if f.source not in ("", "ratio") and f.rule != "growth":
             limit += f" ({f.source})"
         if f.cap:
             limit += f"; pragma {f.cap}"

@@ -131,6 +131,10 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             if from_ref and to_ref:
                 args.base, args.head = git.merge_base(from_ref, to_ref, root), to_ref
                 base_label, head_label = from_ref, to_ref
+        elif args.base is not None and git.has_head(root):
+            # `--base origin/main` on a branch: what the branch changed since it forked, not main's newer
+            # commits read backwards (a pull request's diff); the same commit when main has not moved
+            args.base = git.merge_base(args.base, args.head or "HEAD", root)
     except git.GitError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=str(exc))
     try:
@@ -202,6 +206,9 @@ def collect(
         old = blobs.get(change.old_blob) if change.old_blob else None
         if change.status == "D":
             out.append(FileVersions(change.path, change.old_path, old, None, deleted=True))
+            continue
+        if change.status == "U":
+            out.append(FileVersions(change.path, change.old_path, None, None, problem="unresolved merge conflict"))
             continue
         if change.new_mode not in git.FILE_MODES:
             out.append(FileVersions(change.path, change.old_path, None, None, problem="not a regular file"))
