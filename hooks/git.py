@@ -70,8 +70,9 @@ def resolve(ref: str, cwd: str | os.PathLike[str]) -> str:
 
 def merge_base(a: str, b: str, cwd: str | os.PathLike[str]) -> str:
     """The fork point of `a` and `b`; GitError when they share no history (a shallow clone)."""
+    commits = [resolve(a, cwd), resolve(b, cwd)]
     try:
-        return run_git(["merge-base", resolve(a, cwd), resolve(b, cwd)], cwd).decode().strip()
+        return run_git(["merge-base", *commits], cwd).decode().strip()
     except GitError:
         if is_shallow(cwd):
             raise GitError(f"{a} and {b} share no commit in this shallow clone: {FETCH_MORE}") from None
