@@ -202,7 +202,10 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
             value = settings[key]
             if not isinstance(value, bool):
                 raise ConfigError(f"{source}: {key}: expected true or false, got {value!r}")
-            config = replace(config, **{key.replace("-", "_"): value})
+            if key == "fail-unjudged":
+                config = replace(config, fail_unjudged=value)
+            else:
+                config = replace(config, fail_inconclusive=value)
     if "budgets" in settings:
         config = replace(config, path_budgets=_path_budgets(settings["budgets"], f"{source}: budgets"))
     if "model" in settings:

@@ -443,7 +443,7 @@ def test_a_shallow_clone_fails_and_says_to_fetch_more_history(tmp_path, capsys, 
 
 
 def test_odd_file_names_are_escaped_in_text_and_exact_in_json(repo, capsys):
-    names = [b"src/caf\xe9.py", "src/evil\nname.py".encode(), "src/rtl\u200fx.py".encode()]
+    names = [b"src/caf\xe9.py", b"src/evil\nname.py", "src/rtl\u200fx.py".encode()]
     for name in names:
         target = os.path.join(os.fsencode(repo), name)
         with open(target, "wb") as fh:
