@@ -3,7 +3,8 @@
     old code, new code -> changed?      (canonical forms differ: `changed`)
     old, new Prediction -> regressed?   (new/old over the ratio, and the model confident of it)
     old, new growth     -> regressed?   (a step of `GROWTH_STEP` or more in the exponent, confident)
-    source lines        -> allowed?     (`# rlm: allow-regression <reason>`: `pragma`)
+    old, new Prediction -> improved?    (the same rule with the versions swapped: `improved`)
+    source lines        -> allowed?     (`# rlm: allow-regression[memory<=4x] <reason>`: `pragma_parts`)
 
 **Change.** Two versions of a function are the same when their canonical forms are equal
 (`preprocess.canon_v1`: comments, docstrings, type hints, formatting, no-op statements and
@@ -13,7 +14,9 @@ consistent renames of what the code defines do not count). The same code is neve
 the old and of the new code used the same random numbers, so new_i / old_i is a paired draw of
 the ratio. A metric regresses when the point estimates grew by `ratio` or more *and* at least
 its confidence level of the paired draws did: one median crossing the line is not enough.
-Without samples (greedy decoding, old models' rows) the point estimates decide alone. Each
+Without samples (greedy decoding, old models' rows) the point estimates decide alone. Estimates
+that grew past the limit without that confidence (or against the trees, below) are
+`Verdict.inconclusive`: the gate reports them and passes. Each
 metric's level (`level_for`) is calibrated on validation pairs (`python -m training.gate_quality
 --calibrate --per-metric`): `CONFIDENCE_BY_METRIC` for the shipped default judged without feature
 trees, the trees' own levels with them (below); `CONFIDENCE` is the uncalibrated level of a metric
