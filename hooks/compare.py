@@ -19,10 +19,18 @@ change and are not even predicted. Matching, in order:
 
 The verdict is `rlm_lsp.rules.judge`, the editor's rule too: over the ratio, and confident of it.
 
+Outcomes, per metric of a changed function (`Finding.outcome`): **regressed** (over the ratio
+and the model confident of it, or over a budget: blocks), **inconclusive** (the estimates grew
+past the ratio but the paired draws or the feature trees do not back it: reported, blocks only
+with `fail-inconclusive`), **improved** (fell by the ratio, as confidently: reported). Anything
+else passes. New functions have no old version and meet the budgets only.
+
 Pragma: a comment `# rlm: allow-regression <reason>` lets a function's regression through
-and the reason is printed. It counts on any line of the function's header (decorators,
-`def` line, up to the `:` that ends the signature) or in the block of comment lines
-directly above it. A pragma without a reason is ignored, with a note.
+and the reason is printed; `# rlm: allow-regression[memory<=4x] <reason>` lets each named
+metric grow that much and no more (a metric it does not name is not allowed). It counts on
+any line of the function's header (decorators, `def` line, up to the `:` that ends the
+signature) or in the block of comment lines directly above it. A pragma without a reason, or
+with limits that do not parse, is ignored, with a note.
 """
 
 from __future__ import annotations
@@ -52,6 +60,8 @@ class Function:
     anon: str  # the same with the function's own name blanked, for rename matching
     shape: tuple[str, ...]  # unparsed lines of `anon`, for similarity
     pragma: str | None = None  # the allow-regression reason, when the pragma is present
+    limits: dict[str, float] | None = None  # metric -> the growth its pragma allows; None: any growth
+    pragma_problem: str | None = None  # why a pragma that is there is ignored (no reason, bad limits)
 
     @property
     def qualname(self) -> str:
@@ -103,10 +113,18 @@ class Finding:
     confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
     trees: float | None = None  # the model's feature trees' new / old, where they were asked (rule "ratio")
     scaled: float | None = None  # the model's own limit for `limit`, where it differs (rule "ratio")
+    outcome: str = "regressed"  # "regressed" | "inconclusive" | "improved"
+    source: str = ""  # the setting the limit comes from: "ratio", "memory-ratio", "budgets 'src/**'", ...
+    level: float | None = None  # the share of paired draws the metric needed (rule "ratio")
+    strict: bool = False  # an inconclusive finding fails (`fail-inconclusive`)
+    cap: str | None = None  # the pragma's limit for this metric (`memory<=4x`), where it has one
+    over_cap: bool = False  # the pragma has limits and this finding is past them (or not named there)
 
     @property
     def failed(self) -> bool:
-        return self.allowed is None
+        if self.allowed is not None:
+            return False
+        return self.outcome == "regressed" or (self.outcome == "inconclusive" and self.strict)
 
 
 # -- parsing one version of a file ------------------------------------------------------------
@@ -124,8 +142,25 @@ def parse_functions(path: str, source: str) -> list[Function]:
     out = []
     for snippet in snippets:
         norm, anon, shape = normalize(snippet.code, names)
-        out.append(Function(path, snippet, norm, anon, shape, rules.pragma(snippet, comments, lines)))
+        reason, limits, problem = _pragma(snippet, comments, lines)
+        out.append(Function(path, snippet, norm, anon, shape, reason, limits, problem))
     return out
+
+
+def _pragma(snippet: Snippet, comments: Mapping[int, str], lines: Sequence[str]):
+    """(reason, limits, problem) of the function's pragma; a pragma with bad limits is ignored."""
+    parts = rules.pragma_parts(snippet, comments, lines)
+    if parts is None:
+        return None, None, None
+    reason, text = parts
+    if not reason:
+        return "", None, "`# rlm: allow-regression` needs a reason; ignored"
+    if text is None:
+        return reason, None, None
+    try:
+        return reason, rules.pragma_limits(text), None
+    except ValueError as exc:
+        return None, None, f"`# rlm: allow-regression[{text}]`: {exc}; ignored"
 
 
 def normalize(code: str, names: frozenset[str] = frozenset()) -> tuple[str, str, tuple[str, ...]]:
@@ -255,8 +290,9 @@ def judge(
     config: GateConfig,
     metrics: Sequence[str],
 ) -> list[Finding]:
-    """Findings for every (function, metric) over its ratio or budget, in a stable order.
-    `predictions`: code -> metric -> prediction, for every old and new code in `changes`."""
+    """Findings for every (function, metric) that regressed, is inconclusive or improved, or is
+    over its budget, in a stable order. `predictions`: code -> metric -> prediction, for every old
+    and new code in `changes`."""
     findings: list[Finding] = []
     for change in changes:
         new_pred = predictions[change.new.snippet.code]
@@ -265,35 +301,54 @@ def judge(
             if metric not in new_pred:
                 continue
             new = new_pred[metric]
-            base = dict(
-                path=change.path,
-                line=change.new.line,
-                qualname=change.new.qualname,
-                change=change.kind,
-                metric=metric,
-                unit=new.unit,
-                allowed=change.new.pragma or None,
-            )
-            if old_pred is not None and metric in old_pred:
+            old = old_pred[metric] if old_pred is not None and metric in old_pred else None
+            base = dict(path=change.path, line=change.new.line, qualname=change.new.qualname, change=change.kind,
+                        metric=metric, unit=new.unit, strict=config.fail_inconclusive)
+            grew = growth(old.value, new.value) if old is not None else None
+            allow = _allowance(change.new, metric, grew)
+            if old is not None:
                 limit = config.ratio(metric)
-                judged = rules.judge_metric(old_pred[metric], new, limit, config.level(metric, old_pred[metric], new))
+                level = config.level(metric, old, new)
+                judged = rules.judge_metric(old, new, limit, level)
                 verdict, step = judged.value, judged.growth
-                if verdict.regressed:
-                    findings.append(Finding(**base, rule="ratio", old=old_pred[metric].value, new=new.value,
-                                            ratio=verdict.ratio, limit=limit, confidence=verdict.confidence,
-                                            trees=verdict.trees, scaled=verdict.limit))
+                by_ratio = dict(rule="ratio", old=old.value, new=new.value, limit=limit, source=config.ratio_source(metric),
+                             level=level, trees=verdict.trees, scaled=verdict.limit)
+                if verdict.regressed or verdict.inconclusive:
+                    outcome = "regressed" if verdict.regressed else "inconclusive"
+                    findings.append(Finding(**base, **by_ratio, **allow, ratio=verdict.ratio,
+                                            confidence=verdict.confidence, outcome=outcome))
+                elif limit:
+                    better = rules.improved(old, new, limit, level)
+                    if better.regressed:  # the same rule, the versions swapped: fell by the ratio, confidently
+                        findings.append(Finding(**base, **{**by_ratio, "trees": better.trees, "scaled": better.limit},
+                                                ratio=verdict.ratio, confidence=better.confidence, outcome="improved"))
                 if step is not None and step.regressed:  # a growth step regresses whatever the constants
-                    findings.append(Finding(**{**base, "unit": "exponent"}, rule="growth", old=step.old,
+                    # a pragma's limits bound the values' growth, not a step in the exponent
+                    steps = allow if change.new.limits is None else {"over_cap": True}
+                    findings.append(Finding(**{**base, "unit": "exponent"}, **steps, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,
-                                            confidence=step.confidence))
-            budget = config.budgets.get(metric)
+                                            confidence=step.confidence, source="growth step"))
+            budget, source = config.budget_for(metric, change.path)
             if budget is not None and new.value > budget.value:
-                old_value = old_pred[metric].value if old_pred is not None and metric in old_pred else None
-                ratio = growth(old_value, new.value) if old_value is not None else None
-                findings.append(
-                    Finding(**base, rule="budget", old=old_value, new=new.value, ratio=ratio, limit=budget.value)
-                )
+                findings.append(Finding(**base, **allow, rule="budget", old=old.value if old is not None else None,
+                                        new=new.value, ratio=grew, limit=budget.value, source=source))
     return findings
+
+
+def _allowance(fn: Function, metric: str, grew: float | None) -> dict[str, object]:
+    """What `fn`'s pragma says about `metric` having grown `grew` (new / old; None for a new
+    function): the Finding fields `allowed`, `cap`, `over_cap`."""
+    if not fn.pragma:
+        return {}
+    if fn.limits is None:
+        return {"allowed": fn.pragma}
+    cap = fn.limits.get(metric)
+    if cap is None:
+        return {"over_cap": True}
+    text = f"{metric}<={cap:g}x"
+    if grew is not None and grew <= cap:
+        return {"allowed": fn.pragma, "cap": text}
+    return {"cap": text, "over_cap": True}
 
 
 def codes_to_predict(changes: Sequence[FunctionChange]) -> list[str]:

@@ -11,10 +11,13 @@ It only reads: git plumbing, file bytes, the model. It never runs the code it ju
 writes the working tree or the index, and gives the same answer for the same input (fixed
 seed, one CPU thread by default). The model is loaded only when something needs predicting.
 
-Exit status: 0 passed, 1 a regression, or the gate could not judge (bad model, git error,
-bad setting); with `--fail-open` a model that cannot be loaded passes with a warning. A file
-it cannot judge (binary, undecodable, a syntax error) gets a note and passes, unless
-`--fail-unjudged` / `fail-unjudged = true` is set.
+Exit status: 0 passed, 1 a regression, 2 the gate could not judge (a bad option or setting,
+a git error, a shallow clone without the base, a model that cannot load or predict);
+`--exit-zero` turns 1 into 0, `--fail-open` lets a model failure pass with a warning. An
+inconclusive growth is reported and passes, unless `--fail-inconclusive`. A file it cannot
+judge (binary, undecodable, a syntax error) gets a note and passes, unless `--fail-unjudged`
+/ `fail-unjudged = true` is set. Output: `--format text|json|github|sarif|markdown`, and
+`--summary FILE` for the Markdown summary (`rlm_lsp.gate.formats`).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from typing import Any
 from rlm_lsp import project_config as config_mod
 from rlm_lsp import rules, source_text
 from rlm_lsp.errors import ModelError
-from rlm_lsp.gate import compare, git, networks, report
+from rlm_lsp.gate import compare, formats, git, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
 from rlm_lsp.model_dir import feature_tree_levels
@@ -63,7 +66,8 @@ KERNEL_METRIC = "kernel_latency"
 
 
 def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = None) -> int:
-    """Run the gate; `loader` replaces the model loading (tests)."""
+    """Run the gate; `loader` replaces the model loading (tests). Returns the exit status:
+    0 passed, 1 a regression, 2 the gate could not judge (usage, settings, git, model)."""
     args = _parser().parse_args(argv)
     out = sys.stdout
     try:
@@ -72,23 +76,43 @@ def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = 
         pass
     result = run(args, loader)
     text = report.text(result, verbose=args.verbose)
-    if args.report == "json":
-        body = report.to_json(result)
-    elif args.report == "markdown":
-        body = report.to_markdown(result)
-    else:
-        body = text
+    body = render(args.format, result, args.verbose)
+    code = result.exit_code
     if args.report_file in (None, "-"):
         out.write(body)  # the report replaces the text lines
     else:
         out.write(text)
-        try:
-            Path(args.report_file).write_text(body, encoding="utf-8")
-        except OSError as exc:
-            out.write(f"rlm-gate: cannot write the report: {exc}\n")
-            return 1
+        code = _write(args.report_file, body, "report", out) or code
+    if args.summary:
+        code = _write(args.summary, formats.to_markdown(result), "summary", out) or code
     out.flush()
-    return 0 if result.passed else 1
+    return report.EXIT_PASSED if args.exit_zero and code == report.EXIT_REGRESSION else code
+
+
+def render(fmt: str, result: GateResult, verbose: bool = False) -> str:
+    """The report in one of FORMATS."""
+    if fmt == "json":
+        return report.to_json(result)
+    if fmt == "markdown":
+        return formats.to_markdown(result)
+    if fmt == "github":
+        return formats.to_github(result)
+    if fmt == "sarif":
+        return formats.to_sarif(result)
+    return report.text(result, verbose=verbose)
+
+
+FORMATS = ("text", "json", "github", "sarif", "markdown")
+
+
+def _write(path: str, body: str, what: str, out: Any) -> int:
+    """Write a report file; 0, or EXIT_ERROR with one line when it cannot be written."""
+    try:
+        Path(path).write_text(body, encoding="utf-8", errors="surrogateescape")
+    except OSError as exc:
+        out.write(f"rlm-gate: cannot write the {what}: {exc}\n")
+        return report.EXIT_ERROR
+    return 0
 
 
 def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> GateResult:
@@ -107,6 +131,10 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             if from_ref and to_ref:
                 args.base, args.head = git.merge_base(from_ref, to_ref, root), to_ref
                 base_label, head_label = from_ref, to_ref
+        elif args.base is not None and git.has_head(root):
+            # `--base origin/main` on a branch: what the branch changed since it forked, not main's newer
+            # commits read backwards (a pull request's diff); the same commit when main has not moved
+            args.base = git.merge_base(args.base, args.head or "HEAD", root)
     except git.GitError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=str(exc))
     try:
@@ -122,7 +150,9 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             model=args.model,
             gpu=args.gpu,
             fail_unjudged=args.fail_unjudged or None,
+            fail_inconclusive=args.fail_inconclusive or None,
         )
+        _check_counts(args)
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
     result = GateResult(config, base_label, head_label)
@@ -177,6 +207,9 @@ def collect(
         if change.status == "D":
             out.append(FileVersions(change.path, change.old_path, old, None, deleted=True))
             continue
+        if change.status == "U":
+            out.append(FileVersions(change.path, change.old_path, None, None, problem="unresolved merge conflict"))
+            continue
         if change.new_mode not in git.FILE_MODES:
             out.append(FileVersions(change.path, change.old_path, None, None, problem="not a regular file"))
             continue
@@ -228,8 +261,8 @@ def evaluate(
         if fv.old_path is not None and fv.old_path != fv.path:
             old_path_of[fv.path] = fv.old_path
         for fn in functions:
-            if fn.pragma == "":
-                result.notes.append(Note(fv.path, f"line {fn.line}: `# rlm: allow-regression` needs a reason; ignored"))
+            if fn.pragma_problem:
+                result.notes.append(Note(fv.path, f"line {fn.line}: {fn.pragma_problem}"))
     matching = compare.match(old, new, old_path_of)
     result.matching = matching
     if not matching.changed:
@@ -258,7 +291,8 @@ def evaluate(
         what = f"{', '.join(map(repr, unknown))} not predicted by this model" if unknown else "none named"
         result.error = f"bad setting: metrics: {what} (it predicts {known})"
         return result
-    named = [m for m in (*config.ratios, *config.budgets) if m not in specs and m != KERNEL_METRIC]
+    in_globs = [m for _, budgets in config.path_budgets for m in budgets]
+    named = [m for m in dict.fromkeys((*config.ratios, *config.budgets, *in_globs)) if m not in specs and m != KERNEL_METRIC]
     if named:  # `--ratio memroy=3`, `memroy-budget = ...`: the limit the user meant would not apply
         result.error = f"bad setting: ratio or budget for {', '.join(map(repr, named))}, not predicted by this model (it predicts {known})"
         return result
@@ -322,12 +356,19 @@ def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
         return [], f"cannot parse: {exc}"
 
 
+def _check_counts(args: argparse.Namespace) -> None:
+    """--samples and --threads: a count of at least 1 (0 or -1 must not quietly become 1)."""
+    for flag, value in (("--samples", args.samples), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{flag} {value}: expected a whole number of at least 1")
+
+
 def _check_budget_units(config: GateConfig, specs: dict[str, Any]) -> None:
-    for metric, budget in config.budgets.items():
-        if metric not in specs:
-            continue
-        if budget.unit and budget.unit != specs[metric].unit:
-            raise ConfigError(f"{metric} budget {budget.text!r} is not in {specs[metric].unit}")
+    tables = [("", config.budgets), *((f" for {glob!r}", budgets) for glob, budgets in config.path_budgets)]
+    for where, budgets in tables:
+        for metric, budget in budgets.items():
+            if metric in specs and budget.unit and budget.unit != specs[metric].unit:
+                raise ConfigError(f"{metric} budget{where} {budget.text!r} is not in {specs[metric].unit}")
 
 
 def _model_failure(result: GateResult, message: str, fail_open: bool) -> GateResult:
@@ -393,8 +434,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip paths matching (repeatable)")
     p.add_argument("--model", metavar="DIR", help="model directory (default: [tool.rlm] model, else shipped)")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.rlm] from this file")
-    p.add_argument("--report", choices=("text", "json", "markdown"), default="text")
+    p.add_argument("--format", "--report", dest="format", choices=FORMATS, default="text",
+                   help="text (default); json: every judged function; github: workflow commands (annotations); "
+                   "sarif: SARIF 2.1.0 for code scanning; markdown: the summary")
     p.add_argument("--report-file", metavar="PATH", help="write the report here; text still goes to stdout")
+    p.add_argument("--summary", metavar="FILE", help="also write the Markdown summary here "
+                   "(e.g. \"$GITHUB_STEP_SUMMARY\"; the file is replaced)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when a function regressed (report only); "
+                   "2 (the gate could not judge) stays")
+    p.add_argument("--fail-inconclusive", action="store_true",
+                   help="an inconclusive growth (past the ratio, the model not confident) fails too")
     p.add_argument("--fail-open", action="store_true", help="pass with a warning when the model cannot load")
     p.add_argument("--fail-unjudged", action="store_true",
                    help="fail when a file cannot be judged (binary, undecodable, syntax error, over 1 MB)")

@@ -22,13 +22,16 @@ EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # `git hash-object -t t
 INDEX = ":index"  # the staged content, as a `head`
 WORKTREE = ":worktree"  # the files on disk, as a `head`
 FILE_MODES = ("100644", "100755")  # regular files; symlinks (120000) and submodules (160000) are not code
+# CI checkouts are shallow by default (actions/checkout: depth 1), and a commit at a shallow clone's
+# edge looks like a root commit: judged against the empty tree, everything new, nothing fails.
+FETCH_MORE = "fetch more history (actions/checkout: `fetch-depth: 0`; or `git fetch --deepen=50`)"
 
 
 @dataclass(frozen=True)
 class Change:
     """One changed file, as `git diff --raw -M` lists it."""
 
-    status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "C" copied, "T" type changed
+    status: str  # "A" added, "M" modified, "D" deleted, "R" renamed, "C" copied, "T" type changed, "U" unmerged
     path: str  # the path after the change (the old path for a deletion), repository-relative, posix
     old_path: str | None  # the path before; None for an added file
     old_blob: str | None  # blob id before; None for an added file
@@ -55,23 +58,51 @@ def toplevel(cwd: str | os.PathLike[str] = ".") -> Path:
 
 
 def resolve(ref: str, cwd: str | os.PathLike[str]) -> str:
-    """The commit id of `ref`; GitError naming the ref when it is unknown."""
+    """The commit id of `ref`; GitError naming the ref when it is unknown (and, in a shallow
+    clone, saying to fetch more history)."""
     try:
         out = run_git(["rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}"], cwd)
     except GitError:
-        raise GitError(f"unknown git revision {ref!r}") from None
+        hint = f" in this shallow clone: {FETCH_MORE}" if is_shallow(cwd) else ""
+        raise GitError(f"unknown git revision {ref!r}{hint}") from None
     return out.decode().strip()
 
 
 def merge_base(a: str, b: str, cwd: str | os.PathLike[str]) -> str:
-    return run_git(["merge-base", resolve(a, cwd), resolve(b, cwd)], cwd).decode().strip()
+    """The fork point of `a` and `b`; GitError when they share no history (a shallow clone)."""
+    commits = [resolve(a, cwd), resolve(b, cwd)]
+    try:
+        return run_git(["merge-base", *commits], cwd).decode().strip()
+    except GitError:
+        if is_shallow(cwd):
+            raise GitError(f"{a} and {b} share no commit in this shallow clone: {FETCH_MORE}") from None
+        raise
 
 
 def parent(ref: str, cwd: str | os.PathLike[str]) -> str:
-    """The first parent of commit `ref`, or EMPTY_TREE for a root commit."""
+    """The first parent of commit `ref`, or EMPTY_TREE for a root commit; GitError for a commit
+    whose parents a shallow clone left out."""
     commit = resolve(ref, cwd)
     parents = run_git(["rev-list", "--parents", "-n", "1", commit], cwd).decode().split()[1:]
+    if not parents and commit in shallow_edge(cwd):
+        raise GitError(f"the parent of {ref} is not in this shallow clone: {FETCH_MORE}")
     return parents[0] if parents else EMPTY_TREE
+
+
+def is_shallow(cwd: str | os.PathLike[str]) -> bool:
+    try:
+        return run_git(["rev-parse", "--is-shallow-repository"], cwd).decode().strip() == "true"
+    except GitError:
+        return False
+
+
+def shallow_edge(cwd: str | os.PathLike[str]) -> set[str]:
+    """The commits whose parents a shallow clone did not fetch (`.git/shallow`); empty otherwise."""
+    path = Path(cwd) / run_git(["rev-parse", "--git-path", "shallow"], cwd).decode().strip()
+    try:
+        return set(path.read_text().split())
+    except OSError:
+        return set()
 
 
 def has_head(cwd: str | os.PathLike[str]) -> bool:

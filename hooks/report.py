@@ -1,24 +1,32 @@
-"""The gate's verdict as text lines, a JSON document or a Markdown comment.
+"""The gate's verdict as text lines, a JSON document or a Markdown summary.
 
-Text is what pre-commit shows: one actionable line per problem
-(`path:line: func(): predicted peak memory 12 MB → 96 MB (8.0×) exceeds 2.0×`), one per
-note (skipped files, unreadable versions), then a one-line summary. JSON and Markdown carry
-the same facts plus every checked function, for a CI job to store or post on a pull request.
+Text is what pre-commit shows: one actionable line per finding
+(`path:line: func(): predicted peak memory 12 MB → 96 MB (8.0×) exceeds 2.0×`; inconclusive and
+improved ones say so), one per note (skipped files, unreadable versions), then a one-line
+summary. JSON carries the same facts plus every judged function and its outcome; Markdown
+counts the outcomes and tables them, for a job summary or a pull-request comment. GitHub
+workflow commands and SARIF are in `rlm_lsp.gate.formats`.
+
+File names are shown escaped in text and Markdown (a newline or a right-to-left mark in a name
+must not forge or reorder a line) and kept exact in JSON (`to_json`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlm_lsp.gate.compare import Finding, Matching
+from rlm_lsp.gate.compare import Finding, FunctionChange, Matching
 from rlm_lsp.prediction import growth_class
 from rlm_lsp.project_config import GateConfig
 from rlm_lsp.units import format_value
 
-REPORT_VERSION = 1
+REPORT_VERSION = 2  # 2: findings' outcome and limit source, functions' outcome
+EXIT_PASSED, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 METRIC_LABELS = {"memory": "peak memory", "latency": "latency", "kernel_latency": "kernel latency"}
 
 
@@ -49,7 +57,11 @@ class GateResult:
 
     @property
     def allowed(self) -> list[Finding]:
-        return [f for f in self.findings if not f.failed]
+        return [f for f in self.findings if f.allowed is not None and f.outcome != "improved"]
+
+    def outcome(self, name: str) -> list[Finding]:
+        """Findings of one outcome ("inconclusive", "improved") that do not fail the gate."""
+        return [f for f in self.findings if f.outcome == name and not f.failed and f.allowed is None]
 
     @property
     def unjudged(self) -> int:
@@ -61,6 +73,14 @@ class GateResult:
         if self.config.fail_unjudged and self.unjudged:
             return False
         return not self.failures and (self.error is None or self.fail_open)
+
+    @property
+    def exit_code(self) -> int:
+        """0 passed, 1 a regression (or a file not judged under fail-unjudged), 2 the gate could
+        not judge (settings, git, model) unless --fail-open let a model failure through."""
+        if self.error is not None and not self.fail_open:
+            return EXIT_ERROR
+        return EXIT_PASSED if self.passed else EXIT_REGRESSION
 
 
 def metric_label(metric: str) -> str:
@@ -83,24 +103,51 @@ def function_label(finding: Finding) -> str:
 
 
 def finding_line(finding: Finding) -> str:
-    where = f"{finding.path}:{finding.line}: {function_label(finding)}: predicted {metric_label(finding.metric)}"
+    where = f"{finding.path}:{finding.line}: {function_label(finding)}: "
+    label = f"predicted {metric_label(finding.metric)}"
     new = format_value(finding.unit, finding.new)
     if finding.rule == "growth":
         old, grown = finding.old or 0.0, finding.new
-        text = (f"{where} growth {growth_class(old)} → {growth_class(grown)} (exponent {old:.1f} → {grown:.1f}), "
-                f"a step of {grown - old:.1f} (limit {finding.limit:g})")
+        text = (f"{where}{label} growth {growth_class(old)} → {growth_class(grown)} (exponent {old:.1f} → "
+                f"{grown:.1f}), a step of {grown - old:.1f} (limit {finding.limit:g})")
+    elif finding.outcome == "improved":
+        old = format_value(finding.unit, finding.old or 0.0)
+        fell = format_ratio(1 / finding.ratio) if finding.ratio else "∞×"
+        text = f"{where}improved: {label} {old} → {new} ({fell} less)"
     elif finding.rule == "ratio":
         old = format_value(finding.unit, finding.old or 0.0)
-        text = f"{where} {old} → {new} ({format_ratio(finding.ratio)}) exceeds {format_ratio(finding.limit)}"
+        verb = "past" if finding.outcome == "inconclusive" else "exceeds"
+        prefix = "inconclusive: " if finding.outcome == "inconclusive" else ""
+        text = f"{where}{prefix}{label} {old} → {new} ({format_ratio(finding.ratio)}) {verb} {format_ratio(finding.limit)}"
+        if finding.source not in ("", "ratio"):
+            text += f" ({finding.source})"
         if finding.scaled is not None and (finding.ratio or 0.0) < finding.limit:  # only where it explains the flag
             text += f" ({format_ratio(finding.scaled)} on the model's scale)"
-        if finding.trees is not None:
+        if finding.outcome == "inconclusive":
+            text += ", but " + _unsure(finding)
+            text += "; fails (fail-inconclusive)" if finding.strict else "; not blocking"
+        elif finding.trees is not None:
             text += f"; the code's features agree ({format_ratio(finding.trees)})"
     else:
-        text = f"{where} {new} exceeds budget {format_value(finding.unit, finding.limit)}"
+        text = f"{where}{label} {new} exceeds budget {format_value(finding.unit, finding.limit)}"
+        if finding.source.startswith("budgets"):
+            text += f" ({finding.source})"
     if finding.allowed is not None:
-        text += f"; allowed by pragma: {finding.allowed}"
+        text += f"; allowed by pragma{f' ({finding.cap})' if finding.cap else ''}: {finding.allowed}"
+    elif finding.over_cap:
+        text += (f"; over the pragma's limit {finding.cap}" if finding.cap
+                 else f"; the pragma's limits do not allow {metric_label(finding.metric)}"
+                 + (" growth steps" if finding.rule == "growth" else ""))
     return text
+
+
+def _unsure(finding: Finding) -> str:
+    """Why an inconclusive finding is not a regression: too few paired draws, or the trees."""
+    if finding.confidence is not None and finding.level is not None and finding.confidence < finding.level:
+        return f"only {finding.confidence:.0%} of the paired draws agree (needs {finding.level:.0%})"
+    if finding.trees is not None:
+        return f"the code's features do not agree ({format_ratio(finding.trees)})"
+    return "the model is not confident of it"
 
 
 def summary(result: GateResult) -> str:
@@ -118,6 +165,13 @@ def summary(result: GateResult) -> str:
     allowed = len({(f.path, f.line) for f in result.allowed})
     if allowed:
         extras.append(f"{allowed} allowed by pragma")
+    new = sum(1 for c in m.changed if c.kind == "added") if m else 0
+    if new:
+        extras.append(f"{new} new, judged against budgets only")
+    for name in ("inconclusive", "improved"):
+        count = len({(f.path, f.line) for f in result.outcome(name)})
+        if count:
+            extras.append(f"{count} {name}")
     skipped = result.unjudged
     if skipped and not result.config.fail_unjudged:
         extras.append(f"{skipped} file{'s' * (skipped != 1)} skipped")
@@ -142,16 +196,65 @@ def text(result: GateResult, verbose: bool = False) -> str:
     lines = [finding_line(f) for f in result.findings]
     lines += [f"{n.path}: {n.message}" for n in result.notes]
     if verbose and result.matching is not None:
-        for change in result.matching.changed:
-            lines.append(f"{change.path}:{change.new.line}: {change.new.qualname}(): checked ({change.kind})")
+        for change, outcome in function_outcomes(result):
+            only = "; budgets only" if change.kind == "added" else ""
+            lines.append(f"{change.path}:{change.new.line}: {change.new.qualname}(): checked ({change.kind}{only}): "
+                         f"{outcome}")
     lines.append(summary(result))
-    return "\n".join(lines) + "\n"
+    return "\n".join(shown(line) for line in lines) + "\n"
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def shown(text: str) -> str:
+    """`text` safe for one line of a terminal or a Markdown cell: control characters, format
+    characters (right-to-left marks, bidi overrides), line separators and undecodable bytes
+    (surrogate escapes of a non-UTF-8 file name, shown as the byte) escaped."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch == " ":
+            out.append(ch)
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # os.fsdecode's stand-in for the byte ord(ch) - 0xDC00
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        elif unicodedata.category(ch) in ("Zs",):
+            out.append(ch)
+        else:
+            out.append(f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+    return "".join(out)
+
+
+def function_outcomes(result: GateResult) -> list[tuple[FunctionChange, str]]:
+    """Every judged function and its outcome: regressed (fails), allowed (by its pragma),
+    inconclusive, improved, new (no old version, within the budgets) or passed."""
+    by_function: dict[tuple[str, int], list[Finding]] = {}
+    for f in result.findings:
+        by_function.setdefault((f.path, f.line), []).append(f)
+    out = []
+    for change in result.matching.changed if result.matching is not None else ():
+        found = by_function.get((change.path, change.new.line), [])
+        if any(f.failed for f in found):
+            outcome = "regressed"
+        elif any(f.allowed is not None for f in found):
+            outcome = "allowed"
+        elif any(f.outcome == "inconclusive" for f in found):
+            outcome = "inconclusive"
+        elif any(f.outcome == "improved" for f in found):
+            outcome = "improved"
+        else:
+            outcome = "new" if change.kind == "added" else "passed"
+        out.append((change, outcome))
+    return out
 
 
 def to_dict(result: GateResult) -> dict[str, Any]:
     functions = []
     if result.matching is not None:
-        for change in result.matching.changed:
+        for change, outcome in function_outcomes(result):
             new_pred = result.predictions.get(change.new.snippet.code, {})
             old_pred = result.predictions.get(change.old.snippet.code, {}) if change.old else {}
             functions.append(
@@ -160,6 +263,8 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                     "line": change.new.line,
                     "qualname": change.new.qualname,
                     "change": change.kind,
+                    "outcome": outcome,
+                    "judged": "budgets only" if change.kind == "added" else "ratio and budgets",
                     "old_path": change.old.path if change.old else None,
                     "old_qualname": change.old.qualname if change.old else None,
                     "pragma": change.new.pragma or None,
@@ -191,10 +296,14 @@ def to_dict(result: GateResult) -> dict[str, Any]:
         "head": result.head,
         "model_version": result.model,
         "error": result.error,
+        "exit_code": result.exit_code,
+        "counts": counts(result),
         "settings": {
             "metrics": result.metrics or list(config.metrics),
             "ratios": {m: config.ratio(m) for m in (result.metrics or config.metrics)},
             "budgets": {m: b.value for m, b in sorted(config.budgets.items())},
+            "path_budgets": {glob: {m: b.value for m, b in budgets.items()} for glob, budgets in config.path_budgets},
+            "fail_inconclusive": config.fail_inconclusive,
         },
         "findings": [
             {
@@ -211,7 +320,12 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                 "limit": f.limit,
                 "trees": f.trees,
                 "model_limit": f.scaled,
-                "status": "fail" if f.failed else "allowed",
+                "outcome": f.outcome,
+                "status": "fail" if f.failed else "allowed" if f.allowed is not None else f.outcome,
+                "limit_source": f.source or None,
+                "pragma_limit": f.cap,
+                "confidence": f.confidence,
+                "level": f.level,
                 "reason": f.allowed,
                 "message": finding_line(f),
             }
@@ -225,52 +339,23 @@ def to_dict(result: GateResult) -> dict[str, Any]:
 
 
 def to_json(result: GateResult) -> str:
-    return json.dumps(to_dict(result), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """The JSON report. A file name that is not UTF-8 keeps its bytes: each undecodable byte is
+    the lone surrogate `\\udcXX` that `os.fsdecode` gives (`os.fsencode` turns it back)."""
+    body = json.dumps(to_dict(result), indent=2, ensure_ascii=False, sort_keys=False)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m[0]):04x}", body) + "\n"
 
 
-def to_markdown(result: GateResult) -> str:
-    icon = "✅" if result.passed else "❌"
-    out = [f"### {icon} rlm-gate: predicted performance of changed functions", "", summary(result), ""]
-    if result.findings:
-        out += ["| | function | metric | before | after | change | limit |", "|---|---|---|---|---|---|---|"]
-        for f in result.findings:
-            status = "❌" if f.failed else f"allowed: {_cell(f.allowed or '')}"
-            if f.rule == "growth":
-                before, after = growth_class(f.old or 0.0), growth_class(f.new)
-                change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent", f"step {f.limit:g}"
-            else:
-                before = format_value(f.unit, f.old) if f.old is not None else "–"
-                after, change = format_value(f.unit, f.new), format_ratio(f.ratio) if f.ratio else "–"
-                limit = format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
-            out.append(
-                f"| {status} | `{f.path}:{f.line}` `{_cell(function_label(f))}` | {metric_label(f.metric)} | "
-                f"{before} | {after} | {change} | {limit} |"
-            )
-        out.append("")
-    if result.matching and result.matching.changed:
-        out += ["<details><summary>All checked functions</summary>", ""]
-        header = " | ".join(metric_label(m) for m in result.metrics)
-        out += [f"| function | change | {header} |", "|---|---|" + "---|" * len(result.metrics)]
-        for change in result.matching.changed:
-            new_pred = result.predictions.get(change.new.snippet.code, {})
-            old_pred = result.predictions.get(change.old.snippet.code, {}) if change.old else {}
-            cells = []
-            for metric in result.metrics:
-                if metric not in new_pred:
-                    cells.append("–")
-                    continue
-                new = format_value(new_pred[metric].unit, new_pred[metric].value)
-                old = old_pred.get(metric)
-                cells.append(f"{format_value(old.unit, old.value)} → {new}" if old else new)
-            out.append(
-                f"| `{change.path}:{change.new.line}` `{change.new.qualname}()` | {change.kind} | {' | '.join(cells)} |"
-            )
-        out += ["", "</details>", ""]
-    if result.notes:
-        out += ["Notes:", ""] + [f"- `{n.path}`: {n.message}" for n in result.notes] + [""]
-    if result.model:
-        out.append(f"<sub>model {result.model}; predictions, not measurements</sub>")
-    return "\n".join(out).rstrip() + "\n"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def counts(result: GateResult) -> dict[str, int]:
+    """Functions per outcome: regressed, allowed, inconclusive, improved, unchanged (predicted
+    within the limits, or the same code after normalizing), new (no old version, within budgets)."""
+    out = dict.fromkeys(("regressed", "allowed", "inconclusive", "improved", "unchanged", "new"), 0)
+    for _, outcome in function_outcomes(result):
+        out["unchanged" if outcome == "passed" else outcome] += 1
+    out["unchanged"] += result.matching.unchanged + len(result.matching.renamed) if result.matching else 0
+    return out
 
 
 def _pred(p: Any) -> dict[str, float] | None:
@@ -278,6 +363,3 @@ def _pred(p: Any) -> dict[str, float] | None:
         return None
     return {"value": p.value, "low": getattr(p, "low", p.value), "high": getattr(p, "high", p.value)}
 
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")

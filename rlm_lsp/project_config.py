@@ -17,6 +17,10 @@ latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us
 include = ["src/**"]               # only these paths (fnmatch on the repository-relative path)
 exclude = ["tests/**", "*_pb2.py"]
 fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
+fail-inconclusive = true           # an inconclusive growth fails too (default false: reported only)
+
+[tool.rlm.budgets]                 # budgets per path glob: the first glob that matches a file wins
+"src/hot/**" = { latency = "10 ms", memory = "64 MB" }
 ```
 
 Keys may be spelled with `-` or `_`. Keys the gate does not know are left to the other
@@ -73,6 +77,8 @@ class GateConfig:
     gpu: str | None = None  # the GPU kernel latency is predicted for; None: the kernel model's default
     fail_unjudged: bool = False  # a file the gate cannot judge (syntax error, undecodable) fails the gate
     confidence: float | None = None  # share of paired draws over the ratio; None: each metric's (rules.level_for)
+    fail_inconclusive: bool = False  # an inconclusive growth (estimates past the ratio, model unsure) fails
+    path_budgets: tuple[tuple[str, dict[str, Budget]], ...] = ()  # (glob, metric -> budget), in file order
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
@@ -83,6 +89,19 @@ class GateConfig:
         `predictions` say whether the model's feature trees judge with it)."""
         return rules.level_for(metric, self.confidence, *predictions)
 
+    def budget_for(self, metric: str, path: str) -> tuple[Budget | None, str]:
+        """The budget `metric` of the file `path` meets, and where it comes from: the first
+        `[tool.rlm.budgets]` glob that matches the path and names the metric, else the global one."""
+        for pattern, budgets in self.path_budgets:
+            if metric in budgets and _glob_match(path, pattern):
+                return budgets[metric], f"budgets {pattern!r}"
+        budget = self.budgets.get(metric)
+        return budget, (f"{metric.replace('_', '-')}-budget" if budget is not None else "")
+
+    def ratio_source(self, metric: str) -> str:
+        """Which setting the ratio of `metric` comes from, for the report."""
+        return f"{metric.replace('_', '-')}-ratio" if metric in self.ratios else "ratio"
+
     def wants(self, path: str) -> bool:
         """Whether the include/exclude globs let this repository-relative path through."""
         if self.include and not any(_glob_match(path, p) for p in self.include):
@@ -92,7 +111,7 @@ class GateConfig:
 
 def parse_quantity(text: str | float | int, where: str) -> Budget:
     """'512 MB' -> Budget(512e6, 'bytes'); '2 s' -> Budget(2000, 'ms'); 300 -> Budget(300, '')."""
-    if isinstance(text, bool):
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
         raise ConfigError(f"{where}: expected a number or a quantity like '512 MB' or '200 ms', got {text!r}")
     if isinstance(text, int | float):
         value, unit = float(text), ""
@@ -124,8 +143,8 @@ def parse_ratio(value: Any, where: str) -> float:
         ratio = float(value)
     except ValueError:
         raise ConfigError(f"{where}: expected a number > 1, got {value!r}") from None
-    if not ratio > 1.0 or math.isnan(ratio):
-        raise ConfigError(f"{where}: a ratio must be greater than 1, got {value!r}")
+    if not ratio > 1.0 or not math.isfinite(ratio):  # inf would switch the ratio off in silence
+        raise ConfigError(f"{where}: a ratio must be a finite number greater than 1, got {value!r}")
     return ratio
 
 
@@ -143,7 +162,10 @@ def load(pyproject: Path | None) -> GateConfig:
         data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot read: {exc}") from None
-    table = data.get("tool", {}).get("rlm", {})
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{pyproject}: tool: expected a table ([tool.rlm]), got {tool!r}")
+    table = tool.get("rlm", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.rlm] must be a table")
     return from_table(table, base_dir=pyproject.parent, source=str(pyproject))
@@ -175,11 +197,17 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         config = replace(config, gpu=gpu)
     if "confidence" in settings:
         config = replace(config, confidence=parse_confidence(settings["confidence"], f"{source}: confidence"))
-    if "fail-unjudged" in settings:
-        value = settings["fail-unjudged"]
-        if not isinstance(value, bool):
-            raise ConfigError(f"{source}: fail-unjudged: expected true or false, got {value!r}")
-        config = replace(config, fail_unjudged=value)
+    for key in ("fail-unjudged", "fail-inconclusive"):
+        if key in settings:
+            value = settings[key]
+            if not isinstance(value, bool):
+                raise ConfigError(f"{source}: {key}: expected true or false, got {value!r}")
+            if key == "fail-unjudged":
+                config = replace(config, fail_unjudged=value)
+            else:
+                config = replace(config, fail_inconclusive=value)
+    if "budgets" in settings:
+        config = replace(config, path_budgets=_path_budgets(settings["budgets"], f"{source}: budgets"))
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
@@ -200,6 +228,7 @@ def override(
     gpu: str | None = None,
     fail_unjudged: bool | None = None,
     confidence: str | None = None,
+    fail_inconclusive: bool | None = None,
 ) -> GateConfig:
     """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
     `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
@@ -230,6 +259,8 @@ def override(
         config = replace(config, gpu=gpu)
     if fail_unjudged is not None:
         config = replace(config, fail_unjudged=fail_unjudged)
+    if fail_inconclusive is not None:
+        config = replace(config, fail_inconclusive=fail_inconclusive)
     if confidence is not None:
         config = replace(config, confidence=parse_confidence(confidence, f"--confidence {confidence}"))
     return config
@@ -244,6 +275,21 @@ def parse_confidence(value: Any, where: str) -> float:
     if isinstance(value, bool) or not 0 <= x <= 1:
         raise ConfigError(f"{where}: expected a number from 0 to 1, got {value!r}")
     return x
+
+
+def _path_budgets(table: Any, where: str) -> tuple[tuple[str, dict[str, Budget]], ...]:
+    """`{"src/hot/**": {latency = "10 ms"}}` -> (("src/hot/**", {"latency": Budget(10, "ms")}),)."""
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: expected a table of path globs, e.g. \"src/hot/**\" = {{ latency = \"10 ms\" }}, "
+                          f"got {table!r}")
+    out = []
+    for pattern, budgets in table.items():
+        if not isinstance(budgets, dict) or not budgets:
+            raise ConfigError(f"{where}: {pattern!r}: expected a table like {{ latency = \"10 ms\" }}, got {budgets!r}")
+        parsed = {metric.replace("-", "_"): parse_quantity(value, f"{where}: {pattern!r}: {metric}")
+                  for metric, value in budgets.items()}
+        out.append((pattern, parsed))
+    return tuple(out)
 
 
 def _strings(value: Any, where: str) -> tuple[str, ...]:

@@ -3,7 +3,8 @@
     old code, new code -> changed?      (canonical forms differ: `changed`)
     old, new Prediction -> regressed?   (new/old over the ratio, and the model confident of it)
     old, new growth     -> regressed?   (a step of `GROWTH_STEP` or more in the exponent, confident)
-    source lines        -> allowed?     (`# rlm: allow-regression <reason>`: `pragma`)
+    old, new Prediction -> improved?    (the same rule with the versions swapped: `improved`)
+    source lines        -> allowed?     (`# rlm: allow-regression[memory<=4x] <reason>`: `pragma_parts`)
 
 **Change.** Two versions of a function are the same when their canonical forms are equal
 (`preprocess.canon_v1`: comments, docstrings, type hints, formatting, no-op statements and
@@ -13,7 +14,9 @@ consistent renames of what the code defines do not count). The same code is neve
 the old and of the new code used the same random numbers, so new_i / old_i is a paired draw of
 the ratio. A metric regresses when the point estimates grew by `ratio` or more *and* at least
 its confidence level of the paired draws did: one median crossing the line is not enough.
-Without samples (greedy decoding, old models' rows) the point estimates decide alone. Each
+Without samples (greedy decoding, old models' rows) the point estimates decide alone. Estimates
+that grew past the limit without that confidence (or against the trees, below) are
+`Verdict.inconclusive`: the gate reports them and passes. Each
 metric's level (`level_for`) is calibrated on validation pairs (`python -m training.gate_quality
 --calibrate --per-metric`): `CONFIDENCE_BY_METRIC` for the shipped default judged without feature
 trees, the trees' own levels with them (below); `CONFIDENCE` is the uncalibrated level of a metric
@@ -63,7 +66,8 @@ CONFIDENCE_BY_METRIC = {"memory": 0.65, "latency": 0.6}
 # model predicts growth; the issue's classes are 0.5 to 0.75 wide, so this is one class or more.
 GROWTH_STEP = 0.75
 _ROUNDING = 1e-9  # 1.75 - 1.0 is a full step even where float subtraction leaves 0.7499999...
-PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression\b[:\s]*(?P<reason>.*?)\s*$")
+# `# rlm: allow-regression <reason>`, or with limits: `# rlm: allow-regression[memory<=4x] <reason>`
+PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression(?:\[(?P<limits>[^\]]*)\])?(?![\w-])[:\s]*(?P<reason>.*?)\s*$")
 
 
 # -- change -----------------------------------------------------------------------------------
@@ -137,6 +141,12 @@ class Verdict:
     regressed: bool
     trees: float | None = None  # the feature trees' new / old, where the rule asked them
     limit: float | None = None  # the model's own limit for the ratio, where it differs (`FeatureCheck.model_limit`)
+    past: bool = False  # the point estimates grew by the (model's) limit, confident or not
+
+    @property
+    def inconclusive(self) -> bool:
+        """The estimates grew past the limit but the draws or the feature trees do not back it."""
+        return self.past and not self.regressed
 
 
 def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
@@ -145,12 +155,19 @@ def judge(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
     a, b = getattr(old, "features", None), getattr(new, "features", None)
     limit = b.model_limit(ratio) if a is not None and b is not None else ratio
     conf = confidence(old, new, limit)
-    regressed = bool(ratio) and grew >= limit and conf >= level
+    past = bool(ratio) and grew >= limit
+    regressed = past and conf >= level
     scaled = limit if limit != ratio else None
     if not regressed or a is None or b is None:
-        return Verdict(grew, conf, regressed, None, scaled)
+        return Verdict(grew, conf, regressed, None, scaled, past)
     trees = growth(a.value, b.value)  # asked only here: reading the trees costs a canonical form
-    return Verdict(grew, conf, trees >= b.limit(ratio) - _ROUNDING, trees, scaled)
+    return Verdict(grew, conf, trees >= b.limit(ratio) - _ROUNDING, trees, scaled, past)
+
+
+def improved(old, new, ratio: float, level: float = CONFIDENCE) -> Verdict:
+    """Whether `new` fell against `old` by `ratio`, as confidently as a regression must grow: the
+    same rule with the versions swapped (its `ratio` is old / new, `regressed` means improved)."""
+    return judge(new, old, ratio, level)
 
 
 @dataclass(frozen=True)
@@ -229,10 +246,35 @@ def comments(source: str) -> dict[int, str]:
     return found
 
 
+_LIMIT = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*<=\s*(?P<ratio>[0-9]*\.?[0-9]+)\s*[x×]\s*$")
+
+
+def pragma_limits(text: str) -> dict[str, float]:
+    """`memory<=4x, latency<=1.5x` -> {"memory": 4.0, "latency": 1.5}: how far each named metric
+    may grow (new / old). ValueError, with the part that is wrong, for anything else."""
+    limits: dict[str, float] = {}
+    for part in text.split(","):
+        match = _LIMIT.match(part)
+        if not match:
+            raise ValueError(f"limit {part.strip()!r} is not like memory<=4x")
+        ratio = float(match["ratio"])
+        if not 1.0 < ratio < math.inf:
+            raise ValueError(f"limit {part.strip()!r} must allow a growth above 1x")
+        limits[match["metric"].replace("-", "_")] = ratio
+    return limits
+
+
 def pragma(snippet, found: Mapping[int, str], lines: Sequence[str]) -> str | None:
     """The reason of an allow-regression pragma on the function's header lines (decorators,
     `def`, up to the `:`) or in the comment lines directly above; "" when the pragma is there
     without a reason (ignored, with a note), None when there is none."""
+    parts = pragma_parts(snippet, found, lines)
+    return None if parts is None else parts[0]
+
+
+def pragma_parts(snippet, found: Mapping[int, str], lines: Sequence[str]) -> tuple[str, str | None] | None:
+    """(reason, limits) of the function's allow-regression pragma (`pragma`), `limits` the text in
+    its brackets (`memory<=4x`) or None when it has none; None when there is no pragma."""
     candidates = list(range(snippet.start_line, snippet.header_end_line + 1))
     above = snippet.start_line - 1
     while above >= 0 and lines[above].strip().startswith("#"):
@@ -243,7 +285,7 @@ def pragma(snippet, found: Mapping[int, str], lines: Sequence[str]) -> str | Non
         match = PRAGMA.search(found.get(line, ""))
         if match:
             if match["reason"]:
-                return match["reason"]
-            result = ""
+                return match["reason"], match["limits"]
+            result = "", match["limits"]
     return result
 

@@ -116,7 +116,10 @@ def test_the_gate_and_the_editor_say_what_the_trees_saw():
     assert finding.trees == pytest.approx(2.5)
     assert report.finding_line(finding).endswith("exceeds 2.0×; the code's features agree (2.5×)")
     vetoed = {old_fn.snippet.code: {"memory": old}, new_fn.snippet.code: {"memory": pred(3000.0, trees=12.0)}}
-    assert compare.judge([change], vetoed, GateConfig(), ["memory"]) == []
+    [unsure] = compare.judge([change], vetoed, GateConfig(), ["memory"])  # the trees' veto: reported, not failed
+    assert unsure.outcome == "inconclusive" and not unsure.failed
+    assert report.finding_line(unsure).endswith(
+        "past 2.0×, but the code's features do not agree (1.2×); not blocking")
 
     from rlm_lsp.server import diagnostics
     from rlm_lsp.server.analysis import FunctionResult

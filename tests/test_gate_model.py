@@ -97,7 +97,7 @@ def test_real_model_text_output_and_budget(repo, tiny_model_dir):
 def test_broken_model_fails_with_the_file_named_and_fail_open_passes(repo, model_copy):
     (model_copy / "decoder_model.onnx").write_bytes(b"not a model")
     proc = gate(repo, "--model", str(model_copy))
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert proc.stdout.startswith("rlm-gate: FAILED: cannot load the model: ModelError:")
     assert "decoder_model.onnx" in proc.stdout
     proc = gate(repo, "--model", str(model_copy), "--fail-open")
@@ -107,7 +107,7 @@ def test_broken_model_fails_with_the_file_named_and_fail_open_passes(repo, model
 
 def test_budget_in_the_wrong_unit_is_a_setting_error(repo, tiny_model_dir):
     proc = gate(repo, "--model", str(tiny_model_dir), "--budget", "memory=20ms", "--samples", "2")
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "bad setting: memory budget '20ms' is not in bytes" in proc.stdout
 
 

@@ -186,7 +186,8 @@ def test_new_deleted_binary_non_utf8_and_syntax_error_files(repo, capsys):
     assert "src/latin.py: skipped: not UTF-8 text (byte 24)" in out
     assert "src/broken.py: skipped: syntax error at line 1:" in out
     assert out.splitlines()[-1] == (
-        "rlm-gate: passed: 1 changed function in 1 file, no predicted regression (3 files skipped)"
+        "rlm-gate: passed: 1 changed function in 1 file, no predicted regression "
+        "(1 new, judged against budgets only; 3 files skipped)"
     )
     code, out = run_gate(capsys, "--budget", "memory=10MB")
     assert code == 1
@@ -205,7 +206,7 @@ def test_syntax_error_fixed_counts_functions_as_new(repo, capsys):
 def test_missing_model_fails_clearly_and_fail_open_passes(repo, capsys, tmp_path):
     stage(repo, "src/app.py", MATERIALIZED)
     code, out = run_gate(capsys, "--model", str(tmp_path / "nowhere"), loader=None)
-    assert code == 1
+    assert code == 2
     assert out.splitlines()[-1].startswith(
         f"rlm-gate: FAILED: cannot load the model: ModelError: model directory not found: {tmp_path / 'nowhere'}"
     )
@@ -223,7 +224,7 @@ def test_broken_predictor_fails(repo, capsys):
 
     stage(repo, "src/app.py", MATERIALIZED)
     code, out = run_gate(capsys, loader=Broken)
-    assert code == 1 and "prediction failed: RuntimeError: session exploded" in out
+    assert code == 2 and "prediction failed: RuntimeError: session exploded" in out
 
 
 def test_reports_to_files(repo, capsys, tmp_path):
@@ -242,13 +243,14 @@ def test_reports_to_files(repo, capsys, tmp_path):
     code, out = run_gate(capsys, "--report", "markdown", "--report-file", str(tmp_path / "r.md"))
     md = (tmp_path / "r.md").read_text()
     assert md.startswith("### ❌ rlm-gate")
-    assert "| ❌ | `src/app.py:4` `stream()` | peak memory | 1 MB | 8 MB | 8.0× | 2.0× |" in md
+    assert md.startswith("### ❌ rlm-gate: 1 regressed · 0 inconclusive · 0 improved · 2 unchanged · 0 new\n")
+    assert "| ❌ regressed | `src/app.py:4` `stream()` | peak memory | 1 MB | 8 MB | 8.0× | 2.0× |" in md
     code, out = run_gate(capsys, "--report", "json")  # no file: the report replaces the text on stdout
     assert json.loads(out)["summary"].startswith("rlm-gate: FAILED")
     code, out = run_gate(capsys, "--report-file", str(tmp_path / "r.txt"))
     assert (tmp_path / "r.txt").read_text() == out and out.startswith("src/app.py:4: stream()")
     code, out = run_gate(capsys, "--report", "json", "--report-file", str(tmp_path / "missing" / "r.json"))
-    assert code == 1 and "cannot write the report" in out
+    assert code == 2 and "cannot write the report" in out
 
 
 def tree_state(repo: Path) -> tuple[str, str, bytes]:
@@ -287,22 +289,22 @@ def test_pyproject_settings_and_command_line_override(repo, capsys):
     assert code == 1 and "exceeds 8.0×" in out
     write(repo, "pyproject.toml", "[tool.rlm]\nmemory-ratio = 0.5\n")
     code, out = run_gate(capsys)
-    assert code == 1 and "bad setting" in out and "memory-ratio" in out
+    assert code == 2 and "bad setting" in out and "memory-ratio" in out
 
 
 def test_a_metric_the_model_does_not_predict_is_a_bad_setting(repo, capsys):
     stage(repo, "src/app.py", MATERIALIZED)
     write(repo, "pyproject.toml", '[tool.rlm]\nmetrics = ["memroy"]\n')
     code, out = run_gate(capsys)
-    assert code == 1 and "bad setting: metrics: 'memroy' not predicted by this model (it predicts" in out
+    assert code == 2 and "bad setting: metrics: 'memroy' not predicted by this model (it predicts" in out
     write(repo, "pyproject.toml", "[tool.rlm]\nmetrics = []\n")
     code, out = run_gate(capsys)
-    assert code == 1 and "bad setting: metrics: none named" in out
+    assert code == 2 and "bad setting: metrics: none named" in out
     code, out = run_gate(capsys, "--metrics", "memory,latncy")
-    assert code == 1 and "'latncy' not predicted" in out
+    assert code == 2 and "'latncy' not predicted" in out
     write(repo, "pyproject.toml", "[tool.rlm]\n")
     code, out = run_gate(capsys, "--ratio", "memroy=3")
-    assert code == 1 and "bad setting: ratio or budget for 'memroy', not predicted by this model" in out
+    assert code == 2 and "bad setting: ratio or budget for 'memroy', not predicted by this model" in out
 
 
 def test_base_and_head_refs_for_ci(repo, capsys):
@@ -319,7 +321,7 @@ def test_base_and_head_refs_for_ci(repo, capsys):
     code, out = run_gate(capsys, "--base", base)
     assert code == 0 and "1 changed function in 1 file" in out
     code, out = run_gate(capsys, "--base", "no-such-ref")
-    assert code == 1 and "unknown git revision 'no-such-ref'" in out
+    assert code == 2 and "unknown git revision 'no-such-ref'" in out
 
 
 def test_pre_commit_from_and_to_ref(repo, capsys, monkeypatch):
@@ -358,7 +360,7 @@ def test_first_commit_and_moves_between_files(tmp_path, capsys, monkeypatch):
 def test_not_a_repository(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     code, out = run_gate(capsys)
-    assert code == 1 and out.startswith("rlm-gate: FAILED: git rev-parse --show-toplevel: fatal: not a git repository")
+    assert code == 2 and out.startswith("rlm-gate: FAILED: git rev-parse --show-toplevel: fatal: not a git repository")
 
 
 def test_symlinks_are_skipped_with_a_note(repo, capsys):

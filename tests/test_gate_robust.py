@@ -111,7 +111,7 @@ def test_unjudged_files_pass_by_default_and_fail_when_configured(repo, capsys):
 
     (repo / "pyproject.toml").write_text('[tool.rlm]\nfail-unjudged = "yes"\n')
     code, out = run_gate(capsys)
-    assert code == 1 and "fail-unjudged: expected true or false, got 'yes'" in out, out
+    assert code == 2 and "fail-unjudged: expected true or false, got 'yes'" in out, out
 
 
 def test_fail_unjudged_does_not_fail_a_clean_change(repo, capsys):

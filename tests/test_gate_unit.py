@@ -363,7 +363,10 @@ def test_each_metric_is_judged_at_its_own_level_unless_the_project_sets_one():
     new = {m: Prediction(m, 3.0, 1.0, 3.0, u, samples=(3.0,) * 10 + (1.0,) * 6)
            for m, u in (("memory", "bytes"), ("latency", "ms"))}
     findings = compare.judge([one_change(OLD_F, NEW_F)], {OLD_F: old, NEW_F: new}, GateConfig(), ["memory", "latency"])
-    assert [f.metric for f in findings] == ["latency"]
+    assert [(f.metric, f.outcome) for f in findings] == [("memory", "inconclusive"), ("latency", "regressed")]
+    assert [f.metric for f in findings if f.failed] == ["latency"]
+    assert report.finding_line(findings[0]).endswith(
+        "past 2.0×, but only 62% of the paired draws agree (needs 65%); not blocking")
     both = compare.judge([one_change(OLD_F, NEW_F)], {OLD_F: old, NEW_F: new}, GateConfig(confidence=0.6),
                          ["memory", "latency"])
     assert [f.metric for f in both] == ["memory", "latency"]

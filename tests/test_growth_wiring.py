@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rlm_lsp import snippets
-from rlm_lsp.gate import compare, report
+from rlm_lsp.gate import compare, formats, report
 from rlm_lsp.prediction import Prediction
 from rlm_lsp.project_config import GateConfig
 from rlm_lsp.server import diagnostics
@@ -36,7 +36,7 @@ def test_the_gate_flags_a_growth_step_whatever_the_constants():
         "findings"][0]["message"] == report.finding_line(f)
     assert report.finding_line(f) == ("x.py:1: parse(): predicted peak memory growth ~n → ~n² "
                                       "(exponent 1.0 → 2.1), a step of 1.1 (limit 0.75)")
-    assert "| peak memory | ~n | ~n² | +1.1 in the exponent | step 0.75 |" in report.to_markdown(
+    assert "| peak memory | ~n | ~n² | +1.1 in the exponent | step 0.75 |" in formats.to_markdown(
         report.GateResult(GateConfig(), "HEAD", "index", findings=findings, metrics=["memory"]))
     assert compare.judge([_change()], _preds(1.0, 1.5), GateConfig(), ["memory"]) == []
     assert compare.judge([_change()], _preds(None, 2.1), GateConfig(), ["memory"]) == []

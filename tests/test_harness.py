@@ -58,6 +58,7 @@ def m(code, tests=NO_ARGS, **kw):
 
 # ------------------------------------------------------------------ protocol
 
+@pytest.mark.needs_bwrap
 def test_leetcode_program_is_measured():
     row = m(TWO_SUM, TWO_SUM_TESTS, entry="twoSum")
     assert row["status"] == "ok", row
@@ -67,6 +68,7 @@ def test_leetcode_program_is_measured():
     assert row["rss_kb"] > 0 and row["n_tests"] == 2
 
 
+@pytest.mark.needs_bwrap
 def test_memory_counts_what_the_calls_allocate():
     small = m(one_call("x = [0] * 1000\nreturn len(x)"))
     big = m(one_call("x = [0] * 1000000\nreturn len(x)"))
@@ -74,12 +76,14 @@ def test_memory_counts_what_the_calls_allocate():
     assert big["memory_bytes"] >= 8_000_000 > small["memory_bytes"]
 
 
+@pytest.mark.needs_bwrap
 def test_memory_is_reproducible():
     code = one_call("d = {str(i): i for i in range(5000)}\nreturn len(d)")
     a, b = m(code), m(code)
     assert a["memory_bytes"] == b["memory_bytes"]
 
 
+@pytest.mark.needs_bwrap
 def test_wrong_answer_is_recorded():
     tests = [{"args": [{"json": [1, 2]}, {"json": 3}], "expected": {"json": [5, 5]}}]
     row = m(TWO_SUM, tests, entry="twoSum")
@@ -87,6 +91,7 @@ def test_wrong_answer_is_recorded():
     assert row["memory_bytes"] is not None and row["latency_ms"] is not None
 
 
+@pytest.mark.needs_bwrap
 def test_tree_and_list_arguments():
     code = '''
 class Solution:
@@ -108,6 +113,7 @@ class Solution:
     assert row["status"] == "ok" and row["correct"] is True
 
 
+@pytest.mark.needs_bwrap
 def test_stdin_script():
     code = "import sys\nnums = list(map(int, sys.stdin.read().split()))\nprint(sum(nums))\n"
     tests = [{"stdin": "1 2 3\n", "expected": "6\n"}, {"stdin": "10 -4", "expected": "6"}]
@@ -117,6 +123,7 @@ def test_stdin_script():
     assert bad["status"] == "wrong"
 
 
+@pytest.mark.needs_bwrap
 def test_stdin_buffer_is_not_in_the_memory_peak():
     # the runner makes the input's StringIO (about 4 B/char) before tracing starts: a program that does
     # not read its input costs the same on 1 byte and on 1 MB, and one that reads it costs the text it reads
@@ -131,6 +138,7 @@ def test_stdin_buffer_is_not_in_the_memory_peak():
     assert 1_000_000 <= read < 1_100_000   # the str it read (1 B/char), not the runner's 4 MB buffer
 
 
+@pytest.mark.needs_bwrap
 def test_stdin_scripts_may_read_bytes():
     # fast-IO code reads sys.stdin.buffer, as on a judge (a stdout.buffer is not given: it would add
     # its own bytes to every stdin program's peak, and no program measured so far writes bytes)
@@ -149,6 +157,7 @@ def test_stdin_scripts_may_read_bytes():
     assert peak("print(1)\n", big) == peak("print(1)\n", "7")
 
 
+@pytest.mark.needs_bwrap
 def test_expected_digests_from_a_reference():
     ref = m(TWO_SUM, TWO_SUM_TESTS, entry="twoSum")
     tests = [{"args": t["args"]} for t in TWO_SUM_TESTS]
@@ -158,6 +167,7 @@ def test_expected_digests_from_a_reference():
 
 # ------------------------------------------------------------------ sandbox
 
+@pytest.mark.needs_bwrap
 def test_program_cannot_open_a_socket():
     code = one_call('''
 import socket
@@ -175,12 +185,14 @@ except OSError:
     assert row["status"] == "ok" and row["correct"] is True, row
 
 
+@pytest.mark.needs_bwrap
 def test_low_level_socket_module_is_blocked_too():
     code = one_call("import _socket\n_socket.socket()\nreturn 'open'")
     row = m(code)
     assert row["status"] == "error" and "PermissionError" in row["error"]
 
 
+@pytest.mark.needs_bwrap
 @pytest.mark.skipif(not unshare_prefix(), reason="unshare -n is not permitted on this machine")
 def test_network_namespace_has_no_interfaces_but_loopback():
     code = one_call("return sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:])")
@@ -190,6 +202,7 @@ def test_network_namespace_has_no_interfaces_but_loopback():
     assert r.result["digests"][0] == _digests(["lo"])
 
 
+@pytest.mark.needs_bwrap
 def test_program_cannot_write_outside_its_folder(tmp_path):
     target = tmp_path / ("escape-%s.txt" % uuid.uuid4().hex)
     victim = tmp_path / "victim.txt"
@@ -223,6 +236,7 @@ return out
     assert victim.read_text() == "keep me"
 
 
+@pytest.mark.needs_bwrap
 def test_program_cannot_start_processes():
     code = one_call("import os\nreturn os.system('echo hi')")
     row = m(code)
@@ -231,18 +245,21 @@ def test_program_cannot_start_processes():
     assert m(code)["status"] == "error"
 
 
+@pytest.mark.needs_bwrap
 def test_runaway_allocation_is_memout():
     code = one_call("a = []\nwhile True:\n    a.append(bytearray(50_000_000))")
     row = m(code, mem_limits=Limits(address_space=600 << 20, cpu_s=5, wall_s=10.0))
     assert row["status"] == "memout", row
 
 
+@pytest.mark.needs_bwrap
 def test_hang_is_timeout():
     code = one_call("while True:\n    pass")
     row = m(code, mem_limits=Limits(cpu_s=30, wall_s=1.5))
     assert row["status"] == "timeout"
 
 
+@pytest.mark.needs_bwrap
 def test_sleeping_hang_is_timeout():
     code = one_call("import time\ntime.sleep(60)")
     row = m(code, mem_limits=Limits(cpu_s=30, wall_s=1.5))
@@ -251,11 +268,13 @@ def test_sleeping_hang_is_timeout():
 
 @pytest.mark.parametrize("body", ["raise ValueError('boom')", "import sys\nsys.exit(3)", "return undefined_name",
                                   "import os\nos._exit(7)"])
+@pytest.mark.needs_bwrap
 def test_crash_is_error(body):
     row = m(one_call(body))
     assert row["status"] == "error"
 
 
+@pytest.mark.needs_bwrap
 def test_environment_is_scrubbed():
     code = one_call("import os\nreturn sorted(os.environ)")
     r = run_child({"mode": "memory", "code": code, "tests": NO_ARGS}, FAST_MEM)
@@ -264,6 +283,7 @@ def test_environment_is_scrubbed():
     assert r.result["digests"][0] == _digests(["LANG", "LC_ALL", "PATH", "PYTHONHASHSEED"])
 
 
+@pytest.mark.needs_bwrap
 def test_syntax_error_is_error():
     assert m("class Solution:\n    def f(self) return 1\n")["status"] == "error"
 
@@ -317,6 +337,7 @@ def _args(**kw):
     return argparse.Namespace(**d)
 
 
+@pytest.mark.needs_bwrap
 def test_batch_records_every_failure_and_resumes(fake_run):
     assert build_dataset.run(_args()) == 0
     rows = list(build_dataset.read_rows(build_dataset.work_rows_path()))
@@ -338,6 +359,7 @@ def test_batch_records_every_failure_and_resumes(fake_run):
         assert len([json.loads(x) for x in f]) == 5
 
 
+@pytest.mark.needs_bwrap
 def test_large_tier_is_generated_and_cached(fake_run, monkeypatch):
     # TWO_SUM finds no pair on the generated 10,000-element input, so its output is the input list, and the
     # memory run's digest of it (json per element, with tracemalloc still on) takes about 1 s: the run
@@ -359,6 +381,7 @@ def test_large_tier_is_generated_and_cached(fake_run, monkeypatch):
     assert again["rows"][0]["input_sha1"] == row["input_sha1"]
 
 
+@pytest.mark.needs_bwrap
 def test_ray_backend_local(fake_run, monkeypatch):
     pytest.importorskip("ray", reason="ray is not installed (optional backend)")
     monkeypatch.setattr(build_dataset, "_PROBLEMS", {2: _fake_problems()[2]})
@@ -389,6 +412,7 @@ def test_constraint_parser_and_scaler():
     assert a == b and len(a[0]["json"]) == 1000 and a[1] == {"json": 9}
 
 
+@pytest.mark.needs_bwrap
 def test_integral_float_answer_matches_int_and_any_order_is_accepted():
     row = m(one_call("return 0"), [{"args": [], "expected": {"json": 0.0}}])
     assert row["status"] == "ok" and row["correct"] is True
@@ -396,6 +420,7 @@ def test_integral_float_answer_matches_int_and_any_order_is_accepted():
     assert row["status"] == "ok" and row["correct"] is True
 
 
+@pytest.mark.needs_bwrap
 def test_directory_fd_from_outside_cannot_be_used_for_writes(tmp_path):
     code = one_call(f'''
 import os

@@ -27,9 +27,7 @@ from training.harness import measure  # noqa: E402
 from training.sandbox import Limits, SandboxUnavailable  # noqa: E402
 
 KIND, WHY = sandbox.sandbox_kind()
-needs_bwrap = pytest.mark.skipif(
-    KIND is None and os.environ.get("CI") != "true",
-    reason="bubblewrap cannot start here (%s); apt-get install bubblewrap. In CI (CI=true) this fails" % WHY)
+needs_bwrap = pytest.mark.needs_bwrap  # tests/conftest.py: skipped where bubblewrap cannot start, unless CI=true
 
 LIM = Limits(cpu_s=5, wall_s=8.0, nproc=16, work_bytes=32 << 20, output_bytes=4 << 20)
 NO_ARGS = [{"args": [], "expected": None}]

@@ -195,7 +195,8 @@ def test_a_new_user_in_real_vscode(tmp_path):
 
     # 1. one clear message naming the cause and the fix, and nothing else (no crash loop)
     [message] = result["notifications"]
-    assert "rlm_lsp" in message and "-m pip install rlm-lsp" in message and "python3" in message, message
+    assert "rlm_lsp" in message and "python3 -m pip install <path to the checkout>" in message, message
+    assert "rlm-lsp" not in message.split("pip install", 1)[1].split("`")[0], message  # no registry carries it
     # 2. after the User-level change and Restart Server: no new message, hints, and the status in words
     assert result["later_notifications"] in ([], [message]), result
     assert "rlm: ready" in result["status"], result

@@ -69,9 +69,11 @@ export function probeMessage(launch: ServerLaunch, output: string): string {
     : missing
       ? `${python} (${launch.source}) has no ${missing[1]} (No module named '${missing[1]}')`
       : `${python} (${launch.source}) cannot run the server: ${last}`;
+  // rlm-lsp is not on a package registry: it installs from the user's checkout or a wheel built from it
   return (
-    `rlm: ${why}. Install rlm-lsp into it with \`${python} -m pip install rlm-lsp\` ` +
-    "(in a checkout: `pip install -e .`), or select an interpreter that has it (rlm.interpreter)."
+    `rlm: ${why}. Install rlm-lsp into it from your rlm-lsp checkout with ` +
+    `\`${python} -m pip install <path to the checkout>\` (or a wheel built from it: ` +
+    `\`${python} -m pip install rlm_lsp-*.whl\`), or select an interpreter that has it (rlm.interpreter).`
   );
 }
 

@@ -35,7 +35,8 @@ test("one message for an interpreter without rlm-lsp names the cause and the fix
   const missing = probeMessage(launch, "Traceback (most recent call last):\n  File \"<string>\", line 1\n" +
     "ModuleNotFoundError: No module named 'rlm_lsp'\n");
   assert.equal(missing, "rlm: python3 (python3 from PATH) has no rlm_lsp (No module named 'rlm_lsp'). " +
-    "Install rlm-lsp into it with `python3 -m pip install rlm-lsp` (in a checkout: `pip install -e .`), " +
+    "Install rlm-lsp into it from your rlm-lsp checkout with `python3 -m pip install <path to the checkout>` " +
+    "(or a wheel built from it: `python3 -m pip install rlm_lsp-*.whl`), " +
     "or select an interpreter that has it (rlm.interpreter).");
   assert.match(probeMessage(serverLaunch(reader({ pythonPath: "/nope/python" })), "ENOENT"),
     /^rlm: \/nope\/python \(rlm.pythonPath\) was not found\. Install/);
