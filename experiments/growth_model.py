@@ -149,13 +149,20 @@ def cmd_cv(a) -> int:
             x = np.array([sum((r[c] for c in cols if c != "emb"), []) for r in rs])
             if "emb" in cols:
                 x = np.hstack([x, emb])
-            pred = np.zeros(len(y))
-            for tr, te in GroupKFold(5).split(x, y, groups):
-                m = HistGradientBoostingRegressor(max_iter=300, learning_rate=0.05, max_leaf_nodes=31,
-                                                  random_state=0, loss=a.loss)
-                m.fit(x[tr], y[tr])
-                pred[te] = m.predict(x[te])
-            print(metric, name, json.dumps(scores(y, pred)))
+            for setting, kw in (("big", dict(max_iter=300, learning_rate=0.05, max_leaf_nodes=31)),
+                                ("small", dict(max_iter=120, learning_rate=0.08, max_leaf_nodes=15, min_samples_leaf=20))):
+                if a.settings and setting not in a.settings.split(","):
+                    continue
+                for weighted in (False, True):
+                    pred = np.zeros(len(y))
+                    yb = np.array([bucket(v) for v in y])
+                    freq = np.bincount(yb, minlength=4) / len(yb)
+                    w = 1.0 / np.sqrt(freq[yb]) if weighted else None
+                    for tr, te in GroupKFold(5).split(x, y, groups):
+                        m = HistGradientBoostingRegressor(**kw, random_state=0, loss=a.loss)
+                        m.fit(x[tr], y[tr], sample_weight=None if w is None else w[tr])
+                        pred[te] = m.predict(x[te])
+                    print(metric, name, setting, "weighted" if weighted else "plain", json.dumps(scores(y, pred)), flush=True)
         static = np.array([r["nests"][0 if metric == "time" else 3] for r in rs])  # time_depth / mem_depth
         print(metric, "static depth alone", json.dumps(scores(y, static)))
     return 0
@@ -170,6 +177,7 @@ def main(argv=None) -> int:
     c = sub.add_parser("cv")
     c.add_argument("--loss", default="squared_error")
     c.add_argument("--pca", type=int, default=16)
+    c.add_argument("--settings", default="")
     a = ap.parse_args(argv)
     return {"table": cmd_table, "cv": cmd_cv, "embed": cmd_embed}[a.cmd](a)
 
