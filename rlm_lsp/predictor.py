@@ -106,6 +106,12 @@ class Predictor:
             raise ModelError(f"tokenizer cannot be read: {config.path / 'tokenizer.json'}: {exc}") from None
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
+        vocab = self.tokenizer.get_vocab_size()
+        for key in ("decoder_start_token_id", "pad_token_id"):  # an id past the vocabulary stops onnxruntime
+            token_id = config.raw.get(key, 0)
+            if not 0 <= token_id < vocab:
+                raise ModelError(f"{key} {token_id} is not a token id of {config.path / 'tokenizer.json'} "
+                                 f"(0..{vocab - 1}): {config.path / 'rlm_config.json'}")
         for token, token_id in config.number_tokens.items():
             if self.tokenizer.token_to_id(token) != token_id:
                 raise ModelError(f"tokenizer does not match rlm_config.json number token {token}: "
