@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from rlm_lsp import rules
+from rlm_lsp.lines import split_lines
 from rlm_lsp.project_config import GateConfig
 from rlm_lsp.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.snippets import Snippet, extract
@@ -137,7 +138,7 @@ def parse_functions(path: str, source: str) -> list[Function]:
         ast.parse(source)
         snippets = extract(source, "python")
     comments = rules.comments(source)
-    lines = source.splitlines()
+    lines = split_lines(source)
     names = rules.file_names(source)
     out = []
     for snippet in snippets:
@@ -168,7 +169,7 @@ def normalize(code: str, names: frozenset[str] = frozenset()) -> tuple[str, str,
     canonical form names the function itself `f0`, and with `names` (what its file defines) the
     helpers it calls `g0, ...`, so a renamed function and its callers match their old selves."""
     norm = rules.canonical(code, names)
-    return norm, norm, tuple(line.strip() for line in norm.splitlines() if line.strip())
+    return norm, norm, tuple(line.strip() for line in split_lines(norm) if line.strip())
 
 
 # -- matching old and new ---------------------------------------------------------------------

@@ -222,7 +222,7 @@ def parse_shape_hint(hint) -> str:
 
 def strip_comments(code: str) -> str:
     """Drops comments, docstrings and blank lines; keeps everything else byte for byte."""
-    code = code.replace("\r\n", "\n").replace("\t", "    ")
+    code = code.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")  # line ends as ast counts them
     lines = code.split("\n")
     drop: set[int] = set()
     try:
@@ -264,7 +264,7 @@ def kernel_text(source: str, max_chars: int = 4000) -> str:
     """A file (or one kernel) -> the text the model reads: the @triton.jit kernels first,
     then the functions that launch them (`kernel[grid](...)`), comments dropped, truncated.
     Source that does not parse, or has no kernel, is returned comment-stripped."""
-    source = source.replace("\r\n", "\n")
+    source = source.replace("\r\n", "\n").replace("\r", "\n")  # a lone \r ends a line for ast too
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):

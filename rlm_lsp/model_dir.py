@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlm_lsp import code_features, numbers
+from rlm_lsp import code_features, model_schema, numbers
 from rlm_lsp.errors import ModelError  # noqa: F401 - its old home; callers import it from here
 
 CONFIG_NAME = "rlm_config.json"
@@ -132,6 +132,8 @@ class ModelConfig:
                 raise ModelError(f"model file missing: {path / name}")
         try:
             config = cls._from_raw(path, raw)
+        except model_schema.SchemaError as exc:  # its message names the key
+            raise ModelError(f"model config {config_file} is invalid: {exc}") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"model config {config_file} is invalid: {exc!r}") from None
         if verify_hashes:
@@ -142,6 +144,7 @@ class ModelConfig:
     def _from_raw(cls, path: Path, raw: dict) -> ModelConfig:
         if raw.get("format_version") != FORMAT_VERSION:
             raise ValueError(f"format_version {raw.get('format_version')!r}, expected {FORMAT_VERSION}")
+        model_schema.check(raw)
         number_format = numbers.NumberFormat.from_config(raw["number_format"])
         number_tokens = {str(k): int(v) for k, v in raw["number_tokens"].items()}
         missing = [t for t in numbers.ALL_TOKENS if t not in number_tokens]

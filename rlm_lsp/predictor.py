@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import decode, preprocess, sessions, template
+from rlm_lsp import decode, long_input, preprocess, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
@@ -107,6 +107,12 @@ class Predictor:
             raise ModelError(f"tokenizer cannot be read: {config.path / 'tokenizer.json'}: {exc}") from None
         self.tokenizer.no_padding()
         self.tokenizer.no_truncation()
+        vocab = self.tokenizer.get_vocab_size()
+        for key in ("decoder_start_token_id", "pad_token_id"):  # an id past the vocabulary stops onnxruntime
+            token_id = config.raw.get(key, 0)
+            if not 0 <= token_id < vocab:
+                raise ModelError(f"{key} {token_id} is not a token id of {config.path / 'tokenizer.json'} "
+                                 f"(0..{vocab - 1}): {config.path / 'rlm_config.json'}")
         for token, token_id in config.number_tokens.items():
             if self.tokenizer.token_to_id(token) != token_id:
                 raise ModelError(f"tokenizer does not match rlm_config.json number token {token}: "
@@ -162,9 +168,17 @@ class Predictor:
     # -- inputs ---------------------------------------------------------------
 
     def render(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> str:
+        """The text the model reads (before the head-and-tail cut by tokens). Code over
+        `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
+        field, where the template has one, still counts the whole code's lines)."""
+        context = dict(context or {})
+        if self.config.preprocess != "none":
+            kept = long_input.cut(code)
+            if kept is not code and "{size}" in self.config.input_template:
+                context.setdefault("size", template.size_bucket(code))
+            code = kept
         code = preprocess.apply(self.config.preprocess, code)
-        return template.render(self.config.input_template, self.config.metric_names, language, code,
-                               **(context or {}))
+        return template.render(self.config.input_template, self.config.metric_names, language, code, **context)
 
     def token_ids(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> list[int]:
         return self.tokenizer.encode(self.render(code, language, context)).ids

@@ -238,7 +238,8 @@ def comments(source: str) -> dict[int, str]:
     """0-based line -> comment text, from the tokenizer (so '#' inside strings is not one)."""
     found: dict[int, str] = {}
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        # newline="": a lone \r ends a line too, as it does for ast and rlm_lsp.lines
+        for tok in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
             if tok.type == tokenize.COMMENT:
                 found[tok.start[0] - 1] = tok.string
     except (tokenize.TokenError, SyntaxError):

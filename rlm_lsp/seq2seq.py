@@ -54,6 +54,7 @@ class Seq2Seq:
         self.encoder, self.decoder, self.decoder_past = open_sessions(
             [model_dir / name for name in ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")],
             providers, threads)
+        _check_roles(model_dir, self.encoder, self.decoder, self.decoder_past)
         self.providers = self.encoder.get_providers()
         self._past_inputs = [i.name for i in self.decoder_past.get_inputs() if i.name.startswith("past_key_values.")]
         self._first_outputs = [o.name for o in self.decoder.get_outputs()]
@@ -144,3 +145,21 @@ class Seq2Seq:
             return full
 
         return step
+
+
+# The inputs that tell the three graphs apart: a file copied over another (its hash updated to
+# match) loads fine and only fails at the first prediction, deep in onnxruntime.
+_ROLES = {
+    "encoder_model.onnx": ("input_ids", "attention_mask"),
+    "decoder_model.onnx": ("input_ids", "encoder_hidden_states"),
+    "decoder_with_past_model.onnx": ("input_ids", "past_key_values."),
+}
+
+
+def _check_roles(model_dir: Path, *graphs) -> None:
+    for (name, needed), graph in zip(_ROLES.items(), graphs):
+        inputs = [i.name for i in graph.get_inputs()]
+        missing = [n for n in needed if not any(i == n or (n.endswith(".") and i.startswith(n)) for i in inputs)]
+        if missing:
+            raise ModelError(f"{model_dir / name} is not the {name.removesuffix('_model.onnx').replace('_', ' ')} "
+                             f"graph: it lacks input {missing[0]!r} (inputs: {', '.join(inputs)})")

@@ -15,6 +15,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from rlm_lsp.lines import split_lines
+
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
 _CLASS_LINE = re.compile(r"^(?P<indent>[ \t]*)class[ \t]+(?P<name>\w+)")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -45,7 +47,7 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     # the file; U+FFFD keeps every position (one code point, one UTF-16 unit).
     if not source.isascii():
         source = _SURROGATE.sub("\ufffd", source)
-    lines = source.splitlines()
+    lines = split_lines(source)  # numbered as ast numbers them (not str.splitlines)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, *_TOO_DEEP):

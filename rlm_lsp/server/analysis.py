@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from rlm_lsp import rules
+from rlm_lsp.lines import split_lines
 from rlm_lsp.snippets import Snippet, extract
 
 logger = logging.getLogger(__name__)
@@ -161,7 +162,7 @@ class Analyzer:
                 return {}
             return memo.get(code) or fresh.get(code) or {}
 
-        lines = text.splitlines()
+        lines = split_lines(text)
         found = rules.comments(text) if "rlm:" in text else {}
         project = project_rules(uri)
         out: list[FunctionResult] = []

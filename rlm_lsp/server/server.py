@@ -31,6 +31,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
 from rlm_lsp.errors import ModelError
+from rlm_lsp.lines import split_lines_keepends
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
 from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
@@ -173,7 +174,7 @@ class RlmServer(LanguageServer):
         if res is None or uri not in self.versions:
             return (), ()
         doc = self.workspace.get_text_document(uri)
-        lines = res.lines if doc.version == res.version else tuple(doc.lines)
+        lines = res.lines if doc.version == res.version else tuple(split_lines_keepends(doc.source))  # not doc.lines: str.splitlines
         return res.functions, lines
 
     def client_col(self, lines: Sequence[str]) -> Callable[[int, int], int]:
@@ -293,7 +294,7 @@ class RlmServer(LanguageServer):
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
             head_text = self.head.text(path) if path else None
             snippets = extract(text)
-            lines = tuple(text.splitlines(True))
+            lines = tuple(split_lines_keepends(text))
             limit = FIRST_BATCH
             while True:
                 # Many new functions (a file just opened, a big paste): land the visible ones
