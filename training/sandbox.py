@@ -217,7 +217,48 @@ def _preexec(limits: Limits, stage: list, drop: bool):
     return f
 
 
-def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None) -> list:
+# the host's load, memory, uptime and I/O as /proc shows them: replaced by the sandbox's own figures
+# (issue 52 item 12); a file missing here (no PSI) is left out
+_PROC_NOTHING = ("mountinfo", "mounts", "mountstats")  # host paths; masked for the main thread
+
+
+def _proc_files(limits: Limits) -> dict:
+    kb = limits.address_space >> 10
+    ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    zeros = " 0" * 10
+    files = {
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+        "meminfo": "".join("%-15s %8d kB\n" % (k + ":", v) for k, v in (
+            ("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0),
+            ("SwapCached", 0), ("SwapTotal", 0), ("SwapFree", 0))),
+        "stat": "cpu " + zeros + "\n" + "".join("cpu%d%s\n" % (i, zeros) for i in range(ncpu))
+                + "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n",
+        "vmstat": "", "diskstats": "", "zoneinfo": "", "swaps": "Filename\tType\tSize\tUsed\tPriority\n",
+        "pressure/cpu": "", "pressure/io": "", "pressure/memory": "",
+    }
+    return {k: v for k, v in files.items() if os.path.exists("/proc/" + k)}
+
+
+def _proc_masks(stage_dir: str, limits: Limits) -> list:
+    """bwrap arguments that lay the sandbox's own figures over the host's in its new /proc."""
+    a = []
+    for name, text in _proc_files(limits).items():
+        path = os.path.join(stage_dir, "proc-" + name.replace("/", "-"))
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        a += ["--ro-bind", path, "/proc/" + name]
+    # /proc/self and /proc/thread-self are pid 1 and its main thread, the interpreter (--as-pid-1);
+    # other threads read /proc/<tid>/mountinfo, which only the runner's audit hook refuses
+    for d in ("/proc/self/", "/proc/thread-self/"):
+        for name in _PROC_NOTHING:
+            if os.path.exists(d + name):  # a thread's folder has no mountstats
+                a += ["--ro-bind", "/dev/null", d + name]
+    return a
+
+
+def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: list = ()) -> list:
     a = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
          "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox"]
     if info_fd is not None:
@@ -230,7 +271,7 @@ def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None) -> list:
             a += ["--ro-bind", d, d]
     for f in ("/etc/ld.so.cache", "/etc/localtime"):
         a += ["--ro-bind-try", f, f]
-    a += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
+    a += ["--proc", "/proc", *proc_masks, "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
     for src, dst in binds:
         a += ["--ro-bind", src, dst]
     a += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", BOX, "--clearenv"]
@@ -259,7 +300,7 @@ def _spawn(python, args, limits, *, drop, extra_binds, stage_dir, pass_fds=(), i
                     os.chmod(point, 0o644)
                 stage.append((src, point))
                 binds[i] = (point, dst)
-    argv = _bwrap_argv(binds, limits, info_fd) + list(wrapper) + [os.path.realpath(python)] + list(args)
+    argv = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits)) + list(wrapper) + [os.path.realpath(python)] + list(args)
     return subprocess.Popen(argv, env=child_env(), start_new_session=True, close_fds=True,
                             pass_fds=tuple(pass_fds) + ((info_fd,) if info_fd is not None else ()),
                             preexec_fn=_preexec(limits, stage, drop), **popen)
@@ -296,19 +337,54 @@ def _reap(pid: int, kill_group_after: float):
         time.sleep(0.002)
 
 
-def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float) -> str | None:
+RSS_FACTOR = 4
+RSS_FLOOR_KB = 16 << 10
+
+
+def unexplained_rss(peak_bytes: int, hwm_kb: int | None, start_kb) -> str | None:
+    """Why the RSS the parent saw is not explained by a reported tracemalloc peak (None: explained).
+
+    ``hwm_kb``: VmHWM read by the parent at the end of the run; ``start_kb``: VmRSS read by the runner
+    (trusted code, ``runner._rss_marker``) when it reset VmHWM just before the calls.  The growth
+    ``hwm_kb - start_kb`` must stay within ``RSS_FACTOR`` x the peak + ``RSS_FLOOR_KB``.  Memory that
+    tracemalloc does not see (an anonymous ``mmap``, a peak reset through ``_imp.create_builtin``) shows
+    here.  Why 4x + 16 MiB (docs/reliability.md, "Forged measurements", has the table): honest programs
+    grow by at most ~2.3x their peak in the memory run (tracemalloc keeps ~40 bytes of its own per live
+    block: a list of a million ints is 36 MB traced, 83 MB of RSS) and by less in the timing run;
+    pymalloc's arenas, the interpreter's frame stack (deep recursion is not traced) and the output
+    digests after the calls fit in the floor.  A lower bound is not checked: tracemalloc counts pages
+    the program never touched (``bytes(10**8)``), which RSS does not."""
+    if type(start_kb) is not int or start_kb <= 0:
+        return "start RSS not reported"
+    if hwm_kb is None:
+        return "peak RSS not read"
+    growth = hwm_kb - start_kb
+    allowed = RSS_FACTOR * peak_bytes / 1024 + RSS_FLOOR_KB
+    if growth > allowed:
+        return "RSS grew by %.1f MiB during the calls, more than %dx the reported peak (%.1f MiB) + %d MiB" % (
+            growth / 1024, RSS_FACTOR, peak_bytes / (1 << 20), RSS_FLOOR_KB >> 10)
+    return None
+
+
+def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float,
+                 hwm_kb: int | None = None) -> str | None:
     """Why a result cannot be true given what the parent measured itself (None: plausible).
 
-    Memory is bounded by the address-space limit only: tracemalloc counts calloc'd
-    pages the program never touched (``bytes(10**8)``), which RSS does not."""
+    Memory is bounded above by the address-space limit and, in the memory run, by the
+    growth of RSS (``unexplained_rss``); the harness checks the timing run's growth
+    against the memory run's peak."""
     try:
         if type(r.get("status")) is not str:
             return "no status"
         if r["status"] == "ok":  # the fields the harness reads
-            need = {"memory": ("memory_bytes", "peaks", "digests", "match"), "time": ("times_ms", "cpu_ms", "warmup"),
+            need = {"memory": ("memory_bytes", "peaks", "digests", "match", "rss_start_kb"),
+                    "time": ("times_ms", "cpu_ms", "warmup", "rss_start_kb"),
                     "probe": ("probe",)}.get(mode, ())
             if any(k not in r for k in need):
                 return "fields missing"
+            start = r.get("rss_start_kb")
+            if mode in ("memory", "time") and not (type(start) is int and 0 < start <= (hwm_kb or 0)):
+                return "start RSS %r not in (0, peak RSS %s kB]" % (start, hwm_kb)
             if mode == "memory" and not all(type(d) is list and len(d) == 2 for d in r["digests"]):
                 return "malformed digests"
             if mode == "time" and not (len(r["times_ms"]) == len(r["cpu_ms"]) > r["warmup"] >= 0):
@@ -328,6 +404,8 @@ def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float
         ncpu = os.cpu_count() or 1
         if any(c > t * ncpu + 10.0 for t, c in zip(times, cpus)):  # 10 ms: CPU time may move in 4 ms ticks
             return "a run's wall time is below its CPU time / cores"
+        if mode == "memory" and r["status"] == "ok":
+            return unexplained_rss(r["memory_bytes"], hwm_kb, r["rss_start_kb"])
     except (TypeError, ValueError, AttributeError, KeyError):
         return "malformed result"
     return None
@@ -489,7 +567,7 @@ def run_child(spec: dict, limits: Limits | None = None, python: str | None = Non
             elif hwm is None:
                 bad = "result not confirmed (the runner did not wait for the parent)"
             else:
-                bad = _implausible(result, spec.get("mode", ""), limits, wall, cpu)
+                bad = _implausible(result, spec.get("mode", ""), limits, wall, cpu, hwm)
     cpu_out = rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.cpu_s - 0.5
     if killed == "timeout":
         out.status, out.result = "timeout", {"error": "wall-clock limit %.1f s" % limits.wall_s}
