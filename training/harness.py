@@ -63,7 +63,8 @@ import statistics
 import sys
 from pathlib import Path
 
-from training.sandbox import Limits, SandboxUnavailable, run_child, sandbox_kind, unexplained_rss, unshare_prefix
+from training.sandbox import (RSS_FACTOR_TIME, Limits, SandboxUnavailable, run_child, sandbox_kind, unexplained_rss,
+                              unshare_prefix)
 
 PROTOCOL = {
     "interpreter": "python -s -S -B -P (== -I without -E), env scrubbed to PYTHONHASHSEED=0",
@@ -174,7 +175,7 @@ def measure(code: str, tests: list[dict], *, entry: str | None = None, shape: st
     # the timing run's RSS must be explained by the memory run's peak too: a program that can tell the
     # two runs apart (they import the same modules, but timing allocations under tracemalloc would tell)
     # and allocates only in the timing run is caught here
-    bad = unexplained_rss(row["memory_bytes"], t.maxrss_kb, t.result.get("rss_start_kb"))
+    bad = unexplained_rss(row["memory_bytes"], t.maxrss_kb, t.result.get("rss_start_kb"), RSS_FACTOR_TIME)
     if bad:
         return _reject(row, "timing run: " + bad)
     bad = carried_state(t.result["cpu_ms"][0], cpus) if w else None
