@@ -499,8 +499,8 @@ def run(spec, tm=None, mark=None):
         tests = prog.build(ns)
         exp = [_expected_digest(t, ns, shape) for t in spec["tests"]]
         peaks, digests, match = [], [], []
-        gc.collect()
         start_calls()
+        gc.collect()  # after the mark: what the mark leaves is collected, memory figures as before
         tm_start()
         for args, (ed, enone) in zip(tests, exp):
             cur0 = tm_get()[0]
@@ -523,8 +523,8 @@ def run(spec, tm=None, mark=None):
             fresh_builtins()
             ns = prog.namespace()
             tests = prog.build(ns)
-            gc.collect()
             start_calls()
+            gc.collect()  # last: the collector's state at the calls as before the mark existed
             c0 = ptime()
             t0 = perf()
             for args in tests:
