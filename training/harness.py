@@ -27,7 +27,12 @@ every process it starts is dead when ``measure`` returns.  It sees only
 ``PYTHONHASHSEED=0``, ``PATH``, ``LANG``, ``LC_ALL``.  The runner's audit hook
 is a second layer.  The result travels on its own pipe, nonce-tagged; the
 parent measures wall time, CPU time and peak RSS itself and rejects results
-that contradict them (row status ``error``, ``error`` starting "rejected:").
+that contradict them (row status ``error``, ``error`` starting "rejected:"):
+among them RSS growth during the calls that the reported peak does not explain
+(both runs, ``sandbox.unexplained_rss``) and a warm-up much slower than the
+timed runs (``carried_state``).  The two runs import the same modules and every
+run starts with fresh builtins, so a program cannot easily tell them apart or
+carry a result from one run to the next.
 Not contained: reads of what the sandbox shows (the interpreter, /usr); the
 CPU time and memory a program uses within its limits; and numbers measured
 inside the program's own process (tracemalloc, per-run times) are only as

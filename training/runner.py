@@ -23,6 +23,11 @@ typing, namedtuple and enum take as "no frames here"), ``tb_frame``,
 ``_testcapi``..., and setting attributes of the runner's classes.  The
 figures are computed with functions captured before any program code runs.
 
+Both modes import the same modules before any program code, start every run
+with the builtins as they were then, and mark the RSS just before the calls
+(``_rss_marker``: VmHWM reset, VmRSS reported as ``rss_start_kb``) so that the
+parent can check the growth against the reported peak.
+
 Modes:
   memory  one untimed run under tracemalloc; per test the peak of traced bytes
           above the level at the start of the call; result = max over tests.

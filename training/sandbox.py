@@ -7,7 +7,8 @@ What the sandbox does (see training/data/README.md, "Sandbox"):
   ``--die-with-parent``, ``--new-session``, ``--as-pid-1``.  The file system is
   a read-only view of ``/usr`` (and the ``/bin``, ``/lib*`` links), the
   interpreter's prefix and the helper-module folders, a new ``/proc`` (only the
-  sandbox's own processes), a minimal read-only ``/dev`` and a private tmpfs
+  sandbox's own processes, its own ``loadavg``, ``meminfo``, ``stat``... and no mount
+  table: ``_proc_masks``), a minimal read-only ``/dev`` and a private tmpfs
   work folder ``/sandbox`` of ``Limits.work_bytes`` (the current folder; it
   also holds the runner and the helper modules, read-only).  The rest of ``/``
   is read-only and empty.  The network namespace has only ``lo``.
@@ -31,7 +32,7 @@ with a per-run nonce; anything else on that pipe rejects the run.  The parent
 takes the wall time, the CPU time (``wait4``) and the peak RSS (``VmHWM`` of
 the sandboxed interpreter, read from the host's ``/proc`` while the runner
 waits for it) itself, and rejects results that contradict them
-(``_implausible``).
+(``_implausible``; the growth of RSS over the runner's mark: ``unexplained_rss``).
 
 Without bubblewrap, ``run_child`` raises ``SandboxUnavailable`` unless
 ``unsafe_no_sandbox=True``: then the child runs as before this sandbox existed
