@@ -68,8 +68,15 @@ import statistics
 import sys
 from pathlib import Path
 
-from training.sandbox import (RSS_FACTOR_TIME, Limits, SandboxUnavailable, run_child, sandbox_kind, unexplained_rss,
-                              unshare_prefix)
+from training.sandbox import (
+    RSS_FACTOR_TIME,
+    Limits,
+    SandboxUnavailable,
+    run_child,
+    sandbox_kind,
+    unexplained_rss,
+    unshare_prefix,
+)
 
 PROTOCOL = {
     "interpreter": "python -s -S -B -P (== -I without -E), env scrubbed to PYTHONHASHSEED=0",
