@@ -488,3 +488,148 @@ def test_a_niced_run_keeps_its_nice_in_the_sandbox():
                        capture_output=True, text=True, timeout=60)
     row = json.loads(r.stdout)
     assert row["status"] == "error" and "nice 7" in row["error"], row["error"]
+
+
+# 8. forged measurements (issue 52 item 3): the four programs of the audit, with the audit hook on.
+# The parent checks the RSS growth of both runs against the reported peak (sandbox.unexplained_rss),
+# the two runs import the same modules, every run starts with fresh builtins, and a warm-up much
+# slower than the timed runs is rejected (harness.carried_state).
+
+FORGE = Limits(cpu_s=10, wall_s=40.0, nproc=16, work_bytes=32 << 20, output_bytes=4 << 20)
+TRACEMALLOC = '''
+import _imp
+from importlib.machinery import ModuleSpec
+tm = _imp.create_builtin(ModuleSpec("_tracemalloc", None))  # no audit event: the hook cannot refuse it
+'''
+TOUCH = '''
+x = bytearray(%d << 20)
+for i in range(0, len(x), 4096):
+    x[i] = 1
+'''
+
+
+@needs_bwrap
+def test_forged_a_tracemalloc_peak_reset_is_rejected():
+    row = hostile(TRACEMALLOC + TOUCH % 120 + "del x\ntm.reset_peak()\nreturn 1", guard=True, limits=FORGE)
+    not_ok(row)
+    assert row["error"].startswith("rejected: RSS grew by 1"), row["error"]
+    assert row["mem_rss_kb"] > 120 << 10, row
+
+
+@needs_bwrap
+def test_forged_b_anonymous_mmap_is_rejected():
+    row = hostile('''
+import mmap
+m = mmap.mmap(-1, 150 << 20)
+for i in range(0, 150 << 20, 4096):
+    m[i] = 1
+return 1
+''', guard=True, limits=FORGE)
+    not_ok(row)
+    assert row["error"].startswith("rejected: RSS grew by 1"), row["error"]
+
+
+def modules_seen(mode):
+    code = body("import sys, hashlib\nraise RuntimeError(hashlib.sha1(' '.join(sorted(sys.modules)).encode())"
+                ".hexdigest() + ' %d' % len(sys.modules))")
+    r = sandbox.run_child({"mode": mode, "code": code, "tests": NO_ARGS, "repeats": 1, "warmup": 1}, FORGE)
+    assert r.status == "error" and r.result["error"].startswith("RuntimeError: "), r.result
+    return r.result["error"].split()[1:3]
+
+
+@needs_bwrap
+def test_forged_c_memory_and_timing_runs_look_alike():
+    """The audit's tell (pickle, imported by tracemalloc, in one run only) is gone: the same modules in both."""
+    assert modules_seen("memory") == modules_seen("time")
+    # the audit's program: 7 kB in the memory run, 422 MB in the timing run; now the same path in both
+    row = hostile("import sys\nif 'pickle' not in sys.modules:\n" + "\n".join(
+        "    " + ln for ln in (TOUCH % 150).strip().splitlines()) + "\nreturn 1", guard=True, limits=FORGE)
+    assert row["status"] == "ok", row
+    assert row["rss_kb"] < row["mem_rss_kb"] + (16 << 10), row  # the timing run did not allocate the 150 MB
+
+
+@needs_bwrap
+def test_forged_c_allocating_only_in_the_timing_run_is_rejected():
+    """A tell the runner cannot take away (tracemalloc's own state): the timing run's RSS must be explained
+    by the memory run's peak too."""
+    row = hostile(TRACEMALLOC + "if not tm.is_tracing():\n" + "\n".join(
+        "    " + ln for ln in (TOUCH % 150).strip().splitlines()) + "\nreturn 1", guard=True, limits=FORGE)
+    not_ok(row)
+    assert row["error"].startswith("rejected: timing run: RSS grew by 1"), row["error"]
+
+
+@needs_bwrap
+def test_forged_d_a_result_cached_in_builtins_does_not_reach_the_timed_runs():
+    row = hostile('''
+import builtins
+if hasattr(builtins, "_cached"):
+    raise RuntimeError("the warm-up's result reached a timed run")
+builtins._cached = sum(range(1000))
+return builtins._cached
+''', guard=True, limits=FORGE)
+    assert row["status"] == "ok" and row["latency_runs"] == 5, row
+
+
+@needs_bwrap
+def test_forged_d_a_result_cached_elsewhere_is_rejected_by_the_warm_up():
+    """Kept in an imported module (which the runs share): only the warm-up computes; rejected, not timed."""
+    row = hostile('''
+import math, hashlib
+if not hasattr(math, "_cached"):  # ~0.2 s of CPU in one C call: few allocations, quick under tracemalloc
+    math._cached = hashlib.sha256(bytes(256 << 20)).hexdigest()
+return math._cached
+''', guard=True, limits=FORGE)
+    not_ok(row)
+    assert row["error"].startswith("rejected: warm-up took") and "state carried between runs" in row["error"], row
+
+
+@needs_bwrap
+def test_honest_programs_with_the_most_rss_per_traced_byte_pass():
+    """Tracemalloc's own ~90 bytes per live block (a million objects: 23 MiB traced, ~115 MiB of RSS in the
+    memory run), deep recursion (frames are not traced) and untouched pages are not forgeries."""
+    for code in ("return len([object() for _ in range(10 ** 6)])",
+                 "def f(n):\n    return 0 if n == 0 else 1 + f(n - 1)\nreturn f(20000)",
+                 "return len(bytes(10 ** 8))"):
+        row = hostile(code, guard=True, limits=FORGE)
+        assert row["status"] == "ok", (code, row)
+
+
+# 9. the host's load, memory and mount table (issue 52 item 12)
+
+PROC_READ = '''
+def read(p):
+    try:
+        return open(p).read()
+    except OSError as e:
+        return type(e).__name__
+mem, stat = read("/proc/meminfo"), read("/proc/stat")
+mounts = [len(read(p)) for p in ("/proc/self/mountinfo", "/proc/self/mounts", "/proc/mounts",
+                                 "/proc/thread-self/mountinfo")]
+raise RuntimeError(repr([read("/proc/loadavg"), read("/proc/uptime"), mem.splitlines()[0], stat[:12],
+                         "btime 0" in stat, mounts]))  # the error message keeps 300 characters
+'''
+
+
+@needs_bwrap
+def test_proc_shows_the_sandbox_not_the_host():
+    lim = Limits(cpu_s=5, wall_s=8.0, nproc=16, output_bytes=4 << 20)
+    r = sandbox.run_child({"mode": "memory", "code": body(PROC_READ), "tests": NO_ARGS}, lim, guard=False)
+    seen = eval(r.result["error"].split(": ", 1)[1].rsplit(" (line", 1)[0])
+    assert seen == ["0.00 0.00 0.00 1/1 1\n", "0.00 0.00\n", "MemTotal:        %d kB" % (lim.address_space >> 10),
+                    "cpu  0 0 0 0", True, [0, 0, 0, 0]], seen
+    # another thread's mount table, which bwrap cannot mask: the audit hook refuses it
+    row = hostile('''
+import threading, os
+got = []
+def read():
+    try:
+        got.append(open("/proc/%d/mountinfo" % threading.get_native_id()).read()[:80])
+    except OSError as e:
+        got.append(type(e).__name__)
+t = threading.Thread(target=read)
+t.start()
+t.join()
+raise RuntimeError(repr(got))
+''', guard=True)
+    not_ok(row)
+    assert "PermissionError" in row["error"], row["error"]

@@ -27,7 +27,12 @@ every process it starts is dead when ``measure`` returns.  It sees only
 ``PYTHONHASHSEED=0``, ``PATH``, ``LANG``, ``LC_ALL``.  The runner's audit hook
 is a second layer.  The result travels on its own pipe, nonce-tagged; the
 parent measures wall time, CPU time and peak RSS itself and rejects results
-that contradict them (row status ``error``, ``error`` starting "rejected:").
+that contradict them (row status ``error``, ``error`` starting "rejected:"):
+among them RSS growth during the calls that the reported peak does not explain
+(both runs, ``sandbox.unexplained_rss``) and a warm-up much slower than the
+timed runs (``carried_state``).  The two runs import the same modules and every
+run starts with fresh builtins, so a program cannot easily tell them apart or
+carry a result from one run to the next.
 Not contained: reads of what the sandbox shows (the interpreter, /usr); the
 CPU time and memory a program uses within its limits; and numbers measured
 inside the program's own process (tracemalloc, per-run times) are only as
@@ -63,7 +68,15 @@ import statistics
 import sys
 from pathlib import Path
 
-from training.sandbox import Limits, SandboxUnavailable, run_child, sandbox_kind, unshare_prefix
+from training.sandbox import (
+    RSS_FACTOR_TIME,
+    Limits,
+    SandboxUnavailable,
+    run_child,
+    sandbox_kind,
+    unexplained_rss,
+    unshare_prefix,
+)
 
 PROTOCOL = {
     "interpreter": "python -s -S -B -P (== -I without -E), env scrubbed to PYTHONHASHSEED=0",
@@ -82,6 +95,33 @@ def machine_info() -> dict:
             "python_impl": platform.python_implementation(), "platform": platform.platform(),
             "sandbox": sandbox_kind()[0] or "none",
             "network_namespace": bool(sandbox_kind()[0] or unshare_prefix())}
+
+
+WARMUP_FACTOR = 5
+WARMUP_FLOOR_MS = 20.0
+
+
+def carried_state(warmup_cpu_ms: float, cpu_runs_ms: list) -> str | None:
+    """Why a warm-up much slower than the timed runs looks like state carried between runs (None: it does not).
+
+    Every run starts from a fresh namespace and fresh builtins (``runner.run``), but a program can still
+    keep a result elsewhere (an attribute of an imported module): then only the warm-up computes it and the
+    timed runs are nearly free.  Honest warm-ups are slower by page faults on fresh memory, the first
+    import inside a call and the ``re`` cache: up to ~2x (a 300 MB run: 517 ms against 255 ms) plus a few
+    milliseconds, so more than ``WARMUP_FACTOR`` x the slowest timed run + ``WARMUP_FLOOR_MS`` is flagged.
+    A cached result cheaper than the floor goes unnoticed."""
+    slowest = max(cpu_runs_ms)
+    if warmup_cpu_ms > WARMUP_FACTOR * slowest + WARMUP_FLOOR_MS:
+        return ("warm-up took %.1f ms of CPU, the timed runs at most %.3f ms (more than %dx + %d ms): "
+                "state carried between runs" % (warmup_cpu_ms, slowest, WARMUP_FACTOR, WARMUP_FLOOR_MS))
+    return None
+
+
+def _reject(row: dict, why: str) -> dict:
+    """The row of a measurement the parent does not believe: status error, the figures dropped
+    (the parent's own ``mem_rss_kb``/``rss_kb`` and the run lists stay, for diagnosis)."""
+    row.update(status="error", error=("rejected: " + why)[:300], memory_bytes=None, latency_ms=None, cpu_ms=None)
+    return row
 
 
 def measure(code: str, tests: list[dict], *, entry: str | None = None, shape: str = "leetcode",
@@ -144,6 +184,15 @@ def measure(code: str, tests: list[dict], *, entry: str | None = None, shape: st
     row["wall_runs_ms"] = [round(x, 4) for x in times]
     row["warmup_cpu_ms"] = round(t.result["cpu_ms"][0], 4) if w else None
     row["warmup_wall_ms"] = round(t.result["times_ms"][0], 4) if w else None
+    # the timing run's RSS must be explained by the memory run's peak too: a program that can tell the
+    # two runs apart (they import the same modules, but timing allocations under tracemalloc would tell)
+    # and allocates only in the timing run is caught here
+    bad = unexplained_rss(row["memory_bytes"], t.maxrss_kb, t.result.get("rss_start_kb"), RSS_FACTOR_TIME)
+    if bad:
+        return _reject(row, "timing run: " + bad)
+    bad = carried_state(t.result["cpu_ms"][0], cpus) if w else None
+    if bad:
+        return _reject(row, bad)
     row["status"] = "wrong" if correct is False else "ok"
     return row
 

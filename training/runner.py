@@ -23,6 +23,11 @@ typing, namedtuple and enum take as "no frames here"), ``tb_frame``,
 ``_testcapi``..., and setting attributes of the runner's classes.  The
 figures are computed with functions captured before any program code runs.
 
+Both modes import the same modules before any program code, start every run
+with the builtins as they were then, and mark the RSS just before the calls
+(``_rss_marker``: VmHWM reset, VmRSS reported as ``rss_start_kb``) so that the
+parent can check the growth against the reported peak.
+
 Modes:
   memory  one untimed run under tracemalloc; per test the peak of traced bytes
           above the level at the start of the call; result = max over tests.
@@ -36,10 +41,47 @@ Modes:
 import sys
 
 
+def _rss_marker(allow=None, get_ident=None):
+    """A function ``mark()`` that resets this process's peak RSS (VmHWM, via ``/proc/self/clear_refs``) to its
+    current RSS and returns ``(VmRSS in KiB or None, whether the reset worked)``.
+
+    The parent reads VmHWM when the run is over; ``VmHWM - mark()[0]`` is then the growth since the mark,
+    which the reported peak must explain (``sandbox.unexplained_rss``).  Under the audit hook only this
+    closure may open ``clear_refs``: ``allow`` is a cell of the hook's, set to this thread's id while it
+    does (a program that could reset VmHWM itself could hide what it allocated).  ``open`` and ``int`` are
+    taken now, before any program code runs (a program may replace ``builtins.open``)."""
+    _open, _int, _err = open, int, (OSError, ValueError)
+
+    def mark():
+        ok = False
+        if allow is not None:
+            allow[0] = get_ident()
+        try:
+            with _open("/proc/self/clear_refs", "w") as f:
+                f.write("5")  # 5: reset the peak RSS (Documentation/filesystems/proc.rst)
+            ok = True
+        except _err:
+            pass
+        finally:
+            if allow is not None:
+                allow[0] = None
+        try:
+            with _open("/proc/self/status") as f:
+                for ln in f:
+                    if ln.startswith("VmRSS:"):
+                        return _int(ln.split()[1]), ok
+        except _err:
+            pass
+        return None, ok
+    return mark
+
+
 def _install_guard(root, trusted=(), protected=()):
     """Install the audit hook. ``trusted``: code objects allowed to read ``tb_frame``;
-    ``protected``: classes whose attributes the program may not set."""
+    ``protected``: classes whose attributes the program may not set.  Returns the RSS marker
+    (``_rss_marker``), the only code that may open ``/proc/self/clear_refs``."""
     import os
+    from _thread import get_ident
 
     root = os.path.realpath(root)
     prefix = root + os.sep
@@ -64,8 +106,10 @@ def _install_guard(root, trusted=(), protected=()):
     }
     FRAME_ATTRS = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
     # /proc/<pid>/...: this process's memory, descriptors and environment
+    # and the mount table (host paths: bwrap masks it for the main thread only, threads have their own)
     PROC_PRIVATE = {"mem", "fd", "fdinfo", "map_files", "maps", "smaps", "smaps_rollup", "pagemap",
-                    "environ", "auxv", "cwd", "root", "exe", "syscall", "stack"}
+                    "environ", "auxv", "cwd", "root", "exe", "syscall", "stack", "mountinfo", "mounts",
+                    "mountstats"}
     PATH_EVENTS = {
         "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,), "os.rename": (0, 1),
         "os.link": (0, 1), "os.symlink": (1,), "os.chdir": (0,),
@@ -75,6 +119,7 @@ def _install_guard(root, trusted=(), protected=()):
         "os.mkfifo": (0,), "os.mknod": (0,),
     }
     busy = [False]
+    allow = [None]  # the thread id of the RSS marker while it opens clear_refs
 
     def inside(path):
         if isinstance(path, int):
@@ -102,6 +147,8 @@ def _install_guard(root, trusted=(), protected=()):
         if event == "open":
             path, mode, flags = (tuple(args) + (None, None, None))[:3]
             if path is None or isinstance(path, int):
+                return
+            if path == "/proc/self/clear_refs" and allow[0] is not None and allow[0] == get_ident():
                 return
             try:
                 full = realpath(fsdecode(path))
@@ -147,6 +194,7 @@ def _install_guard(root, trusted=(), protected=()):
                     raise PermissionError("sandbox: %s outside the work folder" % event)
 
     sys.addaudithook(hook)
+    return _rss_marker(allow, get_ident)
 
 
 LIST_HELPERS = '''
@@ -415,7 +463,11 @@ def _out_digest(out, shape):
     return _digests(out)
 
 
-def run(spec):
+def run(spec, tm=None, mark=None):
+    """``tm``: tracemalloc's (get_traced_memory, reset_peak, start, stop), taken before the hook;
+    ``mark``: the RSS marker (``_rss_marker``).  The result carries ``rss_start_kb``, the RSS at the
+    last mark (just before the calls of the last run), and ``rss_reset`` (every mark reset VmHWM)."""
+    import builtins
     import gc
     import time
     # the figures below use only these locals, taken before any program code runs
@@ -427,21 +479,33 @@ def run(spec):
         # thread clock first brings it up to date (task_sched_runtime -> update_curr)
         _ttime()
         return _ptime()
+    mark = mark or _rss_marker()
+    marks = []
+
+    def start_calls():
+        marks.append(mark())
+
+    # builtins as they are before any program code: put back before every run, so that nothing a run
+    # leaves there (a result cached in builtins during the warm-up) reaches the next one
+    bdict = builtins.__dict__
+    bsnap, bclear, bupdate = dict(bdict), bdict.clear, bdict.update
+
+    def fresh_builtins():
+        bclear()
+        bupdate(bsnap)
     prog = _Program(spec)
     mode = spec["mode"]
     shape = prog.shape
     res = {"status": "ok"}
     if mode == "memory":
-        import tracemalloc
-        tm_get, tm_reset, tm_start, tm_stop = (tracemalloc.get_traced_memory, tracemalloc.reset_peak,
-                                               tracemalloc.start, tracemalloc.stop)
-        sys.modules.pop("tracemalloc", None)  # the program cannot import it again (audit hook)
-        sys.modules.pop("_tracemalloc", None)
+        tm_get, tm_reset, tm_start, tm_stop = tm
+        fresh_builtins()
         ns = prog.namespace()
         tests = prog.build(ns)
         exp = [_expected_digest(t, ns, shape) for t in spec["tests"]]
         peaks, digests, match = [], [], []
-        gc.collect()
+        start_calls()
+        gc.collect()  # after the mark: what the mark leaves is collected, memory figures as before
         tm_start()
         for args, (ed, enone) in zip(tests, exp):
             cur0 = tm_get()[0]
@@ -461,9 +525,11 @@ def run(spec):
         wall, cpu = [], []
         n = int(spec.get("warmup", 1)) + int(spec.get("repeats", 5))
         for _ in range(n):
+            fresh_builtins()
             ns = prog.namespace()
             tests = prog.build(ns)
-            gc.collect()
+            start_calls()
+            gc.collect()  # last: the collector's state at the calls as before the mark existed
             c0 = ptime()
             t0 = perf()
             for args in tests:
@@ -513,6 +579,8 @@ def run(spec):
         res.update(probe=out_tests)
     else:
         raise ValueError("unknown mode %r" % mode)
+    if marks:
+        res.update(rss_start_kb=marks[-1][0], rss_reset=all(ok for _, ok in marks))
     return res
 
 
@@ -562,12 +630,20 @@ def main():
     sys.setrecursionlimit(int(spec.get("recursion_limit", 100000)))
     for p in spec.get("sys_path") or []:
         sys.path.append(p)
-    if spec.get("mode") == "memory":
-        import tracemalloc  # noqa: F401 - imported before the hook, which blocks importing it
+    # the same modules in every mode (a program that can tell the memory run from the timing run could
+    # allocate only in the one that does not count): tracemalloc (imported before the hook, which blocks
+    # importing it; it brings pickle, tokenize...) and what the output digests use
+    import hashlib  # noqa: F401
+    import tracemalloc
+    tm = (tracemalloc.get_traced_memory, tracemalloc.reset_peak, tracemalloc.start, tracemalloc.stop)
+    sys.modules.pop("tracemalloc", None)  # the program cannot import it again (audit hook)
+    sys.modules.pop("_tracemalloc", None)
+    del tracemalloc
+    mark = None
     if guard:
-        _install_guard(os.getcwd(), trusted=(_where.__code__,), protected=(_Program, _Sink))
+        mark = _install_guard(os.getcwd(), trusted=(_where.__code__,), protected=(_Program, _Sink))
     try:
-        res = run(spec)
+        res = run(spec, tm, mark)
     except MemoryError:
         res = {"status": "memout", "error": "MemoryError"}
     except RecursionError as e:

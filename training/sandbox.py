@@ -7,7 +7,8 @@ What the sandbox does (see training/data/README.md, "Sandbox"):
   ``--die-with-parent``, ``--new-session``, ``--as-pid-1``.  The file system is
   a read-only view of ``/usr`` (and the ``/bin``, ``/lib*`` links), the
   interpreter's prefix and the helper-module folders, a new ``/proc`` (only the
-  sandbox's own processes), a minimal read-only ``/dev`` and a private tmpfs
+  sandbox's own processes, its own ``loadavg``, ``meminfo``, ``stat``... and no mount
+  table: ``_proc_masks``), a minimal read-only ``/dev`` and a private tmpfs
   work folder ``/sandbox`` of ``Limits.work_bytes`` (the current folder; it
   also holds the runner and the helper modules, read-only).  The rest of ``/``
   is read-only and empty.  The network namespace has only ``lo``.
@@ -31,7 +32,7 @@ with a per-run nonce; anything else on that pipe rejects the run.  The parent
 takes the wall time, the CPU time (``wait4``) and the peak RSS (``VmHWM`` of
 the sandboxed interpreter, read from the host's ``/proc`` while the runner
 waits for it) itself, and rejects results that contradict them
-(``_implausible``).
+(``_implausible``; the growth of RSS over the runner's mark: ``unexplained_rss``).
 
 Without bubblewrap, ``run_child`` raises ``SandboxUnavailable`` unless
 ``unsafe_no_sandbox=True``: then the child runs as before this sandbox existed
@@ -217,7 +218,51 @@ def _preexec(limits: Limits, stage: list, drop: bool):
     return f
 
 
-def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None) -> list:
+# the host's load, memory, uptime and I/O as /proc shows them: replaced by the sandbox's own figures
+# (issue 52 item 12); a file missing here (no PSI) is left out
+_PROC_NOTHING = ("mountinfo", "mounts", "mountstats")  # host paths; masked for the main thread
+
+
+def _proc_files(limits: Limits) -> dict:
+    kb = limits.address_space >> 10
+    ncpu = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    zeros = " 0" * 10
+    files = {
+        "loadavg": "0.00 0.00 0.00 1/1 1\n",
+        "uptime": "0.00 0.00\n",
+        "meminfo": "".join("%-15s %8d kB\n" % (k + ":", v) for k, v in (
+            ("MemTotal", kb), ("MemFree", kb), ("MemAvailable", kb), ("Buffers", 0), ("Cached", 0),
+            ("SwapCached", 0), ("SwapTotal", 0), ("SwapFree", 0))),
+        "stat": "cpu " + zeros + "\n" + "".join("cpu%d%s\n" % (i, zeros) for i in range(ncpu))
+                + "intr 0\nctxt 0\nbtime 0\nprocesses 1\nprocs_running 1\nprocs_blocked 0\nsoftirq 0\n",
+        "vmstat": "", "diskstats": "", "zoneinfo": "", "swaps": "Filename\tType\tSize\tUsed\tPriority\n",
+        "pressure/cpu": "", "pressure/io": "", "pressure/memory": "",
+    }
+    return {k: v for k, v in files.items() if os.path.exists("/proc/" + k)}
+
+
+def _proc_masks(stage_dir: str, limits: Limits) -> list:
+    """bwrap arguments that lay the sandbox's own figures over the host's in its new /proc."""
+    a = []
+    for name, text in _proc_files(limits).items():
+        path = os.path.join(stage_dir, "proc-" + name.replace("/", "-"))
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o644)
+        a += ["--ro-bind", path, "/proc/" + name]
+    # /proc/self and /proc/thread-self are pid 1 and its main thread, the interpreter (--as-pid-1);
+    # other threads read /proc/<tid>/mountinfo, which only the runner's audit hook refuses
+    empty = os.path.join(stage_dir, "proc-empty")  # not /dev/null: bwrap's binds are nodev
+    open(empty, "w").close()
+    os.chmod(empty, 0o644)
+    for d in ("/proc/self/", "/proc/thread-self/"):
+        for name in _PROC_NOTHING:
+            if os.path.exists(d + name):  # a thread's folder has no mountstats
+                a += ["--ro-bind", empty, d + name]
+    return a
+
+
+def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: list = ()) -> list:
     a = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
          "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox"]
     if info_fd is not None:
@@ -230,7 +275,7 @@ def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None) -> list:
             a += ["--ro-bind", d, d]
     for f in ("/etc/ld.so.cache", "/etc/localtime"):
         a += ["--ro-bind-try", f, f]
-    a += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
+    a += ["--proc", "/proc", *proc_masks, "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
     for src, dst in binds:
         a += ["--ro-bind", src, dst]
     a += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", BOX, "--clearenv"]
@@ -259,7 +304,7 @@ def _spawn(python, args, limits, *, drop, extra_binds, stage_dir, pass_fds=(), i
                     os.chmod(point, 0o644)
                 stage.append((src, point))
                 binds[i] = (point, dst)
-    argv = _bwrap_argv(binds, limits, info_fd) + list(wrapper) + [os.path.realpath(python)] + list(args)
+    argv = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits)) + list(wrapper) + [os.path.realpath(python)] + list(args)
     return subprocess.Popen(argv, env=child_env(), start_new_session=True, close_fds=True,
                             pass_fds=tuple(pass_fds) + ((info_fd,) if info_fd is not None else ()),
                             preexec_fn=_preexec(limits, stage, drop), **popen)
@@ -296,11 +341,45 @@ def _reap(pid: int, kill_group_after: float):
         time.sleep(0.002)
 
 
-def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float) -> str | None:
+RSS_FACTOR_MEMORY = 6            # the memory run, under tracemalloc
+RSS_FACTOR_TIME = 3              # the timing run, against the memory run's peak
+RSS_FLOOR_KB = 16 << 10
+RSS_LAG_KB = 1 << 10             # the kernel's RSS counters lag by up to 64 pages per thread
+
+
+def unexplained_rss(peak_bytes: int, hwm_kb: int | None, start_kb, factor: int) -> str | None:
+    """Why the RSS the parent saw is not explained by a reported tracemalloc peak (None: explained).
+
+    ``hwm_kb``: VmHWM read by the parent at the end of the run; ``start_kb``: VmRSS read by the runner
+    (trusted code, ``runner._rss_marker``) when it reset VmHWM just before the calls (of the last run, in
+    the timing run).  The growth ``hwm_kb - start_kb`` must stay within ``factor`` x the peak +
+    ``RSS_FLOOR_KB``.  Memory that tracemalloc does not see (an anonymous ``mmap``, a peak reset through
+    ``_imp.create_builtin``) shows here.  The factors come from honest programs (docs/reliability.md,
+    "Forged measurements", has the table): in the memory run tracemalloc keeps ~90 bytes of its own per
+    live block, so a million floats (31 MiB traced) grow RSS by 130 MiB, 4.2x: ``RSS_FACTOR_MEMORY`` = 6
+    leaves room for smaller blocks; in the timing run growth stayed within 1x of the peak (pymalloc's
+    arenas), so ``RSS_FACTOR_TIME`` = 3.  The floor holds what is not traced at all: the interpreter's
+    frames in deep recursion (5 MiB for 50,000 calls), the output digests after the calls, the first
+    arenas.  So a forger can hide at most 3x its reported peak + 16 MiB.  No lower bound: tracemalloc
+    counts pages the program never touched (``bytes(10**8)``), which RSS does not."""
+    if type(start_kb) is not int or start_kb <= 0:
+        return "start RSS not reported"
+    if hwm_kb is None:
+        return "peak RSS not read"
+    growth = hwm_kb - start_kb
+    if growth > factor * peak_bytes / 1024 + RSS_FLOOR_KB:
+        return "RSS grew by %.1f MiB during the calls, more than %dx the reported peak (%.1f MiB) + %d MiB" % (
+            growth / 1024, factor, peak_bytes / (1 << 20), RSS_FLOOR_KB >> 10)
+    return None
+
+
+def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float,
+                 hwm_kb: int | None = None) -> str | None:
     """Why a result cannot be true given what the parent measured itself (None: plausible).
 
-    Memory is bounded by the address-space limit only: tracemalloc counts calloc'd
-    pages the program never touched (``bytes(10**8)``), which RSS does not."""
+    Memory is bounded above by the address-space limit and, in the memory run, by the
+    growth of RSS (``unexplained_rss``); the harness checks the timing run's growth
+    against the memory run's peak."""
     try:
         if type(r.get("status")) is not str:
             return "no status"
@@ -328,6 +407,12 @@ def _implausible(r: dict, mode: str, limits: Limits, wall_s: float, cpu_s: float
         ncpu = os.cpu_count() or 1
         if any(c > t * ncpu + 10.0 for t, c in zip(times, cpus)):  # 10 ms: CPU time may move in 4 ms ticks
             return "a run's wall time is below its CPU time / cores"
+        if mode in ("memory", "time") and r["status"] == "ok":
+            start = r.get("rss_start_kb")
+            if not (type(start) is int and 0 < start <= (hwm_kb or 0) + RSS_LAG_KB):
+                return "start RSS %r not in (0, peak RSS %s kB]" % (start, hwm_kb)
+            if mode == "memory":
+                return unexplained_rss(r["memory_bytes"], hwm_kb, start, RSS_FACTOR_MEMORY)
     except (TypeError, ValueError, AttributeError, KeyError):
         return "malformed result"
     return None
@@ -489,7 +574,7 @@ def run_child(spec: dict, limits: Limits | None = None, python: str | None = Non
             elif hwm is None:
                 bad = "result not confirmed (the runner did not wait for the parent)"
             else:
-                bad = _implausible(result, spec.get("mode", ""), limits, wall, cpu)
+                bad = _implausible(result, spec.get("mode", ""), limits, wall, cpu, hwm)
     cpu_out = rc in (-signal.SIGXCPU, -signal.SIGKILL) and cpu >= limits.cpu_s - 0.5
     if killed == "timeout":
         out.status, out.result = "timeout", {"error": "wall-clock limit %.1f s" % limits.wall_s}
