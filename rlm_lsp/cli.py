@@ -23,7 +23,6 @@ import argparse
 import ast
 import json
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -209,25 +208,13 @@ def _check_template(predictor) -> None:
                          f"{type(exc).__name__}: {exc}") from None
 
 
-NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
-               stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+NOT_REGULAR = source_text.NOT_REGULAR
 
 
 def read_source(path: Path) -> str:
-    """The text of `path`; sizes and kinds are checked before reading, so a FIFO or /dev/zero
-    never blocks and a huge file is never read."""
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileProblem(f"not a regular file ({NOT_REGULAR.get(stat.S_IFMT(info.st_mode), 'unknown kind')})")
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileProblem(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)  # it may have grown since the stat
-    except OSError as exc:
-        raise FileProblem(exc.strerror or str(exc)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise FileProblem(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+    """The text of `path`; its kind and size are checked before reading (source_text.read_bytes),
+    so a FIFO, /dev/zero or /proc/kmsg never blocks and a huge file is never read."""
+    data = source_text.read_bytes(path, MAX_FILE_BYTES)
     if b"\0" in data[:8192]:
         raise FileProblem("binary file")
     try:
