@@ -11,13 +11,20 @@ import os
 from pathlib import Path
 
 import pytest
-from test_gate_robust import repo, run_gate, sh, stage  # noqa: F401 - repo is a fixture
+import test_gate_robust
+from test_gate_robust import run_gate, sh, stage
 
 from rlm_lsp import cli, source_text
 from rlm_lsp.errors import FileProblem
 from rlm_lsp.gate import git
 
 pytestmark = pytest.mark.timeout(60)  # a hang fails here instead of holding the run
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch) -> Path:
+    """test_gate_robust's repository: src/label.py and src/util.py committed."""
+    return test_gate_robust.repo.__wrapped__(tmp_path, monkeypatch)
 
 
 def test_a_tracked_file_replaced_by_a_fifo_is_one_note(repo, capsys):
