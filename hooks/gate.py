@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlm_lsp import options, rules, source_text
 from rlm_lsp import project_config as config_mod
-from rlm_lsp import rules, source_text
 from rlm_lsp.errors import FileProblem, ModelError
 from rlm_lsp.gate import compare, git, networks, report
 from rlm_lsp.gate.compare import Function
@@ -412,8 +412,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-open", action="store_true", help="pass with a warning when the model cannot load")
     p.add_argument("--fail-unjudged", action="store_true",
                    help="fail when a file cannot be judged (binary, undecodable, syntax error, over 1 MB)")
-    p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
-    p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
+    p.add_argument("--threads", type=options.threads, default=1,
+                   help=f"CPU threads for inference (default 1, at most {options.MAX_THREADS})")
+    p.add_argument("--samples", type=options.samples, default=None,
+                   help=f"decoder samples per prediction (at most {options.MAX_SAMPLES})")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
     p.add_argument(
         "--independent-draws",

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
+from rlm_lsp import options
+
 logger = logging.getLogger(__name__)
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -261,7 +263,7 @@ def _ratio(v: Any) -> float:
 _KEYS = (
     ("modelPath", "model_path", _str),
     ("device", "device", _device),
-    ("threads", "threads", _int_range(1, 256)),
+    ("threads", "threads", _int_range(1, options.MAX_THREADS)),
     ("debounceMs", "debounce_ms", _int_range(0, 60_000)),
     ("metrics", "metrics", _bool_map),
     ("features", "features", _features),
