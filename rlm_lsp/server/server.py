@@ -33,7 +33,7 @@ from pygls.uris import to_fs_path, uri_scheme
 from rlm_lsp.errors import ModelError
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
-from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
+from rlm_lsp.server.analysis import TOO_LARGE, Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
@@ -114,6 +114,7 @@ class RlmServer(LanguageServer):
         self.results: dict[str, DocResults] = {}
         self.visible: dict[str, tuple[int, int]] = {}  # uri -> lines of the last inlay-hint request
         self.settled: dict[str, frozenset[str]] = {}  # uri -> functions whose regression warning is out
+        self.too_large: set[str] = set()  # documents over the analysis cap, told once
         self.analyzer: Analyzer | None = None
         self.model_error: str | None = None
         self.head = HeadSource()
@@ -155,6 +156,7 @@ class RlmServer(LanguageServer):
         self.visible.pop(uri, None)
         self.results.pop(uri, None)
         self.settled.pop(uri, None)
+        self.too_large.discard(uri)
         if self.worker is not None:
             self.worker.cancel(uri)
             analyzer = self.analyzer
@@ -170,8 +172,8 @@ class RlmServer(LanguageServer):
     def cached(self, uri: str) -> tuple[tuple[FunctionResult, ...], tuple[str, ...]]:
         """(results, current lines) for a request; empty when nothing is cached."""
         res = self.results.get(uri)
-        if res is None or uri not in self.versions:
-            return (), ()
+        if res is None or uri not in self.versions or not res.functions:
+            return (), ()  # nothing to show: never split a (maybe huge) document into lines for it
         doc = self.workspace.get_text_document(uri)
         lines = res.lines if doc.version == res.version else tuple(doc.lines)
         return res.functions, lines
@@ -286,8 +288,13 @@ class RlmServer(LanguageServer):
         reason = skip_reason(text) or self.excluded(uri)
         if reason is not None:
             logger.debug("%s: no hints (%s)", uri, reason)
+            if reason == TOO_LARGE and uri not in self.too_large:  # one notice, not one per edit
+                self.too_large.add(uri)
+                self.report.show(types.MessageType.Info, f"rlm: {uri.rsplit('/', 1)[-1]} is {reason}: "
+                                 "no hints for it", self.settings_for(uri).show_notifications)
             self._land(uri, DocResults(version, (), ()))
             return
+        self.too_large.discard(uri)
         self.report.status("working", "predicting")
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
