@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import PositionCodec, TextDocument
 
-from rlm_lsp.server.document import Document
+from rlm_lsp.server.document import PIECE, Document
 
 UTF16 = PositionCodec(types.PositionEncodingKind.Utf16)
 
@@ -52,13 +52,18 @@ def test_same_text_as_pygls_after_random_edits():
             assert ours.lines == tuple(theirs.source.splitlines(True))
 
 
-def test_keystrokes_in_a_huge_single_line_scan_only_the_keystrokes():
-    size = 2_000_000
-    doc = Document("file:///one.py", "x" * size, position_codec=UTF16)
-    for i in range(50):
-        edit(doc, 0, size + i, 0, size + i, "y")
-    assert doc.source == "x" * size + "y" * 50
-    assert doc.scanned <= size + 50 * 3  # the line index once, then three characters per keystroke
+def test_keystrokes_in_a_huge_single_line_cost_at_most_a_piece_each_at_any_size():
+    work = []
+    for size in (2_000_000, 8_000_000):
+        doc = Document("file:///one.py", "x" * size, position_codec=UTF16)
+        edit(doc, 0, 0, 0, 0, "")  # builds the pieces and the line index: one pass, once
+        base = doc.scanned
+        assert base <= size + PIECE + 4
+        for i in range(50):
+            edit(doc, 0, size + i, 0, size + i, "y")
+        assert doc.source == "x" * size + "y" * 50
+        work.append(doc.scanned - base)
+    assert max(work) <= 50 * (PIECE + 4)  # one piece and a few characters a keystroke, however long the line
 
 
 @pytest.mark.parametrize("wide", ["", "😀"])  # a wide character turns column lookup into a search of its line
@@ -73,7 +78,7 @@ def test_edits_across_a_huge_multiline_document_scan_only_the_edits(wide):
         expected[line:line] = ["# edited\n"]
     assert doc.source == "".join(expected)
     assert doc.lines == tuple(expected)
-    assert doc.scanned <= len(text) + 100 * 11
+    assert doc.scanned <= len(text) + 100 * (PIECE + 2 * len("# edited\n") + 8)  # a piece, the insert, around it
 
 
 def test_full_change_resets_the_index():

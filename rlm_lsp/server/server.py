@@ -33,7 +33,8 @@ from pygls.uris import to_fs_path, uri_scheme
 from rlm_lsp.errors import ModelError
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
-from rlm_lsp.server.analysis import TOO_LARGE, Analyzer, FunctionResult, skip_reason
+from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
+from rlm_lsp.server.document import Document
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
@@ -147,9 +148,10 @@ class RlmServer(LanguageServer):
 
     def document_changed(self, uri: str, version: int, delay_s: float) -> None:
         self.versions[uri] = version
-        text = self.workspace.get_text_document(uri).source
+        doc = self.workspace.get_text_document(uri)
         assert self.worker is not None
-        self.worker.schedule(uri, (version, text), delay_s)
+        # The document, not its text: joining a huge text on every keystroke is what the job may skip.
+        self.worker.schedule(uri, (version, doc), delay_s)
 
     def document_closed(self, uri: str) -> None:
         self.versions.pop(uri, None)
@@ -280,12 +282,19 @@ class RlmServer(LanguageServer):
 
     # --- analysis (worker thread) --------------------------------------------------------
 
-    def analyze_job(self, uri: str, payload: tuple[int, str]) -> None:
-        version, text = payload
+    def analyze_job(self, uri: str, payload: tuple[int, Document | str]) -> None:
+        version, doc = payload
         analyzer = self.analyzer
         if self.versions.get(uri) != version or analyzer is None:
             return  # outdated, or no model (a load re-schedules every open document)
-        reason = skip_reason(text) or self.excluded(uri)
+        if isinstance(doc, Document) and doc.size() > MAX_BYTES:
+            text, reason = "", TOO_LARGE  # known without joining the text
+        else:
+            text = doc if isinstance(doc, str) else doc.source
+            reason = skip_reason(text)
+        reason = reason or self.excluded(uri)
+        if self.versions.get(uri) != version:
+            return  # edited while the text was read: that edit's own job follows
         if reason is not None:
             logger.debug("%s: no hints (%s)", uri, reason)
             if reason == TOO_LARGE and uri not in self.too_large:  # one notice, not one per edit
