@@ -28,7 +28,7 @@ from pygls.workspace import TextDocument
 PIECE = 1 << 16
 _BREAK = re.compile(r"\r\n|\r|\n")
 _EOL = re.compile(r"[\r\n]")
-_WIDE = {  # characters that take more than one code unit, per client position encoding
+_WIDE: dict[Any, re.Pattern[str]] = {  # characters that take more than one code unit, per client position encoding
     types.PositionEncodingKind.Utf8: re.compile(r"[^\x00-\x7f]"),
     types.PositionEncodingKind.Utf16: re.compile("[\U00010000-\U0010ffff]"),
 }
@@ -140,7 +140,7 @@ class Document(TextDocument):
     # --- positions ------------------------------------------------------------------------
 
     def _wide(self, text: str) -> bool:
-        wide = _WIDE.get(self.position_codec.encoding)  # type: ignore[call-overload]
+        wide = _WIDE.get(self.position_codec.encoding)
         return wide is not None and wide.search(text) is not None
 
     def _breaks(self, lo: int, hi: int) -> list[int]:

@@ -287,6 +287,7 @@ class RlmServer(LanguageServer):
         analyzer = self.analyzer
         if self.versions.get(uri) != version or analyzer is None:
             return  # outdated, or no model (a load re-schedules every open document)
+        reason: str | None
         if isinstance(doc, Document) and doc.size() > MAX_BYTES:
             text, reason = "", TOO_LARGE  # known without joining the text
         else:
