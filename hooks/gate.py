@@ -30,13 +30,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlm_lsp import options, rules, source_text
 from rlm_lsp import project_config as config_mod
-from rlm_lsp import rules, source_text
-from rlm_lsp.errors import ModelError
+from rlm_lsp.errors import FileProblem, ModelError
 from rlm_lsp.gate import compare, formats, git, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
 from rlm_lsp.model_dir import feature_tree_levels
+from rlm_lsp.onnx_reader import MAX_ONNX_BYTES
 from rlm_lsp.project_config import ConfigError, GateConfig
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
@@ -58,6 +59,7 @@ class FileVersions:
     new: bytes | None
     deleted: bool = False
     problem: str | None = None  # why the new side cannot be read
+    old_problem: str | None = None  # why the old side was not read (old is None then)
 
 
 PredictorLoader = Callable[[], Any]  # -> object with .config.metrics/.model_version and .predict()
@@ -198,12 +200,14 @@ def collect(
             continue
         if config.wants(change.path):
             picked.append(change)
-    blobs = git.read_blobs(
-        [b for c in picked for b in (c.old_blob, c.new_blob) if b is not None and _is_file(c, b)], root
-    )
+    wanted_blobs = {b: _max_bytes(c.path) for c in picked for b in (c.old_blob, c.new_blob) if b is not None and _is_file(c, b)}
+    sizes = git.blob_sizes(wanted_blobs, root)  # sizes first: a 2 GB blob is never read to learn it is too big
+    blobs = git.read_blobs([b for b, limit in wanted_blobs.items() if sizes[b] <= limit], root)
+    too_big = {b: f"larger than {source_text.size_text(limit)}" for b, limit in wanted_blobs.items() if sizes[b] > limit}
     out = []
     for change in sorted(picked, key=lambda c: c.path):
         old = blobs.get(change.old_blob) if change.old_blob else None
+        old_problem = too_big.get(change.old_blob) if change.old_blob else None
         if change.status == "D":
             out.append(FileVersions(change.path, change.old_path, old, None, deleted=True))
             continue
@@ -214,16 +218,19 @@ def collect(
             out.append(FileVersions(change.path, change.old_path, None, None, problem="not a regular file"))
             continue
         if change.new_blob is not None:
-            new = blobs[change.new_blob]
+            new = blobs.get(change.new_blob)
+            if new is None:
+                out.append(FileVersions(change.path, change.old_path, None, None, problem=too_big[change.new_blob]))
+                continue
         else:
             try:
-                new = git.read_worktree(change.path, root)
-            except OSError as exc:
-                out.append(FileVersions(change.path, change.old_path, None, None, problem=f"cannot read: {exc}"))
+                new = git.read_worktree(change.path, root, _max_bytes(change.path))
+            except FileProblem as exc:
+                out.append(FileVersions(change.path, change.old_path, None, None, problem=str(exc)))
                 continue
         if change.old_mode not in git.FILE_MODES:
-            old = None
-        out.append(FileVersions(change.path, change.old_path, old, new))
+            old = old_problem = None
+        out.append(FileVersions(change.path, change.old_path, old, new, old_problem=old_problem))
     return out
 
 
@@ -247,6 +254,8 @@ def evaluate(
                 old[fv.old_path] = functions
             elif not fv.deleted:
                 result.notes.append(Note(fv.path, f"previous version {problem}; its functions count as new"))
+        elif fv.old_problem is not None and not fv.deleted:
+            result.notes.append(Note(fv.path, f"previous version {fv.old_problem}; its functions count as new"))
         if fv.deleted:
             continue
         if fv.new is None:
@@ -336,6 +345,11 @@ def add_kernel_model(base: Any, gpu: str | None) -> Any:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _max_bytes(path: str) -> int:
+    """How much of a file the gate reads: a source file up to MAX_FILE_BYTES, a network up to protobuf's limit."""
+    return MAX_ONNX_BYTES if path.endswith(networks.ONNX_SUFFIX) else MAX_FILE_BYTES
 
 
 def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
@@ -447,8 +461,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-open", action="store_true", help="pass with a warning when the model cannot load")
     p.add_argument("--fail-unjudged", action="store_true",
                    help="fail when a file cannot be judged (binary, undecodable, syntax error, over 1 MB)")
-    p.add_argument("--threads", type=int, default=1, help="CPU threads for inference (default 1)")
-    p.add_argument("--samples", type=int, default=None, help="decoder samples per prediction")
+    p.add_argument("--threads", type=options.threads, default=1,
+                   help=f"CPU threads for inference (default 1, at most {options.MAX_THREADS})")
+    p.add_argument("--samples", type=options.samples, default=None,
+                   help=f"decoder samples per prediction (at most {options.MAX_SAMPLES})")
     p.add_argument("--device", default="cpu", help="cpu (default, deterministic) or auto")
     p.add_argument(
         "--independent-draws",

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from rlm_lsp import source_text
 from rlm_lsp.errors import GitError  # noqa: F401 - its old home; callers import it from here
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # `git hash-object -t tree /dev/null`
@@ -168,6 +169,21 @@ def parse_raw(out: bytes) -> list[Change]:
     return result
 
 
+def blob_sizes(blob_ids: Iterable[str], cwd: str | os.PathLike[str]) -> dict[str, int]:
+    """The size in bytes of each blob, from one `git cat-file --batch-check` call (nothing is read)."""
+    wanted = sorted(set(blob_ids))
+    if not wanted:
+        return {}
+    out = run_git(["cat-file", "--batch-check"], cwd, stdin="".join(f"{b}\n" for b in wanted).encode())
+    sizes: dict[str, int] = {}
+    for blob_id, line in zip(wanted, out.decode().splitlines(), strict=False):
+        header = line.split()
+        if len(header) < 3 or header[1] != "blob":
+            raise GitError(f"git cat-file: cannot read blob {blob_id}: {line}")
+        sizes[blob_id] = int(header[2])
+    return sizes
+
+
 def read_blobs(blob_ids: Iterable[str], cwd: str | os.PathLike[str]) -> dict[str, bytes]:
     """The contents of the given blobs, read in one `git cat-file --batch` call."""
     wanted = sorted(set(blob_ids))
@@ -188,5 +204,7 @@ def read_blobs(blob_ids: Iterable[str], cwd: str | os.PathLike[str]) -> dict[str
     return blobs
 
 
-def read_worktree(path: str, cwd: str | os.PathLike[str]) -> bytes:
-    return (Path(cwd) / path).read_bytes()
+def read_worktree(path: str, cwd: str | os.PathLike[str], max_bytes: int = source_text.MAX_FILE_BYTES) -> bytes:
+    """A working-tree file; FileProblem (one line) for a FIFO, a device or a file over `max_bytes`,
+    checked before a byte is read."""
+    return source_text.read_bytes(Path(cwd) / path, max_bytes)

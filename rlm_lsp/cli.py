@@ -23,12 +23,11 @@ import argparse
 import ast
 import json
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlm_lsp import __version__, kernels, model, snippets, source_text
+from rlm_lsp import __version__, kernels, model, options, snippets, source_text
 from rlm_lsp.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -84,9 +83,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", action="append", metavar="DEVICE",
                    help="auto, cpu or cuda: where the model runs (default auto); for .onnx files also a target "
                         "device to predict latency on, e.g. pixel3 (repeat for several)")
-    p.add_argument("--threads", type=int, default=1, help="onnxruntime intra-op threads (default 1)")
-    p.add_argument("--samples", type=_at_least_one, default=16, help="samples per prediction; 1 means greedy")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=options.threads, default=1,
+                   help=f"onnxruntime intra-op threads (default 1, at most {options.MAX_THREADS})")
+    p.add_argument("--samples", type=options.samples, default=16,
+                   help=f"samples per prediction; 1 means greedy (at most {options.MAX_SAMPLES})")
+    p.add_argument("--seed", type=options.seed, default=0, help="seed of the sampling draws (0 or more)")
     p.add_argument("--gpu", help="GPU for @triton.jit kernel latency (default: the kernel model's default GPU)")
     p.add_argument("--shape", help="work size for kernels, e.g. 'B=8 T=2048' or '4096x4096' "
                                    "(default: the kernel model's default shape)")
@@ -94,16 +95,6 @@ def _parser() -> argparse.ArgumentParser:
                    help="kernel latency model directory (default: the shipped one, unless --model is given)")
     p.add_argument("--nas-model", type=Path, help="network latency model directory for .onnx files")
     return parser
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
 
 
 def _predict(args: argparse.Namespace) -> int:
@@ -209,25 +200,13 @@ def _check_template(predictor) -> None:
                          f"{type(exc).__name__}: {exc}") from None
 
 
-NOT_REGULAR = {stat.S_IFDIR: "a directory", stat.S_IFIFO: "a FIFO", stat.S_IFCHR: "a character device",
-               stat.S_IFBLK: "a block device", stat.S_IFSOCK: "a socket"}
+NOT_REGULAR = source_text.NOT_REGULAR
 
 
 def read_source(path: Path) -> str:
-    """The text of `path`; sizes and kinds are checked before reading, so a FIFO or /dev/zero
-    never blocks and a huge file is never read."""
-    try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileProblem(f"not a regular file ({NOT_REGULAR.get(stat.S_IFMT(info.st_mode), 'unknown kind')})")
-        if info.st_size > MAX_FILE_BYTES:
-            raise FileProblem(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
-        with open(path, "rb") as fh:
-            data = fh.read(MAX_FILE_BYTES + 1)  # it may have grown since the stat
-    except OSError as exc:
-        raise FileProblem(exc.strerror or str(exc)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise FileProblem(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB")
+    """The text of `path`; its kind and size are checked before reading (source_text.read_bytes),
+    so a FIFO, /dev/zero or /proc/kmsg never blocks and a huge file is never read."""
+    data = source_text.read_bytes(path, MAX_FILE_BYTES)
     if b"\0" in data[:8192]:
         raise FileProblem("binary file")
     try:

@@ -42,10 +42,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp import rules
-from rlm_lsp.errors import ConfigError  # noqa: F401 - its old home; callers import it from here
+from rlm_lsp import rules, source_text
+from rlm_lsp.errors import ConfigError, FileProblem  # noqa: F401 - ConfigError's old home; callers import it from here
 
 DEFAULT_RATIO = 2.0
+MAX_CONFIG_BYTES = 10_000_000  # a pyproject.toml is kilobytes; this only stops a runaway file
 DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
 
 _SIZE_UNITS = {
@@ -159,8 +160,9 @@ def load(pyproject: Path | None) -> GateConfig:
     if pyproject is None:
         return GateConfig()
     try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        # A FIFO or a device named as the config would block or never end: checked before reading.
+        data = tomllib.loads(source_text.read_bytes(pyproject, MAX_CONFIG_BYTES).decode("utf-8"))
+    except (FileProblem, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"{pyproject}: cannot read: {exc}") from None
     tool = data.get("tool", {})
     if not isinstance(tool, dict):

@@ -27,6 +27,7 @@ from rlm_lsp.snippets import Snippet, extract
 logger = logging.getLogger(__name__)
 
 MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
+TOO_LARGE = "larger than 1 MB"
 KERNEL_PREFIX = "kernel_"  # metrics for @triton.jit kernels are named kernel_*
 _SAMPLE = 8192
 OPT_OUT = re.compile(r"^[ \t]*#[ \t]*rlm:[ \t]*skip-file\b", re.MULTILINE)  # a file's own opt-out comment
@@ -48,7 +49,7 @@ class FunctionResult:
 def skip_reason(text: str) -> str | None:
     """Why a document gets no hints at all, or None. Cheap: no full scan of a small file."""
     if len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-        return "larger than 1 MB"
+        return TOO_LARGE
     head = text[:_SAMPLE]
     if "\0" in head:
         return "binary"

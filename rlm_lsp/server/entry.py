@@ -35,6 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--log-level", default=os.environ.get("RLM_LOG_LEVEL", "WARNING"))
     parser.add_argument("--log-file", help="log here instead of stderr")
     args = parser.parse_args(argv)
+    host, _, port = (args.tcp or "").rpartition(":")
+    if args.tcp and (not port.isdigit() or not 0 < int(port) < 65536):
+        parser.error(f"--tcp wants HOST:PORT with a port from 1 to 65535, not {args.tcp!r}")
 
     # Our own framing (transport.py), not pygls' start_io/start_tcp: those go deaf after one bad frame.
     server = create_server()
@@ -52,8 +55,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     root.setLevel(args.log_level.upper())
     logging.getLogger("pygls").setLevel(max(root.level, logging.WARNING))
     if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        rc = transport.run_tcp(server, host or "127.0.0.1", int(port))
+        try:
+            # Loopback unless a host is named: the protocol has no authentication.
+            rc = transport.run_tcp(server, host.strip("[]") or "127.0.0.1", int(port))
+        except OSError as exc:
+            print(f"rlm serve: cannot listen on {args.tcp}: {exc.strerror or exc}", file=sys.stderr)
+            rc = 2
     else:
         rc = transport.run_stdio(server, sys.stdin.fileno(), _claim_stdout())
     _exit(server, rc)

@@ -9,6 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
 from rlm_lsp.server import lens as lens_feature
@@ -23,6 +24,7 @@ def create_server() -> RlmServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: RlmServer, params: types.InitializeParams) -> None:
         ls.loop = asyncio.get_running_loop()
+        document.install(ls.workspace)  # edits in time proportional to the edit, not the document
         # A client without workspace/configuration (Neovim 0.7) only ever sends these.
         ls.settings = Settings.from_dict(params.initialization_options, ls.settings)
         ls.worker = Worker(ls.analyze_job)

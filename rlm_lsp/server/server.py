@@ -34,7 +34,8 @@ from rlm_lsp.errors import ModelError
 from rlm_lsp.lines import split_lines_keepends
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
-from rlm_lsp.server.analysis import Analyzer, FunctionResult, skip_reason
+from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
+from rlm_lsp.server.document import Document
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
@@ -115,6 +116,7 @@ class RlmServer(LanguageServer):
         self.results: dict[str, DocResults] = {}
         self.visible: dict[str, tuple[int, int]] = {}  # uri -> lines of the last inlay-hint request
         self.settled: dict[str, frozenset[str]] = {}  # uri -> functions whose regression warning is out
+        self.too_large: set[str] = set()  # documents over the analysis cap, told once
         self.analyzer: Analyzer | None = None
         self.model_error: str | None = None
         self.head = HeadSource()
@@ -147,15 +149,17 @@ class RlmServer(LanguageServer):
 
     def document_changed(self, uri: str, version: int, delay_s: float) -> None:
         self.versions[uri] = version
-        text = self.workspace.get_text_document(uri).source
+        doc = self.workspace.get_text_document(uri)
         assert self.worker is not None
-        self.worker.schedule(uri, (version, text), delay_s)
+        # The document, not its text: joining a huge text on every keystroke is what the job may skip.
+        self.worker.schedule(uri, (version, doc), delay_s)
 
     def document_closed(self, uri: str) -> None:
         self.versions.pop(uri, None)
         self.visible.pop(uri, None)
         self.results.pop(uri, None)
         self.settled.pop(uri, None)
+        self.too_large.discard(uri)
         if self.worker is not None:
             self.worker.cancel(uri)
             analyzer = self.analyzer
@@ -171,8 +175,8 @@ class RlmServer(LanguageServer):
     def cached(self, uri: str) -> tuple[tuple[FunctionResult, ...], tuple[str, ...]]:
         """(results, current lines) for a request; empty when nothing is cached."""
         res = self.results.get(uri)
-        if res is None or uri not in self.versions:
-            return (), ()
+        if res is None or uri not in self.versions or not res.functions:
+            return (), ()  # nothing to show: never split a (maybe huge) document into lines for it
         doc = self.workspace.get_text_document(uri)
         lines = res.lines if doc.version == res.version else tuple(split_lines_keepends(doc.source))  # not doc.lines: str.splitlines
         return res.functions, lines
@@ -279,16 +283,29 @@ class RlmServer(LanguageServer):
 
     # --- analysis (worker thread) --------------------------------------------------------
 
-    def analyze_job(self, uri: str, payload: tuple[int, str]) -> None:
-        version, text = payload
+    def analyze_job(self, uri: str, payload: tuple[int, Document | str]) -> None:
+        version, doc = payload
         analyzer = self.analyzer
         if self.versions.get(uri) != version or analyzer is None:
             return  # outdated, or no model (a load re-schedules every open document)
-        reason = skip_reason(text) or self.excluded(uri)
+        reason: str | None
+        if isinstance(doc, Document) and doc.size() > MAX_BYTES:
+            text, reason = "", TOO_LARGE  # known without joining the text
+        else:
+            text = doc if isinstance(doc, str) else doc.source
+            reason = skip_reason(text)
+        reason = reason or self.excluded(uri)
+        if self.versions.get(uri) != version:
+            return  # edited while the text was read: that edit's own job follows
         if reason is not None:
             logger.debug("%s: no hints (%s)", uri, reason)
+            if reason == TOO_LARGE and uri not in self.too_large:  # one notice, not one per edit
+                self.too_large.add(uri)
+                self.report.show(types.MessageType.Info, f"rlm: {uri.rsplit('/', 1)[-1]} is {reason}: "
+                                 "no hints for it", self.settings_for(uri).show_notifications)
             self._land(uri, DocResults(version, (), ()))
             return
+        self.too_large.discard(uri)
         self.report.status("working", "predicting")
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None

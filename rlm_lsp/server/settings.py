@@ -27,8 +27,10 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from functools import lru_cache
 from typing import Any
+
+from rlm_lsp import options
+from rlm_lsp.server.globs import MAX_PATTERN, compile_glob
 
 logger = logging.getLogger(__name__)
 
@@ -102,8 +104,8 @@ class Settings:
             if path.startswith(folder):
                 candidates.insert(0, path[len(folder):])
         for pattern in self.exclude:
-            regex = _glob(pattern)
-            if any(regex.fullmatch(c) for c in candidates):
+            glob = compile_glob(pattern)
+            if any(glob.match(c) for c in candidates):
                 return pattern
         return None
 
@@ -204,6 +206,8 @@ def _globs(v: Any) -> tuple[str, ...]:
         v = [v]
     if not isinstance(v, (list, tuple)) or not all(isinstance(g, str) for g in v):
         raise TypeError("expected a list of globs")
+    if any(len(g) > MAX_PATTERN for g in v):
+        raise ValueError(f"a glob longer than {MAX_PATTERN} characters")
     return tuple(g.strip() for g in v if g.strip())
 
 
@@ -215,32 +219,6 @@ def _choice(choices: tuple[str, ...]):
         return found
 
     return check
-
-
-@lru_cache(maxsize=256)
-def _glob(pattern: str) -> re.Pattern:
-    """A gitignore-like glob: `*` within a folder, `**` across folders, `?` one character;
-    a pattern without `/` matches a name in any folder, one ending in `/` everything below."""
-    pattern = pattern.replace("\\", "/").removeprefix("./")
-    if "/" not in pattern.rstrip("/"):
-        pattern = "**/" + pattern
-    if pattern.endswith("/"):
-        pattern += "**"
-    out, i = [], 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] in "*?":
-            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
 
 
 def _budgets(v: Any) -> dict[str, float | str]:
@@ -261,7 +239,7 @@ def _ratio(v: Any) -> float:
 _KEYS = (
     ("modelPath", "model_path", _str),
     ("device", "device", _device),
-    ("threads", "threads", _int_range(1, 256)),
+    ("threads", "threads", _int_range(1, options.MAX_THREADS)),
     ("debounceMs", "debounce_ms", _int_range(0, 60_000)),
     ("metrics", "metrics", _bool_map),
     ("features", "features", _features),

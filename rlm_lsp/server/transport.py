@@ -188,18 +188,27 @@ def _refuse(protocol: Any, raw: Any, error: type[JsonRpcException], why: str) ->
             logger.error("cannot answer a bad request: %s", exc)
 
 
-async def serve(protocol: Any, read: Callable[[], Awaitable[bytes]], max_body: int = MAX_BODY) -> None:
-    """Read, frame and dispatch until end of input. `exit` ends it with SystemExit."""
+async def serve(protocol: Any, read: Callable[[], Awaitable[bytes]], max_body: int = MAX_BODY,
+                claim: Callable[[], bool] | None = None) -> int:
+    """Read, frame and dispatch until end of input; how many messages came. `exit` ends it with SystemExit.
+
+    `claim`, when given, is asked before the first message is dispatched; if it says no,
+    nothing is dispatched and serve returns -1.
+    """
     framer = Framer(max_body)
+    messages = 0
     while True:
         data = await read()
         for message, problem in framer.feed(data) if data else framer.close():
             if problem is not None:
                 logger.warning("bad frame: %s", problem)
-            else:
-                dispatch(protocol, message)
+                continue
+            if messages == 0 and claim is not None and not claim():
+                return -1
+            messages += 1
+            dispatch(protocol, message)
         if not data:
-            return
+            return messages
 
 
 def _run(main: Callable[[], Coroutine[Any, Any, None]], protocol: Any) -> int:
@@ -240,15 +249,35 @@ def run_stdio(server: Any, stdin_fd: int, stdout: Any) -> int:
     return _run(main, protocol)
 
 
+BUSY = "rlm serve --tcp already serves one client; start another `rlm serve --tcp` for a second editor"
+
+
 def run_tcp(server: Any, host: str, port: int) -> int:
-    """Serve one TCP connection (as pygls does) until `exit` or the client hangs up."""
+    """Serve one client over TCP until `exit` or that client hangs up; refuse every other connection.
+
+    The server holds one session (documents, settings, one reply channel), so a second
+    client must never share it. The first connection to send a message owns the session;
+    any other connection is told why in one `window/showMessage` and closed (at once if the
+    session is taken, else at its first message), and its hang-up does not touch the owner's
+    session. A connection that hangs up without a message (a port probe) changes nothing.
+    """
     protocol = server.protocol
 
     async def main() -> None:
         done = asyncio.get_running_loop().create_future()
+        owner: list[asyncio.StreamWriter] = []  # the client's writer, from its first message on
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            protocol.set_writer(writer)
+            if owner or done.done():
+                await _refuse_connection(writer)
+                return
+
+            def claim() -> bool:
+                if owner:
+                    return False
+                owner.append(writer)
+                protocol.set_writer(writer)
+                return True
 
             async def read() -> bytes:
                 try:
@@ -256,17 +285,32 @@ def run_tcp(server: Any, host: str, port: int) -> int:
                 except OSError:
                     return b""
 
-            try:
-                await serve(protocol, read)
-            finally:
-                if not done.done():
-                    done.set_result(None)
+            served = await serve(protocol, read, claim=claim)
+            if served < 0:
+                await _refuse_connection(writer)
+            elif served == 0:
+                writer.close()  # said nothing: no session to end
+            elif not done.done():
+                done.set_result(None)  # the client hung up: its session ends, and so does the server
 
         listener = await asyncio.start_server(connection, host, port)
         async with listener:
             await done
 
     return _run(main, protocol)
+
+
+async def _refuse_connection(writer: asyncio.StreamWriter) -> None:
+    logger.warning("refused a second TCP connection from %s: one client per server", writer.get_extra_info("peername"))
+    body = json.dumps({"jsonrpc": "2.0", "method": "window/showMessage",
+                       "params": {"type": 1, "message": BUSY}}).encode()
+    try:
+        writer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        await asyncio.wait_for(writer.drain(), 5)
+    except (OSError, asyncio.TimeoutError):
+        pass
+    finally:
+        writer.close()
 
 
 class LogLimit(logging.Filter):
