@@ -11,9 +11,9 @@ import time
 
 import pytest
 from lsp_client import LspClient, file_uri
+from lsprotocol import converters, types
 from test_server_actions import apply
 from test_server_e2e import DEMO, repo  # noqa: F401 - the fixture
-from lsprotocol import converters, types
 
 from rlm_lsp.server.actions import PLACEHOLDER
 

@@ -51,7 +51,7 @@ def code_actions(
         if d.code == "regression":
             r = _function(d, functions, lines)
             edit = allow_edit(r, lines, client_col) if r is not None else None
-            if edit is not None:
+            if r is not None and edit is not None:
                 out.append(types.CodeAction(
                     title=f"rlm: allow this regression of {r.snippet.qualname} (# rlm: allow-regression)",
                     kind=types.CodeActionKind.QuickFix,
