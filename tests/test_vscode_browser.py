@@ -11,7 +11,10 @@ Follows ../shared/recipes/vscode-in-browser.md. One session goes through what a 
 4. **rlm: Toggle Hints** off and on again;
 5. `rlm.exclude` (User settings): a matching file gets no hints;
 6. an edit of a committed function that the shipped model is confident grew: one warning for
-   that function, naming both metrics, in the Problems panel.
+   that function, naming both metrics, in the Problems panel;
+7. its quick fixes (Ctrl+.): "allow this regression" writes the pragma and the warning goes;
+   after an undo, "exclude" adds the file to the folder's `rlm.exclude` and its hints go.
+The toggle (4) writes this workspace's settings, not the User ones other workspaces read.
 
 It runs the shipped model (RLM_E2E_MODEL_DIR replaces it), so the screenshots show real
 numbers; they go to docs/images/ (RLM_SCREENSHOTS replaces it), which is where the README and
@@ -173,6 +176,7 @@ def test_a_new_user_in_real_vscode(tmp_path):
                 "SETTINGS": str(settings),
                 "PYTHON": sys.executable,
                 "SHOTS": str(SHOTS),
+                "WS": str(ws),
                 "FAILED_SHOT": str(tmp_path / "failed.png"),
             },
             capture_output=True,
@@ -210,11 +214,23 @@ def test_a_new_user_in_real_vscode(tmp_path):
     assert "likely between" in hover and "sure" in hover and "python-v" not in hover, hover  # words, no model id
     # 4. the toggle
     assert result["toggled_off"] == 0 and "hints off" in result["status_off"] and result["toggled_on"] >= 4, result
+    # ... in this workspace only: other workspaces read the User settings, which it left alone
+    assert result["workspace_settings_after_toggle"].get("rlm.features.inlayHints") is False, result
+    assert "rlm.features.inlayHints" not in result["user_settings_after_toggle"], result
     # 5. the exclude glob
     assert result["excluded_hints"] == 0, result
     # 6. one regression warning for the edited function, naming both metrics
     warnings = [p for p in result["problems"] if "total: predicted" in p]
     assert len(warnings) == 1, result["problems"]
     assert "memory" in warnings[0] and "latency" in warnings[0] and "at HEAD" in warnings[0], warnings
-    for shot in ("vscode.png", "vscode-hover.png", "vscode-interpreter.png", "vscode-regression.png"):
+    # 7. the quick fixes: the pragma (the warning goes), then exclude the file (its hints go)
+    titles = result["quick_fixes"]
+    assert any("allow this regression of total" in t for t in titles), titles
+    assert any("exclude demo.py" in t for t in titles), titles
+    assert "# rlm: allow-regression TODO: say why this growth is acceptable" in result["allowed_text"], result
+    assert not any("total: predicted" in p for p in result["problems_after_allow"]), result
+    assert result["exclude_setting"] == ["**/skipped_*.py", "/demo.py"], result  # the User list kept
+    assert result["hints_after_exclude"] == 0, result
+    for shot in ("vscode.png", "vscode-hover.png", "vscode-interpreter.png", "vscode-regression.png",
+                 "vscode-quickfix.png"):
         assert (SHOTS / shot).stat().st_size > 10_000, shot

@@ -71,6 +71,7 @@ class Analyzer:
         self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
         self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
         self.pending = 0  # codes the last analyze() left out because of its limit
+        self.pending_visible = 0  # of those, the codes of functions inside its `visible` lines
         self._heads: OrderedDict[str, dict[str, str]] = OrderedDict()  # HEAD text -> qualname -> code
         self._head_names: dict[str, frozenset[str]] = {}  # HEAD text -> the names it defines
         self._head_canon: dict[str, dict[str, str]] = {}  # HEAD text -> canonical form -> code (renames)
@@ -109,7 +110,8 @@ class Analyzer:
 
         With `limit`, at most that many new codes go to the model, functions inside `visible`
         (the lines the editor last asked hints for) first; the others come back without
-        predictions and `self.pending` says how many codes were left for the next call.
+        predictions and `self.pending` says how many codes were left for the next call
+        (`self.pending_visible`: how many of them are the visible functions').
         """
         snippets = extract(text) if snippets is None else snippets
         head_code = self._head_functions(head_text) if head_text is not None else {}
@@ -129,6 +131,7 @@ class Analyzer:
 
         memo = self._memo.get(uri, {})
         wanted: dict[str, list[str]] = {"function": [], "kernel": []}
+        shown: set[str] = set()  # codes of the functions inside `visible`
         order = sorted(snippets, key=lambda s: not _inside(s, visible)) if visible else snippets
         for s in order:
             group = _group(s)
@@ -138,14 +141,17 @@ class Analyzer:
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names):
                 codes.append(base)
+            if _inside(s, visible):
+                shown.update(codes)
             for code in codes:
                 if code not in memo and code not in wanted[group]:
                     wanted[group].append(code)
-        self.pending = 0
+        self.pending = self.pending_visible = 0
         if limit is not None:
             room = limit
             for group, codes in wanted.items():
                 self.pending += max(0, len(codes) - room)
+                self.pending_visible += sum(code in shown for code in codes[max(room, 0):])
                 wanted[group] = codes[:room]
                 room -= len(wanted[group])
         fresh: dict[str, Mapping[str, Any]] = {}

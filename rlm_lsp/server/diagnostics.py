@@ -3,12 +3,16 @@ regression ratio against the committed (HEAD) version of the same function.
 
 Published with the document version the results belong to, so a client never places them on
 a newer text. The server holds a new regression warning back until the edit settles
-(`Settings.settle_ms`); `data.function` names the function it is about.
+(`Settings.settle_ms`); `data.function` names the function it is about (the quick fixes of
+actions.py read it), and `codeDescription` links to the gate's docs, whose rules it follows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import lru_cache
+from importlib import metadata
+from pathlib import Path
 
 from lsprotocol import types
 
@@ -20,6 +24,8 @@ from rlm_lsp.server.settings import Settings
 from rlm_lsp.units import format_ratio, format_value
 
 SOURCE = "rlm"
+GATE_DOCS = "docs/gate.md"
+_REPOSITORY_LABELS = ("repository", "source", "source code", "code")
 
 
 def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
@@ -88,6 +94,7 @@ def diagnostics(
     if not settings.feature_enabled("diagnostics"):
         return []
     out = []
+    docs = gate_docs_url()
     for r in results:
         for code, message in messages(r, settings):
             out.append(
@@ -97,7 +104,26 @@ def diagnostics(
                     severity=types.DiagnosticSeverity.Warning,
                     source=SOURCE,
                     code=code,
+                    code_description=types.CodeDescription(href=docs) if docs else None,
                     data={"function": r.snippet.qualname},
                 )
             )
     return out
+
+
+@lru_cache(maxsize=1)
+def gate_docs_url() -> str | None:
+    """Where `docs/gate.md` is: on the project's repository (its `Repository` URL in the package
+    metadata, from pyproject.toml's [project.urls]), else the file in the checkout the server runs
+    from; None when neither exists (an installed wheel of a project with no public host)."""
+    try:
+        urls = metadata.metadata("rlm-lsp").get_all("Project-URL") or []
+    except metadata.PackageNotFoundError:
+        urls = []
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        url = url.strip().removesuffix(".git").rstrip("/")
+        if label.strip().lower() in _REPOSITORY_LABELS and url.startswith(("https://", "http://")):
+            return f"{url}/blob/HEAD/{GATE_DOCS}"
+    local = Path(__file__).resolve().parents[2] / GATE_DOCS
+    return local.as_uri() if local.is_file() else None

@@ -9,6 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from rlm_lsp.server import actions as actions_feature
 from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
@@ -69,6 +70,23 @@ def create_server() -> RlmServer:
             return []
         functions, lines = ls.cached(params.text_document.uri)
         return lens_feature.code_lenses(functions, lines, settings)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
+    )
+    def code_action(ls: RlmServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        only = params.context.only
+        if only and not any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):
+            return []
+        uri = params.text_document.uri
+        functions, lines = ls.cached(uri)
+        if not lines:
+            return []
+        return actions_feature.code_actions(
+            uri, ls.versions.get(uri), params.context.diagnostics, functions, lines, ls.client_col(lines),
+            commands=actions_feature.client_commands(ls._cap()),
+            versioned_edits=bool(ls._cap("workspace", "workspace_edit", "document_changes")),
+        )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:

@@ -321,7 +321,11 @@ class RlmServer(LanguageServer):
                 if not analyzer.pending:
                     break
                 self._land(uri, DocResults(version, tuple(functions), lines))
+                if not analyzer.pending_visible:  # what the editor shows is done; the rest is background
+                    self.report.status("ready", self.model_desc)
                 if self.versions.get(uri) != version:
+                    if uri not in self.versions:  # closed: no newer job will say "ready"
+                        self.report.status("ready", self.model_desc)
                     return
                 limit *= 8
         except Exception as exc:  # noqa: BLE001 - a failing model must not take the server down

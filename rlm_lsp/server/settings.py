@@ -96,16 +96,20 @@ class Settings:
     settle_ms: int = 1500  # a regression warning waits until the document was this long unchanged
 
     def excluded(self, path: str, folder: str | None = None) -> str | None:
-        """The first `exclude` glob matching `path` (relative to `folder` when inside it), or None."""
+        """The first `exclude` glob matching `path` (relative to `folder` when inside it), or None.
+        A pattern that starts with `/` is anchored, as in .gitignore: at the folder (`/demo.py`:
+        that file only, what the quick fix writes), or an absolute path."""
         path = path.replace("\\", "/")
         candidates = [path]
+        anchored = [path]
         if folder:
             folder = folder.replace("\\", "/").rstrip("/") + "/"
             if path.startswith(folder):
                 candidates.insert(0, path[len(folder):])
+                anchored.insert(0, "/" + path[len(folder):])
         for pattern in self.exclude:
             glob = compile_glob(pattern)
-            if any(glob.match(c) for c in candidates):
+            if any(glob.match(c) for c in (anchored if pattern.startswith("/") else candidates)):
                 return pattern
         return None
 

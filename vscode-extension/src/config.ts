@@ -124,3 +124,37 @@ export function parseStatus(params: unknown): { state: ServerState; message: str
   }
   return { state: state as ServerState, message: typeof message === "string" ? message : "" };
 }
+
+/** Client-side commands the server may put in a code action (it reads them from
+ * `experimental.rlm.commands`): only the client can write the user's settings. */
+export const EXCLUDE_COMMAND = "rlm.excludeFile";
+export const CLIENT_COMMANDS = [EXCLUDE_COMMAND];
+
+/** The `rlm.exclude` glob for one file: anchored at its workspace folder (`/pkg/gen.py`, that file
+ * only; the server reads a leading `/` as .gitignore does), else its absolute path. */
+export function excludeEntry(file: string, folder?: string): string {
+  const posix = (p: string) => p.replace(/\\/g, "/");
+  const path = posix(file);
+  const root = folder === undefined ? undefined : posix(folder).replace(/\/+$/, "") + "/";
+  return root !== undefined && path.startsWith(root) ? "/" + path.slice(root.length) : path;
+}
+
+/** `rlm.exclude` with `entry` added. `current` is the effective list: a folder's own list replaces
+ * the User one rather than adding to it, so what was excluded stays excluded. */
+export function withExcluded(current: unknown, entry: string): string[] {
+  const list = Array.isArray(current) ? current.filter((g): g is string => typeof g === "string") : [];
+  return list.includes(entry) ? list : [...list, entry];
+}
+
+/** Where "Toggle Hints" writes: this workspace, unless no folder is open or the user asked for all
+ * workspaces; then the User settings, and a workspace value that would hide the change is cleared. */
+export function hintsTarget(
+  global: boolean,
+  hasFolder: boolean,
+  workspaceValueSet: boolean,
+): { write: "global" | "workspace"; clearWorkspace: boolean } {
+  if (global || !hasFolder) {
+    return { write: "global", clearWorkspace: hasFolder && workspaceValueSet };
+  }
+  return { write: "workspace", clearWorkspace: false };
+}

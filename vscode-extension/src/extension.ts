@@ -14,6 +14,10 @@ import {
 } from "vscode-languageclient/node";
 
 import {
+  CLIENT_COMMANDS,
+  EXCLUDE_COMMAND,
+  excludeEntry,
+  hintsTarget,
   initializationOptions,
   parseStatus,
   PROBE_ARGS,
@@ -24,6 +28,7 @@ import {
   serverLaunch,
   ServerState,
   statusItem,
+  withExcluded,
 } from "./config";
 
 let client: LanguageClient | undefined;
@@ -40,7 +45,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     status,
     vscode.commands.registerCommand("rlm.restartServer", () => restart()),
     vscode.commands.registerCommand("rlm.showLog", () => log.show()),
-    vscode.commands.registerCommand("rlm.toggleHints", () => toggleHints()),
+    vscode.commands.registerCommand("rlm.toggleHints", () => toggleHints(false)),
+    vscode.commands.registerCommand("rlm.toggleHintsGlobally", () => toggleHints(true)),
+    vscode.commands.registerCommand(EXCLUDE_COMMAND, (uri?: string) => excludeFile(uri)),
     vscode.commands.registerCommand("rlm.selectInterpreter", () => selectInterpreter()),
     vscode.workspace.onDidChangeConfiguration((event) => {
       if (RESTART_KEYS.some((key) => event.affectsConfiguration(key))) {
@@ -92,20 +99,34 @@ function showStatus(): void {
   status.show();
 }
 
-async function toggleHints(): Promise<void> {
+/** Hints off or on in this workspace (its settings.json), or for every workspace (User settings)
+ * with `global` or when no folder is open. */
+async function toggleHints(global: boolean): Promise<void> {
   const config = settings();
-  const inspected = config.inspect<boolean>("features.inlayHints");
-  // Write where the effective value comes from, so the toggle always takes effect.
-  const target =
-    inspected?.workspaceFolderValue !== undefined
-      ? vscode.ConfigurationTarget.WorkspaceFolder
-      : inspected?.workspaceValue !== undefined
-        ? vscode.ConfigurationTarget.Workspace
-        : vscode.ConfigurationTarget.Global;
+  const where = hintsTarget(global, !!vscode.workspace.workspaceFolders?.length,
+    config.inspect<boolean>("features.inlayHints")?.workspaceValue !== undefined);
   const next = !hintsOn();
+  if (where.clearWorkspace) {
+    await config.update("features.inlayHints", undefined, vscode.ConfigurationTarget.Workspace);
+  }
+  const target = where.write === "global" ? vscode.ConfigurationTarget.Global : vscode.ConfigurationTarget.Workspace;
   await config.update("features.inlayHints", next, target);
-  log.info(`inlay hints ${next ? "on" : "off"}`);
+  log.info(`inlay hints ${next ? "on" : "off"} (${where.write === "global" ? "all workspaces" : "this workspace"})`);
   showStatus();
+}
+
+/** The quick fix "exclude this file": add it to its workspace folder's `rlm.exclude`. */
+async function excludeFile(arg?: string): Promise<void> {
+  const uri = arg ? vscode.Uri.parse(arg) : vscode.window.activeTextEditor?.document.uri;
+  if (!uri || uri.scheme !== "file") {
+    return;
+  }
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  const config = vscode.workspace.getConfiguration("rlm", uri);
+  const entry = excludeEntry(uri.fsPath, folder?.uri.fsPath);
+  const target = folder ? vscode.ConfigurationTarget.WorkspaceFolder : vscode.ConfigurationTarget.Global;
+  await config.update("exclude", withExcluded(config.get<unknown>("exclude"), entry), target);
+  log.info(`rlm.exclude: added ${entry}`);
 }
 
 interface PythonApi {
@@ -240,6 +261,15 @@ async function start(): Promise<void> {
     },
   };
   client = new LanguageClient("rlm", "rlm", serverOptions, clientOptions);
+  // Tell the server which commands of ours its code actions may name (the exclude quick fix).
+  client.registerFeature({
+    fillClientCapabilities: (capabilities) => {
+      capabilities.experimental = { ...(capabilities.experimental ?? {}), rlm: { commands: CLIENT_COMMANDS } };
+    },
+    initialize: () => undefined,
+    getState: () => ({ kind: "static" }),
+    clear: () => undefined,
+  });
   client.onDidChangeState((event) => {
     if (event.newState === State.Starting) {
       setStatus("starting");

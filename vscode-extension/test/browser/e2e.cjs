@@ -4,7 +4,8 @@
 //  3. the hint texts, the status bar text, a hover;
 //  4. "rlm: Toggle Hints" off and on;
 //  5. rlm.exclude (User settings) and a file it matches;
-//  6. an edit of a committed function that the model is confident grew: the Problems panel.
+//  6. an edit of a committed function that the model is confident grew: the Problems panel;
+//  7. its quick fixes (Ctrl+.): the allow-regression pragma, then (after an undo) exclude the file.
 // Screenshots along the way go to SHOTS (a folder). Driven by tests/test_vscode_browser.py.
 //
 //   RLM_EDITORS_DIR=... URL=http://127.0.0.1:PORT/?folder=/ws SETTINGS=.../User/settings.json \
@@ -21,6 +22,7 @@ const URL = process.env.URL;
 const SETTINGS = process.env.SETTINGS;
 const PYTHON = process.env.PYTHON;
 const SHOTS = process.env.SHOTS || ".";
+const WS = process.env.WS; // the workspace folder: its .vscode/settings.json is read after the toggle
 const TIMEOUT = Number(process.env.TIMEOUT_MS || 90000);
 const clean = (t) => t.replace(/\u00a0/g, " ").trim();
 
@@ -35,7 +37,10 @@ async function main() {
     ],
   });
   const result = { step: "", notifications: [], later_notifications: [], hints: [], status: "", hover: "",
-    toggled_off: null, status_off: "", toggled_on: null, excluded_hints: null, problems: [], error: null };
+    toggled_off: null, status_off: "", toggled_on: null, excluded_hints: null, problems: [], error: null,
+    user_settings_after_toggle: null, workspace_settings_after_toggle: null, quick_fixes: [], allowed_text: "",
+    problems_after_allow: [], exclude_setting: null, hints_after_exclude: null };
+  const readJson = (file) => (fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, "utf8")) : null);
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   const hint = page.locator(".monaco-editor .view-lines .view-line span", { hasText: /≈\s(⚠\s)?mem\s/ });
   const toasts = page.locator(".notifications-toasts .notification-list-item-message");
@@ -114,6 +119,9 @@ async function main() {
     result.toggled_off = await hint.count();
     await page.locator(".statusbar-item", { hasText: "rlm: hints off" }).first().waitFor({ timeout: TIMEOUT });
     result.status_off = await statusText();
+    await page.waitForTimeout(1000); // the settings write is on disk
+    result.user_settings_after_toggle = readJson(SETTINGS);
+    result.workspace_settings_after_toggle = readJson(path.join(WS, ".vscode", "settings.json"));
     await command("rlm: Toggle Hints");
     await hint.first().waitFor({ timeout: TIMEOUT });
     result.toggled_on = await hint.count();
@@ -141,6 +149,45 @@ async function main() {
     await page.waitForTimeout(3000); // a second warning, were there one, would be here by now
     result.problems = (await page.locator(".markers-panel .monaco-list-row").allInnerTexts()).map(clean);
     await page.screenshot({ path: path.join(SHOTS, "vscode-regression.png") });
+
+    result.step = "quick fixes";
+    const editor = page.locator(".monaco-editor .view-lines").first();
+    const fixes = page.locator(".action-widget .monaco-list-row", { hasText: "rlm:" });
+    const quickFix = async () => {
+      await page.locator(".monaco-editor .view-line span", { hasText: /^total$/ }).first().click();
+      await page.keyboard.press("Control+.");
+      await fixes.first().waitFor({ timeout: TIMEOUT });
+    };
+    const choose = async (text) => { // by keyboard: a pointer block lies over the menu
+      const focused = page.locator(".action-widget .monaco-list-row.focused");
+      for (let i = 0; i < 8 && !(await focused.innerText().catch(() => "")).includes(text); i++) {
+        await page.keyboard.press("ArrowDown");
+      }
+      await page.keyboard.press("Enter");
+    };
+    await quickFix();
+    result.quick_fixes = (await fixes.allInnerTexts()).map(clean);
+    await page.screenshot({ path: path.join(SHOTS, "vscode-quickfix.png") });
+    await choose("allow this regression");
+    await page.locator(".monaco-editor .view-line", { hasText: "rlm: allow-regression" }).first()
+      .waitFor({ timeout: TIMEOUT });
+    result.allowed_text = clean(await editor.innerText());
+    await page.waitForFunction(() => ![...document.querySelectorAll(".markers-panel .monaco-list-row")]
+      .some((r) => r.textContent.includes("total: predicted")), null, { timeout: TIMEOUT });
+    result.problems_after_allow = (await page.locator(".markers-panel .monaco-list-row").allInnerTexts()).map(clean);
+    await page.keyboard.press("Control+Z"); // the pragma gone: the warning comes back
+    await problem.first().waitFor({ timeout: TIMEOUT });
+    await quickFix();
+    await choose("exclude");
+    const folderSettings = path.join(WS, ".vscode", "settings.json");
+    const deadline = Date.now() + TIMEOUT;
+    while (!(readJson(folderSettings) || {})["rlm.exclude"] && Date.now() < deadline) {
+      await page.waitForTimeout(300);
+    }
+    result.exclude_setting = (readJson(folderSettings) || {})["rlm.exclude"] || null;
+    await page.waitForFunction(() => ![...document.querySelectorAll(".monaco-editor .view-line span")]
+      .some((s) => /≈\smem/.test(s.textContent.replace(/\u00a0/g, " "))), null, { timeout: TIMEOUT });
+    result.hints_after_exclude = await hint.count();
     result.step = "done";
   } catch (err) {
     result.error = `${result.step}: ${String(err)}`;

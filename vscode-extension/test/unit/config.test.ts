@@ -3,6 +3,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import {
+  CLIENT_COMMANDS,
+  EXCLUDE_COMMAND,
+  excludeEntry,
+  hintsTarget,
   initializationOptions,
   parseStatus,
   probeMessage,
@@ -10,6 +14,7 @@ import {
   RESTART_KEYS,
   serverLaunch,
   statusItem,
+  withExcluded,
 } from "../../src/config";
 
 function reader(values: Record<string, unknown>) {
@@ -121,11 +126,34 @@ test("package.json settings are namespaced, described, scoped and defaulted", ()
   }
   assert.deepEqual(props["rlm.device"].enum, ["auto", "cpu", "cuda"]);
   const commands = pkg.contributes.commands.map((c: { command: string }) => c.command);
-  for (const command of ["rlm.restartServer", "rlm.toggleHints", "rlm.selectInterpreter", "rlm.showLog"]) {
+  for (const command of ["rlm.restartServer", "rlm.toggleHints", "rlm.toggleHintsGlobally", "rlm.selectInterpreter",
+    "rlm.showLog", ...CLIENT_COMMANDS]) {
     assert.ok(commands.includes(command), `${command} is contributed`);
   }
   assert.equal(props["rlm.features.codeLens"].default, false);
   assert.equal(props["rlm.showNotifications"].default, "off");
   assert.equal(pkg.license, "Apache-2.0");
   assert.ok(pkg.repository && pkg.icon);
+});
+
+test("Toggle Hints writes to this workspace; all workspaces only when asked or with no folder open", () => {
+  assert.deepEqual(hintsTarget(false, true, false), { write: "workspace", clearWorkspace: false });
+  assert.deepEqual(hintsTarget(false, true, true), { write: "workspace", clearWorkspace: false });
+  // asked for all workspaces: the User value, and this workspace's own value would hide it
+  assert.deepEqual(hintsTarget(true, true, true), { write: "global", clearWorkspace: true });
+  assert.deepEqual(hintsTarget(true, true, false), { write: "global", clearWorkspace: false });
+  assert.deepEqual(hintsTarget(false, false, false), { write: "global", clearWorkspace: false }); // no folder
+});
+
+test("the exclude quick fix adds an anchored glob of the file to the effective rlm.exclude", () => {
+  assert.equal(EXCLUDE_COMMAND, "rlm.excludeFile");
+  assert.equal(excludeEntry("/w/proj/demo.py", "/w/proj"), "/demo.py"); // that file, not every demo.py
+  assert.equal(excludeEntry("/w/proj/pkg/gen.py", "/w/proj/"), "/pkg/gen.py");
+  assert.equal(excludeEntry("C:\\w\\proj\\pkg\\gen.py", "C:\\w\\proj"), "/pkg/gen.py");
+  assert.equal(excludeEntry("/w/projx/a.py", "/w/proj"), "/w/projx/a.py"); // outside the folder: absolute
+  assert.equal(excludeEntry("/tmp/a.py"), "/tmp/a.py"); // no folder open
+  assert.deepEqual(withExcluded(["**/tests/**"], "/demo.py"), ["**/tests/**", "/demo.py"]);
+  assert.deepEqual(withExcluded(["/demo.py"], "/demo.py"), ["/demo.py"]);
+  assert.deepEqual(withExcluded(undefined, "/demo.py"), ["/demo.py"]);
+  assert.deepEqual(withExcluded(["a", 3], "/demo.py"), ["a", "/demo.py"]);
 });
