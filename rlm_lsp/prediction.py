@@ -66,9 +66,12 @@ class Prediction:
 PER_CALL = "per call, for a typical large input"
 GROWTH_SUFFIX = "_growth"
 GROWTH_UNIT = "exponent"
-# (upper bound, words) of the growth classes, in order: an exponent below 0.25 is flat, ...
-GROWTH_CLASSES = ((0.25, "flat"), (0.75, "~√n"), (1.25, "~n"), (1.75, "~n^1.5"), (2.5, "~n²"),
-                  (3.5, "~n³"), (float("inf"), "faster than ~n³"))
+# (upper bound, name) of the growth classes, the names BigO(Bench) uses (`training.curve_fit.CLASSES`),
+# read from the exponent of n over the sizes a curve was measured at: an exponent below 0.2 is flat
+# (`1`), one from 1.15 to 1.5 is `n log n` (over 64x to 256x of n, n log n measures 1.1 to 1.3), and
+# one of 3.5 or more is named `2ⁿ` (faster than any polynomial our ladders can tell).
+GROWTH_CLASSES = ((0.2, "1"), (0.7, "log n"), (1.15, "n"), (1.5, "n log n"), (2.5, "n²"), (3.5, "n³"),
+                  (float("inf"), "2ⁿ"))
 
 
 # p90 - p10 of a growth exponent above this (two classes and more, e.g. ~√n to ~n²): the label says
@@ -96,8 +99,15 @@ def growth_label(growth: float, low: float | None = None, high: float | None = N
     return growth_class(growth) + ("?" if unsure else "")
 
 
-def growth_class(exponent: float) -> str:
-    """`flat` (< 0.25), `~√n`, `~n` (0.75–1.25), `~n^1.5`, `~n²` (1.75–2.5), `~n³`, `faster than ~n³` (≥ 3.5)."""
+def growth_name(exponent: float) -> str:
+    """The class of an exponent: `1` (< 0.2), `log n`, `n` (0.7-1.15), `n log n`, `n²` (1.5-2.5), `n³`, `2ⁿ`
+    (the `growth_class` field of `--json`)."""
     if math.isnan(exponent):
         return "?"
-    return next(words for bound, words in GROWTH_CLASSES if exponent < bound)
+    return next(name for bound, name in GROWTH_CLASSES if exponent < bound)
+
+
+def growth_class(exponent: float) -> str:
+    """The class in the words a hint uses: `~1`, `~log n`, `~n`, `~n log n`, `~n²`, `~n³`, `~2ⁿ`."""
+    name = growth_name(exponent)
+    return name if name == "?" else "~" + name

@@ -58,9 +58,9 @@ def _p(metric="memory", value=1000.0, unit="bytes", growth=None, samples=(), gro
 
 
 @pytest.mark.parametrize("exponent, words", [
-    (-0.5, "flat"), (0.0, "flat"), (0.24, "flat"), (0.25, "~√n"), (0.5, "~√n"), (0.75, "~n"), (1.0, "~n"),
-    (1.24, "~n"), (1.25, "~n^1.5"), (1.5, "~n^1.5"), (1.75, "~n²"), (2.1, "~n²"), (2.49, "~n²"), (2.5, "~n³"),
-    (3.0, "~n³"), (3.5, "faster than ~n³"), (7.0, "faster than ~n³"), (float("nan"), "?"),
+    (-0.5, "~1"), (0.0, "~1"), (0.19, "~1"), (0.2, "~log n"), (0.5, "~log n"), (0.7, "~n"), (1.0, "~n"),
+    (1.14, "~n"), (1.15, "~n log n"), (1.49, "~n log n"), (1.5, "~n²"), (2.1, "~n²"), (2.49, "~n²"), (2.5, "~n³"),
+    (3.0, "~n³"), (3.5, "~2ⁿ"), (7.0, "~2ⁿ"), (float("nan"), "?"),
 ])
 def test_growth_classes(exponent, words):
     assert growth_class(exponent) == words
@@ -119,8 +119,8 @@ def test_exponent_point_estimate_is_the_median_whatever_the_model_says():
     assert GROWTH_POINT_ESTIMATE == "median"
     assert point_estimate(samples, GROWTH_POINT_ESTIMATE) == pytest.approx(0.1)
     bimodal = np.array([0.0] * 9 + [1.0] * 7)
-    assert growth_class(point_estimate(bimodal, GROWTH_POINT_ESTIMATE)) == "flat"
-    assert growth_class(float(np.mean(bimodal))) == "~√n"  # what the plain mean showed before
+    assert growth_class(point_estimate(bimodal, GROWTH_POINT_ESTIMATE)) == "~1"
+    assert growth_class(float(np.mean(bimodal))) == "~log n"  # what the plain mean showed before
 
 
 def test_models_without_growth_have_none(tiny_model_dir):
@@ -199,7 +199,7 @@ def test_hover_says_how_it_grows_and_against_head():
     head = {"memory": _p(value=1000.0, growth=1.0), "latency": _p("latency", 0.019, "ms", growth=0.0)}
     md = hover.markdown(_result(now, head, "changed"), Settings(), {}, "the shipped model on CPU")
     assert "  - grows ~n² with the input (exponent 2.1; p10–p90 1.7–2.4)" in md
-    assert "  - flat: does not grow with the input (exponent 0.1; p10–p90 −0.3–0.4)" in md
+    assert "  - ~1: does not grow with the input (exponent 0.1; p10–p90 −0.3–0.4)" in md
     assert "1.1× (+10%, HEAD 1 kB); grows ~n² now, ~n at HEAD" in md
     assert md.count("at HEAD") == 1  # flat at both: no growth note for latency
     plain = hover.markdown(_result({"memory": _p(value=1100.0)}), Settings(), {}, "m")
@@ -381,7 +381,7 @@ def test_the_server_shows_growth_in_hints_and_hover(growth_model_dir, tmp_path):
 
     source = "def table(n):\n    return [[0] * n for _ in range(n)]\n\n\ndef total(xs):\n    return sum(xs)\n"
     (tmp_path / "g.py").write_text(source)
-    classes = "|".join(re.escape(w) for w in ("flat", "~√n", "~n", "~n^1.5", "~n²", "~n³", "faster than ~n³"))
+    classes = "|".join(re.escape(w) for w in ("~1", "~log n", "~n", "~n log n", "~n²", "~n³", "~2ⁿ"))
     hint = re.compile(rf"^≈ (⚠ )?mem \S+ \S+ ({classes})\?? · (⚠ )?time \S+ \S+ ({classes})\??$")
     client = LspClient(settings={"modelPath": str(growth_model_dir), "debounceMs": 50}, cwd=tmp_path)
     client.initialize(tmp_path)

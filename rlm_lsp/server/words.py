@@ -80,7 +80,7 @@ def growth_suffix(p: Any) -> str:
 
 
 def growth_line(p: Any) -> str | None:
-    """`grows ~n² with the input (exponent 2.1; p10–p90 1.6–2.4)`, `flat: does not grow with the
+    """`grows ~n² with the input (exponent 2.1; p10–p90 1.6–2.4)`, `~1: does not grow with the
     input (...)`; None without a growth prediction."""
     grows = getattr(p, "growth", None)
     if grows is None:
@@ -90,8 +90,8 @@ def growth_line(p: Any) -> str | None:
     low, high = getattr(p, "growth_low", None), getattr(p, "growth_high", None)
     if low is not None and high is not None:
         numbers += f"; p10–p90 {_exponent(low)}–{_exponent(high)}"
-    if words == "flat":
-        return f"flat: does not grow with the input ({numbers})"
+    if words == "~1":
+        return f"~1: does not grow with the input ({numbers})"
     return f"grows {words} with the input ({numbers})"
 
 
