@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import decode, preprocess, sessions, template
+from rlm_lsp import decode, readers, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
@@ -160,7 +160,7 @@ class Predictor:
     # -- inputs ---------------------------------------------------------------
 
     def render(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> str:
-        code = preprocess.apply(self.config.preprocess, code)
+        code = readers.reader().normalise(self.config.preprocess, code)
         return template.render(self.config.input_template, self.config.metric_names, language, code,
                                **(context or {}))
 
