@@ -192,6 +192,7 @@ class Rehouse:
             new = split_from_imports(new, every)
             new = rewrite_dotted(new, every)
             new = path_re.sub(lambda m: paths[m.group(1)], new)
+            new = rewrite_joined_paths(new, paths)
             for a, b in SPECIAL.items():
                 new = new.replace(a, b)
             if p.name == "pyproject.toml":
@@ -269,6 +270,21 @@ def rewrite_dotted(text: str, modules: dict[str, str]) -> str:
 
 
 RELATIVE = re.compile(r"^(?P<indent>[ \t]*)from (?P<dots>\.+)(?P<mod>[\w.]*) import ", re.M)
+
+
+JOINED = re.compile(r"(?P<q>[\"'])[\w.-]+(?P=q)(?:\s*/\s*(?P=q)[\w.-]+(?P=q))+")
+
+
+def rewrite_joined_paths(text: str, paths: dict[str, str]) -> str:
+    """A path built in pieces, `ROOT / "rlm_lsp" / "cli.py"`, to its new pieces."""
+
+    def fix(m: re.Match) -> str:
+        q = m.group("q")
+        parts = [s.strip().strip(q) for s in m.group(0).split("/")]
+        new = paths.get("/".join(parts))
+        return " / ".join(f"{q}{s}{q}" for s in new.split("/")) if new else m.group(0)
+
+    return JOINED.sub(fix, text)
 
 
 def absolutize(text: str, path: Path) -> str:
