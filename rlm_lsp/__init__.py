@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from rlm_lsp import python_reader  # noqa: F401  (the Python family lends the runtime its code reader)
+
 __all__ = ["ConfigError", "InputError", "Model", "ModelConfig", "ModelError", "Prediction", "Predictor", "RlmError",
            "Router"]
 __version__ = "0.1.0"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import code_features
+from rlm_lsp import readers
 from rlm_lsp.errors import ModelError
 
 FILE_NAME = "feature_trees.npz"
@@ -81,7 +81,7 @@ class FeatureTrees:
 
     def _estimate(self, code: str) -> tuple[float, ...]:
         """Raw code -> the estimate of each metric (in `metrics` order), in its unit."""
-        row = np.array([code_features.of(code, self.preprocess)])
+        row = np.array([readers.reader().features(code, self.preprocess)])
         return tuple(float(10 ** self.predict(row, m)[0]) for m in self.metrics)
 
     def value(self, code: str, metric: str) -> float:

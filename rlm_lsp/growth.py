@@ -1,6 +1,6 @@
 """Growth: how a function's cost grows with the size n of its input, and its value at a stated n.
 
-    code -> canonical code -> counts (`code_features`) + loop nests (`loop_nests`)
+    code -> canonical code -> counts + loop nests (the code reader's growth features)
          -> K bagged tree ensembles per metric (`growth_trees.npz`) -> K exponent draws
          -> growth (their median), p10..p90, and the draws, paired by bag like the value's samples
 
@@ -23,13 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import code_features, loop_nests, preprocess
+from rlm_lsp import readers
 from rlm_lsp.errors import ModelError
 from rlm_lsp.feature_trees import FeatureTrees
 from rlm_lsp.prediction import Prediction
 
 FILE_NAME = "growth_trees.npz"
-FEATURE_NAMES = tuple(code_features.FEATURE_NAMES) + tuple("nest_" + f for f in loop_nests.FEATURES)
 MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within six decades of it
 
 
@@ -50,7 +49,7 @@ class GrowthSpec:
             features = tuple(raw["features"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"growth_trees entry of rlm_config.json is malformed: {exc}") from None
-        if features != FEATURE_NAMES:
+        if features != feature_names():
             raise ModelError("growth_trees were fitted on other features than this runtime computes; "
                              "refit them (python -m training.growth_trees)")
         if spec.bags < 1 or spec.reference_n < 1 or not spec.metrics:
@@ -58,10 +57,18 @@ class GrowthSpec:
         return spec
 
 
+def feature_names() -> tuple[str, ...]:
+    """The names of the growth trees' row, as the registered code reader computes it."""
+    return readers.reader().growth_feature_names
+
+
 def features(code: str, preprocess_name: str) -> list[float]:
-    """What the growth trees read: the counts and loop nests of the canonical code."""
-    canon = preprocess.apply(preprocess_name, code)
-    return code_features.features(canon) + loop_nests.read(canon).features()
+    """What the growth trees read: the code reader's growth features (the Python family's: the
+    counts and loop nests of the canonical code, `rlm_lsp.python_reader.growth_features`)."""
+    fn = readers.reader().growth_features
+    if fn is None:
+        raise ModelError("this runtime's code reader computes no growth features")
+    return fn(code, preprocess_name)
 
 
 def bag_name(metric: str, k: int) -> str:

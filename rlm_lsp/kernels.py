@@ -21,7 +21,6 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from rlm_lsp import snippets as snippets_mod
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.kernel_input import (  # noqa: F401 - the renderer's names, importable from here
     FALLBACK_GPU,
@@ -57,7 +56,6 @@ from rlm_lsp.model import FUNCTION, KERNEL, Router
 from rlm_lsp.prediction import Prediction
 
 MODEL_DIR = Path(__file__).parent / "models" / "triton"
-is_kernel_code = snippets_mod.is_kernel  # the one kernel-vs-function rule (its former name here)
 
 
 class KernelModel:
@@ -186,9 +184,6 @@ class KernelModel:
         model's `default_gpu`; `shape_hint`: see `parse_shape_hint`, default the model's default shape."""
         kernels = [s for s in snippets if getattr(s, "kind", "") == "triton_kernel"]
         return self.predict_codes([k.code for k in kernels], gpu, shape_hint) if kernels else []
-
-    def predict_source(self, source: str, gpu: str | None = None, shape_hint=None) -> list[Prediction]:
-        return self.predict_kernels(snippets_mod.extract(source), gpu, shape_hint)
 
 
 def predict_kernels(snippets: Sequence, gpu: str | None = None, shape_hint=None,

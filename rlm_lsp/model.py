@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
-from rlm_lsp import snippets
+from rlm_lsp import readers
 from rlm_lsp.errors import InputError
 from rlm_lsp.model_dir import ModelConfig
 from rlm_lsp.prediction import Prediction
@@ -54,7 +54,7 @@ class Model(Protocol):
 
 def kind_of(code: str) -> str:
     """The family whose model scores this code: KERNEL for a @triton.jit function, else FUNCTION."""
-    return KERNEL if snippets.is_kernel(code) else FUNCTION
+    return KERNEL if readers.reader().is_kernel(code) else FUNCTION
 
 
 class Router:

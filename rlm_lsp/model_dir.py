@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rlm_lsp import code_features, model_schema, numbers
+from rlm_lsp import model_schema, numbers, readers
 from rlm_lsp.errors import ModelError  # noqa: F401 - its old home; callers import it from here
 
 CONFIG_NAME = "rlm_config.json"
@@ -241,7 +241,7 @@ def trees_spec(raw: dict, metric_names: list[str] | None = None) -> TreesSpec | 
         preprocess = str(spec.get("preprocess", raw.get("preprocess", "none")))
         if preprocess != raw.get("preprocess", "none"):  # predictions are cached by the model's text
             raise ValueError(f"the trees read {preprocess!r} text, the model {raw.get('preprocess')!r}")
-        if list(spec.get("features", ())) != list(code_features.FEATURE_NAMES):
+        if list(spec.get("features", ())) != list(readers.reader().feature_names):
             raise ValueError("its features are not rlm_lsp.code_features.FEATURE_NAMES; fit the trees again")
         return TreesSpec(str(spec["file"]), preprocess, checks)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

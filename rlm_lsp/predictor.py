@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp import decode, long_input, preprocess, sessions, template
+from rlm_lsp import decode, readers, sessions, template
 from rlm_lsp.errors import InputError, ModelError
 from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.model_dir import DEFAULT_DIR, ModelConfig
@@ -172,12 +172,13 @@ class Predictor:
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
+        reader = readers.reader()
         if self.config.preprocess != "none":
-            kept = long_input.cut(code)
+            kept = reader.cut(code)
             if kept is not code and "{size}" in self.config.input_template:
                 context.setdefault("size", template.size_bucket(code))
             code = kept
-        code = preprocess.apply(self.config.preprocess, code)
+        code = reader.normalise(self.config.preprocess, code)
         return template.render(self.config.input_template, self.config.metric_names, language, code, **context)
 
     def token_ids(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> list[int]:

@@ -25,9 +25,6 @@ import math
 import string
 from collections.abc import Callable, Sequence
 
-from rlm_lsp.code_census import code_census, kernel_census
-from rlm_lsp.shapes import program_shape
-
 DEFAULT_TEMPLATE = "<metrics> {metrics} <lang> {language} <code>\n{code}"
 SIZED_TEMPLATE = "<metrics> {metrics} <lang> {language} size {size} <code>\n{code}"
 CENSUS_TEMPLATE = "<metrics> {metrics} <lang> {language} size {size} {census} <code>\n{code}"
@@ -39,8 +36,8 @@ def size_bucket(code: str) -> str:
     return str(round(2 * math.log2(max(lines, 1))))
 
 
-DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket, "census": code_census, "kops": kernel_census,
-                                            "shape": program_shape}
+# "census", "kops" and "shape" read Python: the Python family adds them (`rlm_lsp.readers.register`).
+DERIVED: dict[str, Callable[[str], str]] = {"size": size_bucket}
 PYTHON_ONLY = frozenset({"shape"})  # derived for language "python" only
 
 

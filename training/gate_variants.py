@@ -40,21 +40,11 @@ from rlm_lsp import rules  # noqa: E402
 from training import dataset  # noqa: E402
 from training.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.mutations import EXPECTED, mutate  # noqa: E402
+from training.v4_data import usable  # noqa: E402  (with the variant examples it filters: no import circle)
 
 PAIRS = ROOT / "training" / "data" / "variants_v2.pairs.jsonl.gz"
 REGRESSION = 2.0
 METRICS = {"memory": ("memory_parent", "memory_variant"), "latency": ("latency_parent", "latency_variant")}
-
-
-def usable(pairs: Sequence[dict]) -> list[dict]:
-    """Pairs whose variant gave the parent's output and both ran ok, one per (variant, input)."""
-    seen, out = set(), []
-    for p in pairs:
-        if p.get("same_output") and p.get("status_parent") == p.get("status_variant") == "ok":
-            if (p["key"], p.get("input_id")) not in seen:
-                seen.add((p["key"], p.get("input_id")))
-                out.append(p)
-    return out
 
 
 def is_validation(pair: dict) -> bool:

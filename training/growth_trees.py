@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.growth import FEATURE_NAMES, FILE_NAME, GrowthSpec, GrowthTrees, bag_name, features  # noqa: E402
+from rlm_lsp.growth import FILE_NAME, GrowthSpec, GrowthTrees, bag_name, feature_names, features  # noqa: E402
 from rlm_lsp.model_dir import CONFIG_NAME, sha256_file  # noqa: E402
 
 DATA = ROOT / "training" / "data"
@@ -92,7 +92,7 @@ def write(model_dir: Path, models: dict, bags: int, reference_n: int, about: dic
     np.savez_compressed(path, **flat)  # type: ignore[arg-type]
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
-    raw["growth_trees"] = {"file": FILE_NAME, "preprocess": PREPROCESS, "features": list(FEATURE_NAMES),
+    raw["growth_trees"] = {"file": FILE_NAME, "preprocess": PREPROCESS, "features": list(feature_names()),
                            "metrics": list(models), "bags": bags, "reference_n": reference_n, **about}
     raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
     config_path.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")

@@ -165,6 +165,17 @@ def load_v4_examples(
     return out
 
 
+def usable(pairs: Sequence[dict]) -> list[dict]:
+    """Pairs whose variant gave the parent's output and both ran ok, one per (variant, input)."""
+    seen, out = set(), []
+    for p in pairs:
+        if p.get("same_output") and p.get("status_parent") == p.get("status_variant") == "ok":
+            if (p["key"], p.get("input_id")) not in seen:
+                seen.add((p["key"], p.get("input_id")))
+                out.append(p)
+    return out
+
+
 def variant_examples(parents: Sequence[dataset.Example], data: Path | None = None) -> list[dataset.Example]:
     """Data v2's controlled variants of `parents` (pass training programs only) as examples of their own.
 
@@ -176,7 +187,6 @@ def variant_examples(parents: Sequence[dataset.Example], data: Path | None = Non
     would not); latency is unknown (memory-only); its growth is the variant's own where measured."""
     from statistics import median
 
-    from training.gate_variants import usable
     from training.mutations import mutate
 
     by_key = {e.key: e for e in parents}
