@@ -110,7 +110,7 @@ def import_time() -> float:
 
 def stages(repo: Path, model: str | None, samples: int | None, runs: int) -> dict[str, float | str]:
     """Per-stage medians over `runs` in-process passes, each with a fresh Predictor (no cache)."""
-    from rlm_lsp import project_config as config
+    from rlm_lsp.app import project_config as config
     from rlm_lsp.gate import compare, gate
 
     parse, load, predict = [], [], []

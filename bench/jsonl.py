@@ -35,7 +35,7 @@ def main(argv=None) -> int:
     parser.add_argument("--samples", type=int, default=1)
     add_write_flag(parser)
     args = parser.parse_args(argv)
-    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.cli", "predict", "--jsonl", "-", "--samples",
+    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.app.cli", "predict", "--jsonl", "-", "--samples",
                              str(args.samples)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     done = [0]
     readings: list[tuple[int, float]] = []

@@ -223,7 +223,7 @@ def resolve_model(arg: str | None, work: Path) -> tuple[Path, str]:
         version = json.loads((Path(arg) / "rlm_config.json").read_text()).get("model_version", "?")
         note = " (the tiny random-weight test model; a trained model is larger and slower)" if "tiny" in version else ""
         return Path(arg), f"model `{version}` from `{arg}`{note}"
-    from rlm_lsp.model_dir import DEFAULT_DIR
+    from rlm_lsp.runtime.model_dir import DEFAULT_DIR
 
     if (DEFAULT_DIR / "rlm_config.json").is_file():
         return DEFAULT_DIR, "the shipped default model"

@@ -113,7 +113,7 @@ def measured_peaks(repeats: int = 30) -> dict[str, float]:
 
 def staged(predictor, code: str) -> dict[str, float]:
     """Milliseconds per stage of one uncached prediction, through the runtime's own objects."""
-    from rlm_lsp import decode
+    from rlm_lsp.runtime import decode
 
     p = predictor
     t0 = clock()
@@ -251,7 +251,7 @@ def _blocks_for(predictor, tokens: int) -> int:
 def _predictor(predictor_cls, path: Path, samples: int, read: int | None):
     from dataclasses import replace
 
-    from rlm_lsp.model_dir import ModelConfig
+    from rlm_lsp.runtime.model_dir import ModelConfig
 
     config = ModelConfig.load(path)
     if read is not None:
@@ -268,7 +268,7 @@ def _cold_starts(runtimes: dict, repeats: int = 5) -> dict[str, float]:
     for _ in range(repeats):
         for name, path in runtimes.items():
             t = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "predict", "--model", str(path),
+            subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", "predict", "--model", str(path),
                             str(ROOT / "examples" / "demo.py")], check=True, capture_output=True, cwd=ROOT)
             times[name].append((time.perf_counter() - t) * 1000)
     return {name: statistics.median(t) for name, t in times.items()}
@@ -411,7 +411,7 @@ def _random_checkpoint(path: Path, size: str) -> Path:
     import torch
 
     from tests.conftest import METRICS
-    from training import rlm_model
+    from training.learning import rlm_model
 
     torch.manual_seed(0)
     texts = [c.replace("values", f"v{i}") for i, c in enumerate(make_inputs(400))]

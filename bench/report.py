@@ -28,7 +28,7 @@ T = TypeVar("T")
 
 
 def machine() -> str:
-    from rlm_lsp.machine import cpu_model
+    from rlm_lsp.runtime.machine import cpu_model
 
     cpu = cpu_model("unknown CPU")
     return f"{cpu}, Python {platform.python_version()}"

@@ -1,6 +1,6 @@
 """Semantics-preserving rewrites of a program, for the stability benchmark and its tests.
 
-Written apart from `rlm_lsp.canonical` on purpose (the renames use `symtable`, the compiler's own
+Written apart from `rlm_lsp.python.canonical` on purpose (the renames use `symtable`, the compiler's own
 scope analysis, not our resolver), so the benchmark checks the canonicaliser instead of echoing it.
 Each function takes the source and a `random.Random` and returns new source, or None when the
 rewrite does not apply to that program.

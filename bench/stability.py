@@ -2,13 +2,13 @@
 
     python bench/stability.py [--model DIR] [--compare DIR ...] [--programs 300] [--no-write]
 
-Programs: validation problems' programs (`training.dataset.is_validation`, never trained on),
+Programs: validation problems' programs (`training.learning.dataset.is_validation`, never trained on),
 the first N by a hash of their key. Each rewrite of `bench/rewrites.py` (renames, reformatting,
 type hints, docstrings, an unused assignment, a swap of two independent statements) is applied
 to each program it applies to; the share of programs whose memory or latency prediction moves by
 1.25× or more, and by 2× or more, is reported per model, side by side, in the `stability`
 section of docs/benchmarks.md; and the share of programs whose rewrite `rlm gate` and the editor
-would flag as a regression (`rlm_lsp.rules`: a change by canonical form, then a metric up by the
+would flag as a regression (`rlm_lsp.app.rules`: a change by canonical form, then a metric up by the
 ratio with the confidence of its level), which is what a user of either sees.
 """
 
@@ -27,8 +27,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import rewrites  # noqa: E402
 from report import add_write_flag, machine, progress, publish  # noqa: E402
 
-from rlm_lsp import rules  # noqa: E402
-from training import dataset  # noqa: E402
+from rlm_lsp.app import rules  # noqa: E402
+from training.learning import dataset  # noqa: E402
 
 
 def programs(n: int) -> list[str]:
@@ -103,7 +103,7 @@ def markdown(results: dict[str, dict], n: int, seconds: float, command: str = "p
         "## Stability under neutral edits (`bench/stability.py`)",
         "",
         f"{n} validation programs (never trained on); for each semantics-preserving rewrite of `bench/rewrites.py` "
-        "(renames found with the compiler's `symtable`, independent of `rlm_lsp/canonical.py`), the share of "
+        "(renames found with the compiler's `symtable`, independent of `rlm_lsp/python/canonical.py`), the share of "
         "programs whose predicted memory / latency moves by ≥ 1.25× / ≥ 2×. Targets (issue 22): 0% for renames, "
         "reformatting, hints and docstrings; ≤ 5% at ≥ 2× for the inserted statement and the swap. "
         "*Flagged*: the share whose rewrite the gate and the editor would report as a regression (a change "
@@ -144,8 +144,8 @@ def main(argv=None) -> int:
     add_write_flag(p)
     args = p.parse_args(argv)
 
-    from rlm_lsp.model_dir import DEFAULT_DIR
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.model_dir import DEFAULT_DIR
+    from rlm_lsp.runtime.predictor import Predictor
 
     start = time.perf_counter()
     codes = programs(args.programs)

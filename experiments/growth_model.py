@@ -5,8 +5,8 @@
 
 Targets: ``memory`` exponents from the memory ladders (``leetcode_v2.growth``: 1/16, 1/4, 1 of L)
 and, where measured, both metrics' exponents from the cost curves (``leetcode_curves.growth``;
-those override the ladders' memory exponent).  Features: the counts of ``rlm_lsp.code_features``
-(the gate's trees' counts: the baseline) and the loop nests of ``rlm_lsp.loop_nests``.  The table
+those override the ladders' memory exponent).  Features: the counts of ``rlm_lsp.python.code_features``
+(the gate's trees' counts: the baseline) and the loop nests of ``rlm_lsp.python.loop_nests``.  The table
 holds no code (it stays in the cache folder, outside the project, anyway).
 """
 from __future__ import annotations
@@ -45,13 +45,13 @@ def targets(curves_growth: Path) -> dict:
 
 
 def features(code: str) -> dict:
-    from rlm_lsp import code_features, loop_nests, preprocess
+    from rlm_lsp.python import code_features, loop_nests, preprocess
     canon = preprocess.apply("canon_v1", code)
     return {"counts": code_features.features(canon), "nests": loop_nests.read(canon).features()}
 
 
 def cmd_table(a) -> int:
-    from training import build_dataset as bd
+    from training.measuring import build_dataset as bd
     P = bd.problems()
     code = {p.key: p.code for pr in P.values() for p in pr.programs}
     T = targets(Path(a.curves))
@@ -70,8 +70,8 @@ def cmd_table(a) -> int:
 def cmd_embed(a) -> int:
     """The shipped model's view of every table row: the encoder's mean-pooled last hidden state and
     its own point estimates (log10 memory, log10 latency), in table order -> embed.npz."""
-    from rlm_lsp.predictor import Predictor, head_and_tail
-    from training import build_dataset as bd
+    from rlm_lsp.runtime.predictor import Predictor, head_and_tail
+    from training.measuring import build_dataset as bd
     P = bd.problems()
     code = {p.key: p.code for pr in P.values() for p in pr.programs}
     rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
@@ -94,7 +94,7 @@ def cmd_embed(a) -> int:
 
 def _load():
     rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
-    from training.dataset import is_validation
+    from training.learning.dataset import is_validation
     for r in rows:
         r["validation"] = is_validation(str(r["problem_id"]))
     return rows

@@ -14,9 +14,9 @@ import random
 
 import numpy as np
 
-from training import dataset
-from training.baseline import fit_predict
-from training.evaluate import score
+from training.judging.baseline import fit_predict
+from training.judging.evaluate import score
+from training.learning import dataset
 
 
 def main(argv=None) -> dict:

@@ -23,8 +23,8 @@ def main(argv=None) -> dict:
     p.add_argument("--devices", nargs="+", help="default: every device the first model was trained on")
     p.add_argument("--out", type=Path, default=Path("training/work/nas_ensemble.json"))
     args = p.parse_args(argv)
-    from rlm_lsp import nas
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.networks import nas
+    from rlm_lsp.runtime.predictor import Predictor
     from training.nas import data
     from training.nas.baseline import spearman
 

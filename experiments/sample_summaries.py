@@ -32,9 +32,9 @@ def summaries(samples: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def python_report(model: Path, samples: int) -> dict:
-    from rlm_lsp.predictor import Predictor
-    from training import dataset
-    from training.evaluate import score
+    from rlm_lsp.runtime.predictor import Predictor
+    from training.judging.evaluate import score
+    from training.learning import dataset
 
     examples = dataset.load_examples([dataset.DEFAULT_DATA], dataset.DEFAULT_CORPUS, tiers=["large"])
     val = dataset.split_by_problem(examples, 0.1)[1]
@@ -50,8 +50,8 @@ def python_report(model: Path, samples: int) -> dict:
 
 
 def nas_report(model: Path, samples: int, split: str, archs: int, devices: list[str] | None) -> dict:
-    from rlm_lsp import nas
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.networks import nas
+    from rlm_lsp.runtime.predictor import Predictor
     from training.nas import data
     from training.nas.baseline import spearman
 

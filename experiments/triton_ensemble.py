@@ -23,8 +23,8 @@ from training.triton.evaluate import baselines, table, trained_rows
 
 def samples(model_dir: Path, rows: list[dict], n: int = 16) -> np.ndarray:
     """(rows, n) sampled latencies in ms of one model, through the runtime (`Predictor.sample_values`)."""
-    from rlm_lsp.kernels import LANGUAGE, KernelModel, target_scale
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
+    from rlm_lsp.triton.kernels import LANGUAGE, KernelModel, target_scale
 
     kernel_model = KernelModel(Predictor.from_dir(model_dir, device="cpu", samples=n))
     groups = defaultdict(list)

@@ -11,8 +11,8 @@ from collections import defaultdict
 
 import numpy as np
 
-from rlm_lsp.kernels import LANGUAGE, METRIC, model_context
-from rlm_lsp.predictor import Predictor
+from rlm_lsp.runtime.predictor import Predictor
+from rlm_lsp.triton.kernels import LANGUAGE, METRIC, model_context
 from training.triton import data
 
 

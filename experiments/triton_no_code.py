@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp.predictor import Predictor
+from rlm_lsp.runtime.predictor import Predictor
 from training.triton import data, evaluate
 
 EMPTY_KERNEL = "@triton.jit\ndef kernel():\n    pass"

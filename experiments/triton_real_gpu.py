@@ -5,7 +5,7 @@
 
 The rows are `time_kernels.py` output: the built-in kernels of `training/triton/bench_kernels.py`
 timed on a real GPU. Each kernel function is predicted the way the editor predicts it: its own
-source, the shape line of the tensors the job built (`rlm_lsp.kernels.shape_text`, matmul fp16,
+source, the shape line of the tensors the job built (`rlm_lsp.triton.kernels.shape_text`, matmul fp16,
 the rest fp32), and a GPU name the model knows, since the timing GPU may not be one of them.
 Prints measured vs predicted per row, then Spearman for the model and for work size alone.
 """
@@ -18,7 +18,8 @@ import math
 
 from scipy.stats import spearmanr
 
-from rlm_lsp import kernels, snippets
+from rlm_lsp.python import snippets
+from rlm_lsp.triton import kernels
 
 KERNEL_FUNCTION = {"vector_add": "add_kernel", "softmax": "softmax_kernel", "matmul": "matmul_kernel"}
 DTYPE = {"matmul": "fp16"}

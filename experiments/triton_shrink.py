@@ -24,8 +24,8 @@ SLICES = ("overall", "source=liger", "source=tritonbench", "mean within (family,
 
 
 def main(argv=None) -> dict:
-    from rlm_lsp.kernels import ROOFLINE, roofline_ms
-    from rlm_lsp.model_dir import ModelConfig
+    from rlm_lsp.runtime.model_dir import ModelConfig
+    from rlm_lsp.triton.kernels import ROOFLINE, roofline_ms
 
     p = argparse.ArgumentParser(prog="python -m experiments.triton_shrink")
     p.add_argument("model", type=Path)

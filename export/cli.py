@@ -39,8 +39,8 @@ from rlm_lsp.export.onnx_export import (
     narrow_head,
     quantize_int8,
 )
-from rlm_lsp.model_dir import POINT_ESTIMATES, check_temperature, sha256_file
-from rlm_lsp.seq2seq import SHARED_CROSS_KV
+from rlm_lsp.runtime.model_dir import POINT_ESTIMATES, check_temperature, sha256_file
+from rlm_lsp.runtime.seq2seq import SHARED_CROSS_KV
 
 LAYOUTS = ("fast", "optimum")
 CARD = "MODEL_CARD.md"  # a shipped model directory's own card (not part of the model's hashed files)
@@ -62,7 +62,7 @@ def main(argv: Sequence[str] | None = None, samples=None) -> int:
     """`samples`: the parity inputs (default SAMPLE_CODES); wrappers for models whose template has
     extra fields pass (code, context) pairs (see rlm_lsp.export.parity.sample_inputs)."""
     parser = argparse.ArgumentParser(prog="rlm-export", description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoint", type=Path, help="checkpoint directory written by training.train")
+    parser.add_argument("checkpoint", type=Path, help="checkpoint directory written by training.learning.train")
     parser.add_argument("out", type=Path, help="model directory to write")
     parser.add_argument("--no-int8", dest="int8", action="store_false", help="ship fp32 instead of int8")
     parser.add_argument("--fp32-out", type=Path, help="also keep the fp32 model directory here (optimum's layout)")
@@ -215,8 +215,8 @@ def _stages(total: int):
 
 def _compare(fp32: Path, final: Path, rows_path: Path, limit: int) -> dict:
     """Spearman against measured values for fp32 and the shipped precision, per metric."""
-    from rlm_lsp.prediction import metric_prediction
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.prediction import metric_prediction
+    from rlm_lsp.runtime.predictor import Predictor
 
     opener = gzip.open if rows_path.suffix == ".gz" else open
     with opener(rows_path, "rt", encoding="utf-8") as fh:

@@ -7,8 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
-from rlm_lsp import numbers
-from rlm_lsp.model_dir import CONFIG_NAME, FORMAT_VERSION, MODEL_FILES, sha256_file
+from rlm_lsp.runtime import numbers
+from rlm_lsp.runtime.model_dir import CONFIG_NAME, FORMAT_VERSION, MODEL_FILES, sha256_file
 
 
 def number_tokens(directory: Path) -> dict[str, int]:
@@ -54,7 +54,7 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
 def _rewrite_config(out_dir: Path, change) -> dict:
     """Loads an exported model's rlm_config.json (checked, as the runtime loads it), lets
     `change(config, loaded)` edit the raw dict, and writes it back."""
-    from rlm_lsp.model_dir import ModelConfig
+    from rlm_lsp.runtime.model_dir import ModelConfig
 
     loaded = ModelConfig.load(out_dir)
     config = copy.deepcopy(loaded.raw)
@@ -90,8 +90,8 @@ def set_growth_temperature(out_dir: Path, temperature: float) -> dict:
     """Gives every growth metric of an exported model its own sampling temperature (rewrites its
     rlm_config.json): a growth's p10-p90 is calibrated apart from the values'. The metrics decoded
     before it (model v4's memory and latency) do not change."""
-    from rlm_lsp.model_dir import check_temperature
-    from rlm_lsp.prediction import is_growth
+    from rlm_lsp.runtime.model_dir import check_temperature
+    from rlm_lsp.runtime.prediction import is_growth
 
     check_temperature(temperature, "growth temperature")
 

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rlm_lsp.seq2seq import (
+from rlm_lsp.runtime.seq2seq import (
     ENCODER_BIAS_KEY,
     ENCODER_SCALES_KEY,
     LAYOUT_KEY,
@@ -139,7 +139,7 @@ def per_input_scales(model):
     session 26). A scale
     per tensor is one per input only when the encoder runs one input a call without padding: the
     graph's metadata (`ENCODER_SCALES_KEY`: `PER_INPUT`) tells the runtime to do that
-    (`rlm_lsp.seq2seq.Seq2Seq.encode`), so an input's numbers never depend on its batch. Not exact:
+    (`rlm_lsp.runtime.seq2seq.Seq2Seq.encode`), so an input's numbers never depend on its batch. Not exact:
     the exporter's fidelity check against fp32 judges it. The uint8 codes reach 255 and the weights
     stay within ±63, so the integer products stay exact on every CPU kernel (see `int8_matmuls`).
     """
@@ -516,13 +516,13 @@ def _check_same_encoder(original, rewritten) -> None:
             raise ValueError(f"the rewritten encoder differs at batch {batch}, length {length}")
 
 
-FOLDED_PREFIX = "rlm_folded:"  # metadata: a weight a rewrite folded into a table, for training.recover
+FOLDED_PREFIX = "rlm_folded:"  # metadata: a weight a rewrite folded into a table, for training.learning.recover
 
 
 def _keep_folded_weights(model, initializers) -> None:
     """A weight that a rewrite replaces by a table it was computed from stays readable: its values
     go to the graph's metadata (`FOLDED_PREFIX` + name: shape and values, exact as JSON floats), so
-    `training.recover` gives the checkpoint back whole. T5's position-bias tables are 32 x H."""
+    `training.learning.recover` gives the checkpoint back whole. T5's position-bias tables are 32 x H."""
     import json
 
     from onnx import numpy_helper

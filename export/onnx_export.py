@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from rlm_lsp.errors import ExportError  # noqa: F401 - one error hierarchy (rlm_lsp.errors)
+from rlm_lsp.runtime.errors import ExportError  # noqa: F401 - one error hierarchy (rlm_lsp.runtime.errors)
 
 GRAPHS = ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")
 
@@ -23,7 +23,7 @@ def check_checkpoint(checkpoint: Path) -> dict:
     hf_config = json.loads((checkpoint / "config.json").read_text())
     if hf_config.get("model_type") != "t5":
         raise ExportError(f"unsupported architecture {hf_config.get('model_type')!r} in {checkpoint / 'config.json'}: "
-                          "rlm-export handles T5 encoder-decoder checkpoints written by training.train")
+                          "rlm-export handles T5 encoder-decoder checkpoints written by training.learning.train")
     if not any((checkpoint / w).is_file() for w in ("model.safetensors", "pytorch_model.bin")):
         raise ExportError(f"checkpoint {checkpoint} has no weights (model.safetensors)")
     return json.loads((checkpoint / "rlm_meta.json").read_text())

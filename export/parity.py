@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp import decode
-from rlm_lsp.prediction import is_growth, metric_prediction
-from rlm_lsp.predictor import Predictor
+from rlm_lsp.runtime import decode
+from rlm_lsp.runtime.prediction import is_growth, metric_prediction
+from rlm_lsp.runtime.predictor import Predictor
 
 
 def torch_greedy_tokens(model, token_ids: list[int], allowed: Sequence[np.ndarray], start_id: int) -> list[int]:
@@ -53,7 +53,7 @@ def sample_inputs(predictor: Predictor, samples: Sequence[Sample]) -> list[list[
     """Parity samples -> encoder token ids. A sample is a code string, or (code, context) for a
     template with extra fields ({device}, {gpu}, {work}...). A plain string under such a template
     gets a fixed stand-in word in each field: parity is about the graphs, not the input's meaning."""
-    from rlm_lsp.template import extra_fields
+    from rlm_lsp.runtime.template import extra_fields
 
     stand_in = {name: "parity" for name in extra_fields(predictor.config.input_template)}
     language = predictor.config.languages[0]
@@ -113,7 +113,7 @@ def fidelity(reference_dir: Path, model_dir: Path, samples: Sequence[Sample], n:
         kls += [float(np.sum(np.exp(x) * (x - y))) for x, y in zip(a, b)]
     codes = [s if isinstance(s, str) else s[0] for s in samples]
     context = next((dict(s[1]) for s in samples if not isinstance(s, str) and s[1]), None)
-    from rlm_lsp.template import extra_fields
+    from rlm_lsp.runtime.template import extra_fields
 
     context = context or {name: "parity" for name in extra_fields(ref.config.input_template)} or None
     before, after = ref.predict(codes, context=context), new.predict(codes, context=context)

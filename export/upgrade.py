@@ -28,8 +28,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from rlm_lsp.export.fast_graphs import ENCODER_TOEPLITZ_KEY, ENCODER_UNSLICED_KEY
-from rlm_lsp.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
-from rlm_lsp.seq2seq import ENCODER_BIAS_KEY, ENCODER_SCALES_KEY, SELF_BIAS_KEY
+from rlm_lsp.runtime.model_dir import CONFIG_NAME, MODEL_FILES, ModelConfig, ModelError, sha256_file
+from rlm_lsp.runtime.seq2seq import ENCODER_BIAS_KEY, ENCODER_SCALES_KEY, SELF_BIAS_KEY
 
 # (file, the metadata key a rewritten graph carries, the fast_graphs rewrite)
 REWRITES = (("encoder_model.onnx", ENCODER_BIAS_KEY, "encoder_bias_gather"),

@@ -3,7 +3,7 @@
 Two versions of a set of files go in; out come `FunctionChange`s (a function's old and new
 version, or only a new one) and then `Finding`s (a metric over its ratio or budget).
 
-Functions are compared by their *canonical* form (`rlm_lsp.rules.canonical`): comments,
+Functions are compared by their *canonical* form (`rlm_lsp.app.rules.canonical`): comments,
 docstrings, type hints, formatting and consistent renames of what the function defines are no
 change and are not even predicted. Matching, in order:
 
@@ -17,7 +17,7 @@ change and are not even predicted. Matching, in order:
    of their canonical lines agree (a rename with edits): compared like a modification;
 5. anything left is new and judged against the budgets only. Removed functions are ignored.
 
-The verdict is `rlm_lsp.rules.judge`, the editor's rule too: over the ratio, and confident of it.
+The verdict is `rlm_lsp.app.rules.judge`, the editor's rule too: over the ratio, and confident of it.
 
 Outcomes, per metric of a changed function (`Finding.outcome`): **regressed** (over the ratio
 and the model confident of it, or over a budget: blocks), **inconclusive** (the estimates grew
@@ -42,11 +42,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rlm_lsp import rules
-from rlm_lsp.lines import split_lines
-from rlm_lsp.project_config import GateConfig
-from rlm_lsp.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
-from rlm_lsp.snippets import Snippet, extract
+from rlm_lsp.app import rules
+from rlm_lsp.app.project_config import GateConfig
+from rlm_lsp.app.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
+from rlm_lsp.python.snippets import Snippet, extract
+from rlm_lsp.runtime.lines import split_lines
 
 SIMILARITY = 0.75  # difflib ratio on canonical lines, for a rename with edits
 
@@ -276,7 +276,7 @@ def _by_key(functions: Sequence[Function]) -> dict[tuple[str, int], Function]:
 
 
 class PredictionLike(Protocol):
-    """The fields of `rlm_lsp.predictor.Prediction` that the verdict reads."""
+    """The fields of `rlm_lsp.runtime.predictor.Prediction` that the verdict reads."""
 
     value: float
     unit: str

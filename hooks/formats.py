@@ -20,8 +20,8 @@ import rlm_lsp
 from rlm_lsp.gate import report
 from rlm_lsp.gate.compare import Finding
 from rlm_lsp.gate.report import GateResult
-from rlm_lsp.prediction import growth_class
-from rlm_lsp.units import format_value
+from rlm_lsp.runtime.prediction import growth_class
+from rlm_lsp.runtime.units import format_value
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"regressed": "error", "inconclusive": "warning", "improved": "note", "allowed": "note"}

@@ -30,15 +30,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp import options, rules, source_text
-from rlm_lsp import project_config as config_mod
-from rlm_lsp.errors import FileProblem, ModelError
+from rlm_lsp.app import options, rules
+from rlm_lsp.app import project_config as config_mod
+from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import compare, formats, git, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
-from rlm_lsp.model_dir import feature_tree_levels
-from rlm_lsp.onnx_reader import MAX_ONNX_BYTES
-from rlm_lsp.project_config import ConfigError, GateConfig
+from rlm_lsp.networks.onnx_reader import MAX_ONNX_BYTES
+from rlm_lsp.runtime import source_text
+from rlm_lsp.runtime.errors import FileProblem, ModelError
+from rlm_lsp.runtime.model_dir import feature_tree_levels
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
 PYTHON_SUFFIXES = (".py", ".pyw")
@@ -320,7 +321,7 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001
         return _model_failure(result, f"prediction failed: {_describe(exc)}", fail_open)
     result.predictions = dict(zip(codes, predicted, strict=True))
-    try:  # the rule may read the model's feature trees (rlm_lsp.feature_trees) for the first time here
+    try:  # the rule may read the model's feature trees (rlm_lsp.runtime.feature_trees) for the first time here
         result.findings = compare.judge(matching.changed, result.predictions, config, metrics)
     except ModelError as exc:
         return _model_failure(result, f"judging failed: {_describe(exc)}", fail_open)
@@ -329,7 +330,7 @@ def evaluate(
 
 def load_predictor(model: str | None, threads: int, samples: int | None, device: str, common_draws: bool = True) -> Any:
     """The runtime Predictor, imported here so that a run with nothing to predict stays fast."""
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
 
     kwargs: dict[str, Any] = {"device": device, "threads": threads, "shared_draws": common_draws}
     if samples is not None:
@@ -339,7 +340,7 @@ def load_predictor(model: str | None, threads: int, samples: int | None, device:
 
 def add_kernel_model(base: Any, gpu: str | None) -> Any:
     """`base` plus the shipped Triton kernel latency model (for @triton.jit code), if there is one."""
-    from rlm_lsp.kernels import with_kernels
+    from rlm_lsp.triton.kernels import with_kernels
 
     return with_kernels(base, gpu=gpu)
 

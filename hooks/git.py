@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rlm_lsp import source_text
-from rlm_lsp.errors import GitError  # noqa: F401 - its old home; callers import it from here
+from rlm_lsp.runtime import source_text
+from rlm_lsp.runtime.errors import GitError  # noqa: F401 - its old home; callers import it from here
 
 EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # `git hash-object -t tree /dev/null`
 INDEX = ":index"  # the staged content, as a `head`

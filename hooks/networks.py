@@ -1,6 +1,6 @@
 """Changed `.onnx` networks: predicted latency per target device, old version against new.
 
-A network file has no functions; the gate reads its graph (rlm_lsp.graph_text, no `onnx`
+A network file has no functions; the gate reads its graph (rlm_lsp.networks.graph_text, no `onnx`
 package needed), predicts its latency on each target device with the shipped network
 model (rlm_lsp/models/nas) and fails where it grew past the ratio. An added network has
 nothing to compare with and is noted, not judged.
@@ -61,8 +61,8 @@ def check_onnx_change(old: bytes | str | Path | None, new: bytes | str | Path, d
                       max_ratio: float | Mapping[str, float] = 1.1, model_dir: str | Path | None = None,
                       predictor=None, require_separation: bool = False, **predictor_kwargs) -> list[Verdict]:
     """Old and new versions of one `.onnx` file (bytes or paths; old None for an added file) -> verdicts.
-    The network model is loaded once per model directory (`rlm_lsp.nas.load`)."""
-    from rlm_lsp import nas
+    The network model is loaded once per model directory (`rlm_lsp.networks.nas.load`)."""
+    from rlm_lsp.networks import nas
 
     model = predictor if predictor is not None else nas.load(model_dir, **predictor_kwargs)
     new_p = {p.device: p for p in nas.predict_onnx_file(new, devices, predictor=model)}
@@ -79,7 +79,7 @@ def judge_networks(versions: Sequence[Any], devices: Sequence[str], ratio: float
     """Adds a Finding per device whose predicted latency grew by `ratio` or more; notes for the rest."""
     if not versions:
         return
-    from rlm_lsp import nas
+    from rlm_lsp.networks import nas
 
     for fv in versions:
         if fv.deleted:

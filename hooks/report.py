@@ -20,10 +20,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate.compare import Finding, FunctionChange, Matching
-from rlm_lsp.prediction import growth_class
-from rlm_lsp.project_config import GateConfig
-from rlm_lsp.units import format_value
+from rlm_lsp.runtime.prediction import growth_class
+from rlm_lsp.runtime.units import format_value
 
 REPORT_VERSION = 2  # 2: findings' outcome and limit source, functions' outcome
 EXIT_PASSED, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2

@@ -18,7 +18,7 @@ NEEDS_BWRAP = "needs_bwrap"
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", f"{NEEDS_BWRAP}: runs code in the bubblewrap sandbox (training/sandbox.py); skipped with the "
+        "markers", f"{NEEDS_BWRAP}: runs code in the bubblewrap sandbox (training/measuring/sandbox.py); skipped with the "
         "reason where bubblewrap cannot start, unless CI=true (then it fails)")
 
 
@@ -29,7 +29,7 @@ def pytest_collection_modifyitems(config, items):
     if not marked or os.environ.get("CI") == "true":
         return
     sys.path.insert(0, str(ROOT))
-    from training.sandbox import sandbox_kind
+    from training.measuring.sandbox import sandbox_kind
 
     kind, why = sandbox_kind()
     if kind is None:
@@ -55,7 +55,7 @@ METRICS = [
 def build_tiny_checkpoint(out: Path, seed: int = 0) -> Path:
     import torch
 
-    from training import rlm_model
+    from training.learning import rlm_model
 
     torch.manual_seed(seed)
     tok = rlm_model.train_tokenizer(TOKENIZER_TEXTS * 20, vocab_size=400)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp import preprocess
+from rlm_lsp.python import preprocess
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import rewrites  # noqa: E402
@@ -290,7 +290,7 @@ SHIPPED = Path(__file__).resolve().parents[1] / "rlm_lsp" / "models" / "default"
 def _shipped():
     if not (SHIPPED / "rlm_config.json").is_file():
         pytest.skip("shipped model not present (rlm_lsp/models/default)")
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
 
     return Predictor.from_dir(SHIPPED, threads=1)
 
@@ -455,7 +455,7 @@ def test_a_class_defined_inside_a_method_keeps_its_self_under_canon_v2():
 def test_nodes_lists_what_ast_walk_yields_in_its_order_but_the_ctx_markers():
     import ast
 
-    from rlm_lsp import canonical
+    from rlm_lsp.python import canonical
 
     tree = ast.parse(textwrap.dedent("""
         import os.path as p
@@ -502,7 +502,7 @@ def _canon_by_separate_passes(code: str) -> str:
     definitions, drop the no-ops, rename), each pass a walk of its own."""
     import ast
 
-    from rlm_lsp import canonical
+    from rlm_lsp.python import canonical
 
     tree = preprocess._strip(ast.parse(textwrap.dedent(code)))
     preprocess._unwrap_classes(tree)

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from rlm_lsp.cli import format_table
+from rlm_lsp.app.cli import format_table
 
 SOURCE = '''import triton
 
@@ -24,7 +24,7 @@ def add_kernel(x_ptr, n):
 
 
 def rlm(*args, stdin=None):
-    return subprocess.run([sys.executable, "-m", "rlm_lsp.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", *args], input=stdin, capture_output=True,
                           text=True, timeout=120)
 
 
@@ -133,7 +133,7 @@ def test_format_table_aligns_columns():
 
 
 def test_shipped_models_print_kernel_latency_and_say_when_the_gpu_is_unknown(files):
-    from rlm_lsp import kernels
+    from rlm_lsp.triton import kernels
 
     if not kernels.KernelModel.available():
         pytest.skip("no shipped kernel model")
@@ -175,7 +175,7 @@ def test_files_are_read_as_python_reads_them(tmp_path, tiny_model_dir):
 
 
 def test_a_reader_that_leaves_early_gets_no_traceback(files, tiny_model_dir):
-    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.cli", "predict", *[str(files / "a.py")] * 200,
+    proc = subprocess.Popen([sys.executable, "-m", "rlm_lsp.app.cli", "predict", *[str(files / "a.py")] * 200,
                              "--model", str(tiny_model_dir)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.readline()  # the header, then the reader goes away
     proc.stdout.close()

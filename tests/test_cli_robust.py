@@ -13,17 +13,17 @@ from types import SimpleNamespace
 
 import pytest
 
-from rlm_lsp import cli
-from rlm_lsp.predictor import InputError
+from rlm_lsp.app import cli
+from rlm_lsp.runtime.predictor import InputError
 
-MODEL = Path(cli.__file__).parent / "models" / "default"
+MODEL = Path(cli.__file__).parents[1] / "models" / "default"
 GOOD = "def f(n):\n    return [0] * n\n"
 
 pytestmark = pytest.mark.skipif(not (MODEL / "rlm_config.json").is_file(), reason="no shipped model")
 
 
 def rlm(*args: str, stdin: bytes | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "rlm_lsp.cli", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", *args], input=stdin, capture_output=True,
                           timeout=timeout)
 
 

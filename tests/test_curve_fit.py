@@ -1,10 +1,10 @@
-"""Fitted growth of cost curves (training/curve_fit.py): synthetic curves of every class, with noise."""
+"""Fitted growth of cost curves (training/measuring/curve_fit.py): synthetic curves of every class, with noise."""
 import math
 import random
 
 import pytest
 
-from training.curve_fit import CLASSES, FLOORS, bucket, fit, growth_class
+from training.measuring.curve_fit import CLASSES, FLOORS, bucket, fit, growth_class
 
 SIZES = [64, 256, 1024, 2048, 4096, 16384]
 CURVES = {  # class -> (cost(n), expected exponent range over SIZES)

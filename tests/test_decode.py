@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from rlm_lsp import decode, numbers
+from rlm_lsp.runtime import decode, numbers
 
 TOKENS = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}  # ids 10..42 in a 50-token vocab
 VOCAB = 50

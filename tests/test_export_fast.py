@@ -12,9 +12,9 @@ import pytest
 
 from rlm_lsp.export import fast_graphs
 from rlm_lsp.export.cli import SAMPLE_CODES, export
-from rlm_lsp.model_dir import DEFAULT_DIR, ModelError, sha256_file
-from rlm_lsp.predictor import Predictor
-from rlm_lsp.seq2seq import ENCODER_SCALES_KEY, OPTIMUM, PER_INPUT, SHARED_CROSS_KV
+from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelError, sha256_file
+from rlm_lsp.runtime.predictor import Predictor
+from rlm_lsp.runtime.seq2seq import ENCODER_SCALES_KEY, OPTIMUM, PER_INPUT, SHARED_CROSS_KV
 
 CODES = SAMPLE_CODES[:5]
 
@@ -466,7 +466,7 @@ def test_int8_matmul_rewrite_is_lean_and_keeps_rows_apart():
 
 
 def test_sessions_open_in_order_with_their_own_graphs(tiny_model_dir):
-    from rlm_lsp.sessions import open_sessions
+    from rlm_lsp.runtime.sessions import open_sessions
 
     names = ["decoder_with_past_model.onnx", "encoder_model.onnx", "decoder_model.onnx"]
     sessions = open_sessions([tiny_model_dir / n for n in names], ["CPUExecutionProvider"])

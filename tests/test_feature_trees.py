@@ -9,10 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rlm_lsp import code_features, rules
-from rlm_lsp.feature_trees import FeatureCheck, FeatureTrees
-from rlm_lsp.model_dir import DEFAULT_DIR, feature_tree_levels
-from rlm_lsp.prediction import Prediction
+from rlm_lsp.app import rules
+from rlm_lsp.python import code_features
+from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
+from rlm_lsp.runtime.model_dir import DEFAULT_DIR, feature_tree_levels
+from rlm_lsp.runtime.prediction import Prediction
 
 SHIPPED = DEFAULT_DIR / "feature_trees.npz"
 
@@ -21,7 +22,7 @@ def test_numpy_trees_give_scikit_learns_predictions_exactly(tmp_path):
     pytest.importorskip("sklearn")
     from sklearn.ensemble import HistGradientBoostingRegressor
 
-    from training import feature_trees as fit
+    from training.judging import feature_trees as fit
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 40, size=(400, len(code_features.FEATURE_NAMES))).astype(float)
@@ -88,7 +89,7 @@ def test_the_trees_limit_scales_with_the_ratio_and_levels_come_from_them():
 
 
 def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
 
     p = Predictor.default(samples=4)
     code = "def f(n):\n    return [[0] * n for _ in range(n)]\n"
@@ -102,9 +103,9 @@ def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
 
 
 def test_the_gate_and_the_editor_say_what_the_trees_saw():
+    from rlm_lsp.app.project_config import GateConfig
     from rlm_lsp.gate import compare, report
     from rlm_lsp.gate.compare import FunctionChange, parse_functions
-    from rlm_lsp.project_config import GateConfig
 
     old_code, new_code = "def f(n):\n    return n\n", "def f(n):\n    return [n] * n\n"
     [old_fn] = parse_functions("x.py", old_code)
@@ -135,8 +136,8 @@ def test_the_gate_and_the_editor_say_what_the_trees_saw():
 def test_a_broken_feature_trees_entry_is_a_clear_model_error(tmp_path):
     import shutil
 
-    from rlm_lsp.errors import ModelError
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.errors import ModelError
+    from rlm_lsp.runtime.predictor import Predictor
 
     model = tmp_path / "m"
     shutil.copytree(DEFAULT_DIR, model)
@@ -156,8 +157,8 @@ def test_missing_trees_are_refused_at_load_and_a_prediction_with_trees_pickles(t
     import pickle
     import shutil
 
-    from rlm_lsp.errors import ModelError
-    from rlm_lsp.model_dir import ModelConfig
+    from rlm_lsp.runtime.errors import ModelError
+    from rlm_lsp.runtime.model_dir import ModelConfig
 
     model = tmp_path / "m"
     shutil.copytree(DEFAULT_DIR, model)
@@ -172,9 +173,9 @@ def test_missing_trees_are_refused_at_load_and_a_prediction_with_trees_pickles(t
 
 
 def test_with_trees_the_model_is_held_to_its_own_limit_and_the_message_says_so():
+    from rlm_lsp.app.project_config import GateConfig
     from rlm_lsp.gate import compare, report
     from rlm_lsp.gate.compare import FunctionChange, parse_functions
-    from rlm_lsp.project_config import GateConfig
 
     def scaled(value, trees):
         return Prediction("memory", value, value, value, "bytes", samples=(value,) * 16,

@@ -1,4 +1,4 @@
-"""training/gate_quality.py: pairing and rates on hand-made examples and predictions."""
+"""training/judging/gate_quality.py: pairing and rates on hand-made examples and predictions."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 import pytest
 
-dataset = pytest.importorskip("training.dataset")
-from training import gate_quality  # noqa: E402
+dataset = pytest.importorskip("training.learning.dataset")
+from training.judging import gate_quality  # noqa: E402
 
 
 @dataclass(frozen=True)

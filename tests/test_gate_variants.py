@@ -1,13 +1,14 @@
-"""The gate on measured variant pairs (`training.gate_variants`): the gate's own rule, per mutation kind."""
+"""The gate on measured variant pairs (`training.judging.gate_variants`): the gate's own rule, per mutation kind."""
 from __future__ import annotations
 
 import pytest
 from test_v2_pairs_splits import PROG
 
-from rlm_lsp import rules
-from rlm_lsp.predictor import Predictor
-from training import dataset, gate_variants
-from training.mutations import mutate
+from rlm_lsp.app import rules
+from rlm_lsp.runtime.predictor import Predictor
+from training.judging import gate_variants
+from training.learning import dataset
+from training.measuring.mutations import mutate
 
 
 def _pair(kind, memory_parent, memory_variant, **kw):

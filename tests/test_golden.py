@@ -45,8 +45,8 @@ def _prediction(p) -> dict:
 
 
 def record_default() -> dict:
-    from rlm_lsp import snippets
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.python import snippets
+    from rlm_lsp.runtime.predictor import Predictor
 
     pred = Predictor.from_dir(MODELS / "default", device="cpu", threads=1)
     found = snippets.extract((FIXTURES / "functions.py").read_text())
@@ -57,8 +57,9 @@ def record_default() -> dict:
 
 
 def record_triton() -> dict:
-    from rlm_lsp import kernels, snippets
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.python import snippets
+    from rlm_lsp.runtime.predictor import Predictor
+    from rlm_lsp.triton import kernels
 
     model = kernels.KernelModel.load(MODELS / "triton", device="cpu", threads=1)
     found = snippets.extract((FIXTURES / "kernels.py").read_text())
@@ -80,7 +81,7 @@ def record_triton() -> dict:
 
 
 def record_nas() -> dict:
-    from rlm_lsp import nas
+    from rlm_lsp.networks import nas
 
     model = nas.load(MODELS / "nas", device="cpu", threads=1)
     rows = []

@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rlm_lsp import template
-from rlm_lsp.prediction import Prediction, growth_class, growth_label
-from rlm_lsp.predictor import Predictor, fold_growth
+from rlm_lsp.runtime import template
+from rlm_lsp.runtime.prediction import Prediction, growth_class, growth_label
+from rlm_lsp.runtime.predictor import Predictor, fold_growth
 
 ROOT_BENCH = Path(__file__).resolve().parent.parent / "bench"
 
@@ -112,8 +112,8 @@ def test_fold_growth_leaves_a_growth_without_base_alone():
 
 def test_exponent_point_estimate_is_the_median_whatever_the_model_says():
     """A growth spread over flat and ~n is shown as one of them, not as the ~√n between."""
-    from rlm_lsp.prediction import growth_class
-    from rlm_lsp.predictor import GROWTH_POINT_ESTIMATE, point_estimate
+    from rlm_lsp.runtime.prediction import growth_class
+    from rlm_lsp.runtime.predictor import GROWTH_POINT_ESTIMATE, point_estimate
 
     samples = np.array([-1.0, 0.0, 0.0, 0.1, 1.0, 1.0, 2.0])  # may be <= 0: no log mean
     assert GROWTH_POINT_ESTIMATE == "median"
@@ -167,7 +167,7 @@ def test_shape_changes_the_input_and_so_the_cache_key(growth_predictor):
 
 
 def _result(predictions, head=None, state="new"):
-    from rlm_lsp import snippets
+    from rlm_lsp.python import snippets
     from rlm_lsp.server.analysis import FunctionResult
 
     text = "def f(n):\n    return [0] * n\n"
@@ -229,7 +229,7 @@ SCRIPT = ("import sys\n\ndef solve(xs):\n    return sorted(xs)\n\n"
 
 
 def _cli(capsys, *args):
-    from rlm_lsp import cli
+    from rlm_lsp.app import cli
 
     code = cli.main(["predict", *map(str, args)])
     out = capsys.readouterr()
@@ -251,7 +251,7 @@ def test_predict_json_gives_growth_and_a_script_row(growth_model_dir, tmp_path, 
             assert p["growth_low"] <= p["growth_high"]
         assert "memory_growth" not in row
     # the script row is the whole file, read as a process on its stdin
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
 
     direct = Predictor.from_dir(growth_model_dir).predict([SCRIPT], context={"shape": "stdin"})[0]
     assert rows[0]["memory"]["value"] == direct["memory"].value
@@ -296,7 +296,7 @@ def test_a_model_without_shape_says_the_script_is_not_predicted(tiny_model_dir, 
 def _jsonl(predictor, rows):
     import io
 
-    from rlm_lsp.cli_jsonl import score_jsonl
+    from rlm_lsp.app.cli_jsonl import score_jsonl
 
     out = io.StringIO()
     score_jsonl(predictor, io.StringIO("".join(json.dumps(r) + "\n" for r in rows)), out)
@@ -341,14 +341,14 @@ def _g(growth, draws=()):
     (_g(1.3, (1.3,) * 16), _g(2.05, (2.05,) * 16), True, 1.0),  # 2.05 - 1.3 rounds below 0.75 in floats
 ])
 def test_growth_step_rule(old, new, regressed, confidence):
-    from rlm_lsp import rules
+    from rlm_lsp.app import rules
 
     verdict = rules.judge_growth(old, new)
     assert (verdict.regressed, verdict.confidence) == (regressed, pytest.approx(confidence))
 
 
 def test_growth_rule_needs_both_versions_and_says_the_step():
-    from rlm_lsp import rules
+    from rlm_lsp.app import rules
 
     assert rules.judge_growth(_p(), _g(3.0)) is None and rules.judge_growth(_g(0.0), _p()) is None
     assert rules.growth_regression(_p(), _g(3.0)) is None
@@ -360,7 +360,7 @@ def test_growth_rule_needs_both_versions_and_says_the_step():
 
 def test_growth_rule_on_a_real_models_paired_draws(growth_predictor):
     """Shared draws pair the growth samples of two codes as they pair the values."""
-    from rlm_lsp import rules
+    from rlm_lsp.app import rules
 
     a, b = growth_predictor.predict(["def f(n):\n    return n\n", "def g(n):\n    return [[0] * n for _ in range(n)]\n"])
     verdict = rules.judge_growth(a["memory"], b["memory"])

@@ -1,11 +1,11 @@
-"""The growth rule (`rlm_lsp.rules.judge_growth`) in the gate's findings and the editor's warning."""
+"""The growth rule (`rlm_lsp.app.rules.judge_growth`) in the gate's findings and the editor's warning."""
 
 from __future__ import annotations
 
-from rlm_lsp import snippets
+from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate import compare, formats, report
-from rlm_lsp.prediction import Prediction
-from rlm_lsp.project_config import GateConfig
+from rlm_lsp.python import snippets
+from rlm_lsp.runtime.prediction import Prediction
 from rlm_lsp.server import diagnostics
 from rlm_lsp.server.analysis import FunctionResult
 from rlm_lsp.server.settings import Settings

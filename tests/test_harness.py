@@ -16,12 +16,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from training import build_dataset  # noqa: E402
-from training.gen_inputs import Scaler, parse_constraints  # noqa: E402
-from training.harness import measure  # noqa: E402
-from training.lc_corpus import Problem, Program  # noqa: E402
-from training.py2to3 import convert  # noqa: E402
-from training.sandbox import Limits, run_child, unshare_prefix  # noqa: E402
+from training.measuring import build_dataset  # noqa: E402
+from training.measuring.gen_inputs import Scaler, parse_constraints  # noqa: E402
+from training.measuring.harness import measure  # noqa: E402
+from training.measuring.lc_corpus import Problem, Program  # noqa: E402
+from training.measuring.py2to3 import convert  # noqa: E402
+from training.measuring.sandbox import Limits, run_child, unshare_prefix  # noqa: E402
 
 FAST_MEM = Limits(cpu_s=5, wall_s=5.0)
 FAST_TIME = Limits(cpu_s=10, wall_s=10.0)
@@ -198,7 +198,7 @@ def test_network_namespace_has_no_interfaces_but_loopback():
     code = one_call("return sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').readlines()[2:])")
     r = run_child({"mode": "memory", "code": code, "tests": NO_ARGS}, FAST_MEM)
     assert r.status == "ok"
-    from training.runner import _digests
+    from training.measuring.runner import _digests
     assert r.result["digests"][0] == _digests(["lo"])
 
 
@@ -278,7 +278,7 @@ def test_crash_is_error(body):
 def test_environment_is_scrubbed():
     code = one_call("import os\nreturn sorted(os.environ)")
     r = run_child({"mode": "memory", "code": code, "tests": NO_ARGS}, FAST_MEM)
-    from training.runner import _digests
+    from training.measuring.runner import _digests
     assert r.status == "ok"
     assert r.result["digests"][0] == _digests(["LANG", "LC_ALL", "PATH", "PYTHONHASHSEED"])
 

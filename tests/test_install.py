@@ -36,7 +36,7 @@ def test_version_is_single_sourced_and_printed():
 
     import rlm_lsp
 
-    out = subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "--version"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.strip() == f"rlm-lsp {rlm_lsp.__version__}"
     from importlib.metadata import version
 
@@ -82,15 +82,15 @@ def _imports(path: Path) -> set[str]:
 
 def test_imports_run_one_way():
     """Runtime at the bottom; server, gate and exporter above it and not into each other; the CLI on top."""
-    above = ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.cli", "hooks", "export")
+    above = ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.app.cli", "hooks", "export")
     for path in (ROOT / "rlm_lsp").rglob("*.py"):
         if "server" in path.parts or path.name in ("cli.py", "__main__.py"):  # the server: below
             continue
         bad = {m for m in _imports(path) if m.startswith(above)}
         assert not bad, f"runtime module {path.name} imports {bad}"
-    for folder, others in ((ROOT / "rlm_lsp" / "server", ("rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.cli")),
-                           (ROOT / "hooks", ("rlm_lsp.server", "rlm_lsp.export", "rlm_lsp.cli", "pygls")),
-                           (ROOT / "export", ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.cli"))):
+    for folder, others in ((ROOT / "rlm_lsp" / "server", ("rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.app.cli")),
+                           (ROOT / "hooks", ("rlm_lsp.server", "rlm_lsp.export", "rlm_lsp.app.cli", "pygls")),
+                           (ROOT / "export", ("rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.app.cli"))):
         for path in folder.glob("*.py"):
             bad = {m for m in _imports(path) if m.startswith(others)}
             assert not bad, f"{path.relative_to(ROOT)} imports {bad}"

@@ -1,4 +1,4 @@
-"""Input-size ladders (training/ladders.py): today's large inputs at 1/16, 1/4 and 1, and growth slopes."""
+"""Input-size ladders (training/measuring/ladders.py): today's large inputs at 1/16, 1/4 and 1, and growth slopes."""
 from __future__ import annotations
 
 import glob
@@ -8,10 +8,10 @@ import math
 
 import pytest
 
-from training import lc_corpus
-from training.gen_inputs import parse_constraints
-from training.ladders import growth, input_size, inputs_sha1, ladder, large_recipes
-from training.lc_corpus import Problem
+from training.measuring import lc_corpus
+from training.measuring.gen_inputs import parse_constraints
+from training.measuring.ladders import growth, input_size, inputs_sha1, ladder, large_recipes
+from training.measuring.lc_corpus import Problem
 
 HAVE_CORPUS = (lc_corpus.LEETCODE / "problems.jsonl.gz").is_file()
 needs_corpus = pytest.mark.skipif(not HAVE_CORPUS, reason="LeetCode corpus not found at %s (../shared/corpora, "

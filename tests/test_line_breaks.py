@@ -15,8 +15,9 @@ from pygls.workspace import Workspace
 from test_gate_repo import FakePredictor, repo, run_gate, stage  # noqa: F401 - `repo` is a fixture
 from test_server_unit import FakePredictor as ServerFake
 
-from rlm_lsp import cli, snippets
-from rlm_lsp.lines import split_lines, split_lines_keepends
+from rlm_lsp.app import cli
+from rlm_lsp.python import snippets
+from rlm_lsp.runtime.lines import split_lines, split_lines_keepends
 from rlm_lsp.server import hints
 from rlm_lsp.server.analysis import Analyzer
 from rlm_lsp.server.server import RlmServer
@@ -98,7 +99,8 @@ def test_server_hint_lands_on_the_def_line():
 
 
 def test_lone_carriage_returns_end_lines_for_pragmas_and_kernel_text():
-    from rlm_lsp import kernel_input, rules
+    from rlm_lsp.app import rules
+    from rlm_lsp.triton import kernel_input
 
     assert rules.comments("a = 1\r# rlm: allow-regression ok\rdef f(): pass\r# c\r") == {
         1: "# rlm: allow-regression ok", 3: "# c"}

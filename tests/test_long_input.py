@@ -11,9 +11,10 @@ import tracemalloc
 
 import pytest
 
-from rlm_lsp import long_input, preprocess, template
-from rlm_lsp.cli_jsonl import score_jsonl
-from rlm_lsp.predictor import Predictor
+from rlm_lsp.app.cli_jsonl import score_jsonl
+from rlm_lsp.python import long_input, preprocess
+from rlm_lsp.runtime import template
+from rlm_lsp.runtime.predictor import Predictor
 
 BIG = "x=1\n" * 64_000  # 256 kB
 BOUND = 64 << 20  # bytes: the cut input's passes, with room; the whole input's were over 150 MB

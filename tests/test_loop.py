@@ -1,4 +1,4 @@
-"""The one training loop (training/loop.py) and the runtime decoder driven by torch (training/decoding.py)."""
+"""The one training loop (training/learning/loop.py) and the runtime decoder driven by torch (training/learning/decoding.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from training import decoding  # noqa: E402
-from training.loop import Cosine, Evaluation, Loop, LoopConfig, TaskBase  # noqa: E402
+from training.learning import decoding  # noqa: E402
+from training.learning.loop import Cosine, Evaluation, Loop, LoopConfig, TaskBase  # noqa: E402
 
 CODES = [
     "def f(n):\n    return [0] * n\n",
@@ -163,8 +163,9 @@ def test_shared_uniforms_are_the_predictors(tiny_model_dir_fp32):
 def test_torch_step_decode_matches_the_onnx_runtime(tiny_checkpoint, tiny_model_dir_fp32, samples):
     """The same tokens from the checkpoint (torch step function) and its export (ONNX), for the
     same uniforms: greedy, and 16 shared stratified draws."""
-    from rlm_lsp import Predictor, numbers
-    from training.rlm_model import load_checkpoint
+    from rlm_lsp import Predictor
+    from rlm_lsp.runtime import numbers
+    from training.learning.rlm_model import load_checkpoint
 
     model, tok, meta = load_checkpoint(tiny_checkpoint)
     pred = Predictor.from_dir(tiny_model_dir_fp32, samples=samples, device="cpu", cache_size=0)
@@ -188,10 +189,11 @@ def test_torch_step_decode_matches_the_onnx_runtime(tiny_checkpoint, tiny_model_
 
 def test_a_long_input_is_read_as_the_runtime_reads_it(tiny_checkpoint, tiny_model_dir_fp32):
     """predict_checkpoint's inputs: a function longer than max_input_tokens is cut by head and tail
-    (rlm_lsp.predictor.head_and_tail), so the torch decode gives the runtime's samples for it too."""
-    from rlm_lsp import Predictor, numbers
-    from training.evaluate import encode_inputs
-    from training.rlm_model import load_checkpoint
+    (rlm_lsp.runtime.predictor.head_and_tail), so the torch decode gives the runtime's samples for it too."""
+    from rlm_lsp import Predictor
+    from rlm_lsp.runtime import numbers
+    from training.judging.evaluate import encode_inputs
+    from training.learning.rlm_model import load_checkpoint
 
     model, tok, meta = load_checkpoint(tiny_checkpoint)
     long_code = "def f(n):\n" + "".join(f"    x{i} = [{i}] * n\n" for i in range(120)) + "    return x0\n"

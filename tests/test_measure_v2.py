@@ -1,4 +1,4 @@
-"""training.measure_v2 (data v2, script shapes) on tiny synthetic corpora written to a tmp dir.
+"""training.measuring.streams (data v2, script shapes) on tiny synthetic corpora written to a tmp dir.
 
 The end-to-end tests run real programs in the sandbox: they are skipped where bubblewrap cannot
 start, except in CI (CI=true), where they fail instead.
@@ -11,9 +11,9 @@ import os
 
 import pytest
 
-from training import measure_v2
-from training.sandbox import sandbox_kind
-from training.v2 import execute, sources
+from training.measuring import execute, sources
+from training.measuring import streams as measure_v2
+from training.measuring.sandbox import sandbox_kind
 
 KIND, WHY = sandbox_kind()
 needs_bwrap = pytest.mark.skipif(
@@ -382,7 +382,7 @@ def test_a_latency_run_measures_what_was_never_measured_before_it_retimes(tmp_pa
 
 
 def test_kattis_solutions_of_a_packaged_problem_run_on_its_inputs(tmp_path):
-    from training import v4_data
+    from training.judging import shaped_examples as v4_data
 
     root = tmp_path / "corpora"
     fake_corpus(root)

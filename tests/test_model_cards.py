@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp.model_dir import ModelConfig
+from rlm_lsp.runtime.model_dir import ModelConfig
 
 if sys.version_info >= (3, 11):
     import tomllib

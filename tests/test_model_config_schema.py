@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp import cli
-from rlm_lsp.model_dir import DEFAULT_DIR
+from rlm_lsp.app import cli
+from rlm_lsp.runtime.model_dir import DEFAULT_DIR
 
 
 def model_dir(tmp_path: Path) -> Path:

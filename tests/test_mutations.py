@@ -1,4 +1,4 @@
-"""The mutation engine (training/mutations.py): each kind applies where it should, keeps the output,
+"""The mutation engine (training/measuring/mutations.py): each kind applies where it should, keeps the output,
 refuses where it is unsafe, and is deterministic given a seed."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import tracemalloc
 
 import pytest
 
-from training.mutations import EXPECTED, KINDS, Variant, mutate, variants
+from training.measuring.mutations import EXPECTED, KINDS, Variant, mutate, variants
 
 
 def run(code, inputs, fn="f"):
@@ -270,7 +270,7 @@ def test_deterministic_across_processes():
     import sys
     from pathlib import Path
 
-    script = ("import json, sys; from training.mutations import variants; "
+    script = ("import json, sys; from training.measuring.mutations import variants; "
               "print(json.dumps([list(v) for v in variants(sys.stdin.read(), 2)]))")
     outs = []
     for hashseed in ("1", "2"):

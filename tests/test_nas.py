@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp import graph_text, nas, onnx_reader
 from rlm_lsp.gate import networks
-from rlm_lsp.graph_text import GraphError, onnx_text
+from rlm_lsp.networks import graph_text, nas, onnx_reader
+from rlm_lsp.networks.graph_text import GraphError, onnx_text
 from training.nas.nb201_graph import nb201_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,10 +87,10 @@ def test_reader_agrees_with_onnx_package(exported):
 
 def test_runtime_modules_need_neither_onnx_nor_torch():
     code = ("import sys, importlib.util as u; "
-            "s = u.spec_from_file_location('gt', 'rlm_lsp/graph_text.py'); m = u.module_from_spec(s); "
+            "s = u.spec_from_file_location('gt', 'rlm_lsp/networks/graph_text.py'); m = u.module_from_spec(s); "
             "sys.modules['gt'] = m; s.loader.exec_module(m); "
             "bad = [x for x in ('onnx', 'torch', 'numpy') if x in sys.modules]; "
-            "import rlm_lsp.nas; bad += [x for x in ('onnx', 'torch') if x in sys.modules]; print(bad); assert not bad")
+            "import rlm_lsp.networks.nas; bad += [x for x in ('onnx', 'torch') if x in sys.modules]; print(bad); assert not bad")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
 
@@ -220,16 +220,16 @@ def test_model_for_another_graph_text_version_is_refused(tmp_path):
 
 
 def _cli_routes_onnx() -> bool:
-    return "nas.predict_cli" in (ROOT / "rlm_lsp" / "cli.py").read_text()
+    return "nas.predict_cli" in (ROOT / "rlm_lsp" / "app" / "cli.py").read_text()
 
 
 @pytest.mark.skipif(not (SHIPPED / "rlm_config.json").is_file(), reason="no shipped NAS model")
-@pytest.mark.skipif(not _cli_routes_onnx(), reason="rlm_lsp/cli.py does not route .onnx files yet")
+@pytest.mark.skipif(not _cli_routes_onnx(), reason="rlm_lsp/app/cli.py does not route .onnx files yet")
 def test_rlm_predict_onnx_file_several_devices(exported, tmp_path):
     import json
 
     path = exported[(ARCHS[0], 5)]
-    run = [sys.executable, "-m", "rlm_lsp.cli", "predict", str(path), "--device", "pixel3", "--device", "1080ti_1",
+    run = [sys.executable, "-m", "rlm_lsp.app.cli", "predict", str(path), "--device", "pixel3", "--device", "1080ti_1",
            "--device", "cpu"]
     out = subprocess.run(run, capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr
@@ -242,7 +242,7 @@ def test_rlm_predict_onnx_file_several_devices(exported, tmp_path):
     assert [r["device"] for r in rows] == ["pixel3", "1080ti_1"] and rows[0]["unit"] == "ms"
     bad = tmp_path / "broken.onnx"
     bad.write_bytes(b"\x0a\x05hello")
-    out = subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "predict", str(bad), "--device", "pixel3"],
+    out = subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", "predict", str(bad), "--device", "pixel3"],
                          capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 1 and "not a valid ONNX model" in out.stderr
 

@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from rlm_lsp import numbers
+from rlm_lsp.runtime import numbers
 
 GROWTH = numbers.Grammar(nonnegative=False, fixed_point=True)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_lsp import cli, options
+from rlm_lsp.app import cli, options
 from rlm_lsp.gate import gate
 from rlm_lsp.server.settings import Settings
 

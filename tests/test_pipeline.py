@@ -9,7 +9,7 @@ import pytest
 from rlm_lsp import Predictor
 from rlm_lsp.export.cli import export
 from rlm_lsp.export.onnx_export import ExportError
-from training import train
+from training.learning import train
 
 
 def test_train_export_load_predict(tmp_path):
@@ -35,7 +35,7 @@ def test_train_export_load_predict(tmp_path):
 
     source = tmp_path / "sample.py"
     source.write_text("def total(xs):\n    return sum(xs)\n")
-    runs = [subprocess.run([sys.executable, "-m", "rlm_lsp.cli", "predict", str(source), "--json", "--model",
+    runs = [subprocess.run([sys.executable, "-m", "rlm_lsp.app.cli", "predict", str(source), "--json", "--model",
                             str(tmp_path / "model")], capture_output=True, text=True, timeout=120) for _ in range(2)]
     assert runs[0].returncode == 0, runs[0].stderr
     assert runs[0].stdout == runs[1].stdout  # two runs, identical numbers

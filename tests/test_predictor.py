@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rlm_lsp import ModelError, Prediction, Predictor
-from rlm_lsp.predictor import InputError
+from rlm_lsp.runtime.predictor import InputError
 
 CODES = [
     "def f(n):\n    return sum(range(n))\n",
@@ -103,7 +103,7 @@ def test_onnx_greedy_equals_pytorch_greedy_token_for_token(tiny_checkpoint, tiny
 
 
 def test_default_model_error_is_clear(monkeypatch, tmp_path):
-    from rlm_lsp import predictor as predictor_module
+    from rlm_lsp.runtime import predictor as predictor_module
 
     monkeypatch.setattr(predictor_module, "DEFAULT_DIR", tmp_path / "nothing")
     with pytest.raises(ModelError, match="no shipped default model"):
@@ -157,7 +157,7 @@ def test_sample_values_are_what_predict_aggregates(predictor):
     point estimate and p10/p90 are its value and interval, and they are its samples."""
     import numpy as np
 
-    from rlm_lsp.predictor import point_estimate
+    from rlm_lsp.runtime.predictor import point_estimate
 
     drawn = predictor.sample_values(CODES)
     assert drawn.shape == (len(CODES), predictor.samples, len(predictor.config.metrics))
@@ -181,7 +181,7 @@ def test_read_limit_says_when_only_part_of_the_code_is_read(predictor):
 
 
 def test_head_and_tail_keeps_both_ends_and_the_limit():
-    from rlm_lsp.predictor import HEAD_SHARE, head_and_tail
+    from rlm_lsp.runtime.predictor import HEAD_SHARE, head_and_tail
 
     ids = list(range(1000))
     assert head_and_tail(ids[:10], 10) == ids[:10]  # fits: unchanged
@@ -230,7 +230,7 @@ def test_codes_the_model_reads_alike_share_one_cache_entry(predictor):
 
 
 def test_point_estimates():
-    from rlm_lsp.predictor import point_estimate
+    from rlm_lsp.runtime.predictor import point_estimate
 
     s = np.array([1.0, 10.0, 100.0, 1000.0])
     assert point_estimate(s, "median") == pytest.approx(55.0)

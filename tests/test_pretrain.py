@@ -8,7 +8,7 @@ import json
 
 import numpy as np
 
-from training import dataset, pretrain
+from training.learning import dataset, pretrain
 
 
 def _restore(inp: list[int], tgt: list[int], mask_id: int, eos_id: int) -> list[int]:
@@ -68,8 +68,8 @@ def test_texts_leave_out_validation_problems(tmp_path):
 
 
 def test_pretrain_then_fine_tune_from_it(tmp_path):
-    from training import train
-    from training.rlm_model import load_checkpoint
+    from training.learning import train
+    from training.learning.rlm_model import load_checkpoint
 
     _corpus(tmp_path / "c.jsonl.gz", [str(i) for i in range(30)])
     ids = pretrain.main(["texts", "--corpus", str(tmp_path / "c.jsonl.gz"), "--out", str(tmp_path / "ids.npz")])

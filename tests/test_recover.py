@@ -1,4 +1,4 @@
-"""training.recover: a shipped model directory gives back the checkpoint it was exported from."""
+"""training.learning.recover: a shipped model directory gives back the checkpoint it was exported from."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from rlm_lsp.export.cli import SAMPLE_CODES, export
-from rlm_lsp.predictor import Predictor
-from training.recover import dequantize_nbits, main, recover, trimmed_ids
-from training.rlm_model import load_checkpoint
+from rlm_lsp.runtime.predictor import Predictor
+from training.learning.recover import dequantize_nbits, main, recover, trimmed_ids
+from training.learning.rlm_model import load_checkpoint
 
 GRAPHS = ("encoder_model.onnx", "decoder_model.onnx", "decoder_with_past_model.onnx")
 MATMULS = ("q.weight", "k.weight", "v.weight", "o.weight", "wo.weight", "wi_0.weight", "wi_1.weight")

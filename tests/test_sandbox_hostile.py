@@ -22,9 +22,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from training import sandbox  # noqa: E402
-from training.harness import measure  # noqa: E402
-from training.sandbox import Limits, SandboxUnavailable  # noqa: E402
+from training.measuring import sandbox  # noqa: E402
+from training.measuring.harness import measure  # noqa: E402
+from training.measuring.sandbox import Limits, SandboxUnavailable  # noqa: E402
 
 KIND, WHY = sandbox.sandbox_kind()
 needs_bwrap = pytest.mark.needs_bwrap  # tests/conftest.py: skipped where bubblewrap cannot start, unless CI=true
@@ -140,7 +140,7 @@ def test_fork_exec_shell_is_contained(tmp_path):
     not_ok(row)
     assert "shell said" in row["error"], row["error"]  # it ran, inside
     assert not target.exists() and not os.path.exists("/sh-" + mark) and not os.path.exists("/usr/sh-" + mark)
-    assert "pwned" not in (ROOT / "training" / "runner.py").read_text()
+    assert "pwned" not in (ROOT / "training" / "measuring" / "runner.py").read_text()
     if KIND == "bwrap" and os.getuid() == 0:
         assert "uid=65534" in row["error"], row["error"]
     # with the audit hook on, the import itself is refused
@@ -223,7 +223,7 @@ def test_harness_environment_is_unreachable():
     secret = "s3cr3t" + uuid.uuid4().hex
     code = body("SECRET = %r\n" % secret + ENVIRON)
     script = ("import json, sys; sys.path.insert(0, %r)\n"
-              "from training.harness import measure\nfrom training.sandbox import Limits\n"
+              "from training.measuring.harness import measure\nfrom training.measuring.sandbox import Limits\n"
               "L = Limits(cpu_s=5, wall_s=8.0, nproc=16)\n"
               "print(json.dumps(measure(%r, [{'args': [], 'expected': None}], mem_limits=L, time_limits=L, "
               "guard=False)))\n" % (str(ROOT), code))
@@ -466,7 +466,7 @@ def test_refuses_to_measure_without_a_sandbox(monkeypatch, tmp_path):
     prog, tests = tmp_path / "p.py", tmp_path / "t.json"
     prog.write_text(body("return 1"))
     tests.write_text(json.dumps(NO_ARGS))
-    r = subprocess.run([sys.executable, "-m", "training.harness", str(prog), "--tests", str(tests)],
+    r = subprocess.run([sys.executable, "-m", "training.measuring.harness", str(prog), "--tests", str(tests)],
                        cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stdout == "", r
     assert len(r.stderr.strip().splitlines()) == 1 and "--unsafe-no-sandbox" in r.stderr, r.stderr
@@ -480,7 +480,7 @@ def test_refuses_to_measure_without_a_sandbox(monkeypatch, tmp_path):
 def test_a_niced_run_keeps_its_nice_in_the_sandbox():
     code = body('raise RuntimeError(open("/proc/self/autogroup").read().strip())')
     script = ("import json, sys; sys.path.insert(0, %r)\n"
-              "from training.harness import measure\nfrom training.sandbox import Limits\n"
+              "from training.measuring.harness import measure\nfrom training.measuring.sandbox import Limits\n"
               "L = Limits(cpu_s=5, wall_s=8.0, nproc=16)\n"
               "print(json.dumps(measure(%r, [{'args': [], 'expected': None}], mem_limits=L, time_limits=L, "
               "guard=False)))\n" % (str(ROOT), code))

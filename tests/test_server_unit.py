@@ -13,7 +13,7 @@ import pytest
 from lsprotocol import types
 from pygls.workspace import Workspace
 
-from rlm_lsp.predictor import Prediction
+from rlm_lsp.runtime.predictor import Prediction
 from rlm_lsp.server import diagnostics, hints, hover, lens
 from rlm_lsp.server.analysis import Analyzer, skip_reason, still_valid
 from rlm_lsp.server.git_head import HeadSource
@@ -391,7 +391,7 @@ def test_hover_says_when_the_model_read_only_the_start_of_a_long_function():
 
 
 def test_hover_does_not_tokenize_again_when_the_prediction_counted_its_input():
-    from rlm_lsp.prediction import Prediction
+    from rlm_lsp.runtime.prediction import Prediction
 
     class Counting(FakePredictor):
         calls = 0

@@ -1,8 +1,8 @@
-"""Program shape (`rlm_lsp.shapes`): function, stdin or script, from a module's text."""
+"""Program shape (`rlm_lsp.python.shapes`): function, stdin or script, from a module's text."""
 
 import pytest
 
-from rlm_lsp.shapes import definitions_only, program_shape
+from rlm_lsp.python.shapes import definitions_only, program_shape
 
 SOLUTION = "class Solution:\n    def twoSum(self, nums, target):\n        return []\n"
 MAIN = "import sys\n\ndef main():\n    n = int(sys.stdin.readline())\n    print(n * n)\n"
@@ -54,6 +54,6 @@ def test_definitions_only_is_trainings_filter(source, expected):
 
 
 def test_training_uses_the_runtime_rule():
-    from training.v2 import sources
+    from training.measuring import sources
 
     assert sources.definitions_only is definitions_only

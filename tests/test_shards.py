@@ -1,4 +1,4 @@
-"""training.shards: a checkpoint survives the GPU machine's 16 MiB return limit (float16 shards, or
+"""training.learning.shards: a checkpoint survives the GPU machine's 16 MiB return limit (float16 shards, or
 float32 ones that restore it exactly)."""
 
 import json
@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 
 
 def _logits(ckpt):
-    from training.rlm_model import load_checkpoint
+    from training.learning.rlm_model import load_checkpoint
 
     model, tok, _ = load_checkpoint(ckpt)
     model.eval()
@@ -20,7 +20,7 @@ def _logits(ckpt):
 
 
 def test_pack_splits_under_limit_and_unpack_restores(tiny_checkpoint, tmp_path):
-    from training.shards import pack, unpack
+    from training.learning.shards import pack, unpack
 
     paths = pack(tiny_checkpoint, tmp_path / "out" / "ck", max_mb=0.05)
     assert len(paths) > 1, "a limit below the model size must give several shards"
@@ -38,7 +38,7 @@ def test_pack_splits_under_limit_and_unpack_restores(tiny_checkpoint, tmp_path):
 def test_pack_refuses_a_checkpoint_without_embeddings(tmp_path):
     from safetensors.torch import save_file
 
-    from training.shards import pack
+    from training.learning.shards import pack
 
     (tmp_path / "ck").mkdir()
     save_file({"x": torch.zeros(2)}, str(tmp_path / "ck" / "model.safetensors"))
@@ -47,7 +47,7 @@ def test_pack_refuses_a_checkpoint_without_embeddings(tmp_path):
 
 
 def test_float32_shards_restore_the_weights_exactly(tiny_checkpoint, tmp_path):
-    from training.shards import pack, unpack
+    from training.learning.shards import pack, unpack
 
     paths = pack(tiny_checkpoint, tmp_path / "ck", max_mb=0.05, float32=True)
     assert len(paths) > 1

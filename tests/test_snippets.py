@@ -1,4 +1,4 @@
-from rlm_lsp.snippets import extract
+from rlm_lsp.python.snippets import extract
 
 SOURCE = '''import triton
 import triton.language as tl
@@ -68,8 +68,8 @@ def test_empty_and_other_languages():
 def test_is_kernel_is_the_rule_snippet_kind_uses():
     """#26.2: one kernel-vs-function decision: `is_kernel(code)` (the router's) == `Snippet.kind` (the CLI's,
     the server's); numba's bare `@jit` is not a Triton kernel."""
-    from rlm_lsp.model import KERNEL, kind_of
-    from rlm_lsp.snippets import extract, is_kernel
+    from rlm_lsp.python.snippets import extract, is_kernel
+    from rlm_lsp.runtime.model import KERNEL, kind_of
 
     source = (
         "import triton\nimport triton.language as tl\nfrom numba import jit\n\n"

@@ -1,4 +1,4 @@
-"""training.soup: the mean of several checkpoints' weights."""
+"""training.learning.soup: the mean of several checkpoints' weights."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import pytest
 import torch
 
-from training.rlm_model import load_checkpoint, save_checkpoint
-from training.soup import main, soup
+from training.learning.rlm_model import load_checkpoint, save_checkpoint
+from training.learning.soup import main, soup
 
 
 def _perturbed(tiny_checkpoint, out, scale: float):

@@ -14,9 +14,10 @@ import pytest
 import test_gate_robust
 from test_gate_robust import run_gate, sh, stage
 
-from rlm_lsp import cli, source_text
-from rlm_lsp.errors import FileProblem
+from rlm_lsp.app import cli
 from rlm_lsp.gate import git
+from rlm_lsp.runtime import source_text
+from rlm_lsp.runtime.errors import FileProblem
 
 pytestmark = pytest.mark.timeout(60)  # a hang fails here instead of holding the run
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rlm_lsp.predictor import Predictor
+from rlm_lsp.runtime.predictor import Predictor
 
 TARGET = "def count(s):\n    seen = {}\n    for ch in s:\n        seen[ch] = seen.get(ch, 0) + 1\n    return seen\n"
 NEIGHBOURS = [
@@ -60,7 +60,7 @@ def test_same_input_twice_in_one_batch_gives_the_same_rows(tiny_model_dir):
 def test_forced_start_tokens_ride_along_with_the_start_token():
     """merge_forced_start: the <+> of a nonnegative first metric is fed with the start token, one
     step fewer, the same tokens chosen."""
-    from rlm_lsp import decode, numbers
+    from rlm_lsp.runtime import decode, numbers
 
     tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
     allowed = decode.allowed_ids(tokens, [numbers.Grammar(), numbers.Grammar(nonnegative=False)])
@@ -84,7 +84,7 @@ def test_forced_start_tokens_ride_along_with_the_start_token():
 def test_later_forced_tokens_ride_along_with_the_token_before_them():
     """merge_forced_later: the <+> of a later nonnegative metric is fed with the last token of the
     number before it; with two nonnegative metrics, two steps of twelve are saved."""
-    from rlm_lsp import decode, numbers
+    from rlm_lsp.runtime import decode, numbers
 
     tokens = {t: i + 10 for i, t in enumerate(numbers.ALL_TOKENS)}
     allowed = decode.allowed_ids(tokens, [numbers.Grammar()] * 2)
@@ -111,7 +111,7 @@ def test_later_forced_tokens_ride_along_with_the_token_before_them():
 def test_merged_steps_choose_what_the_unmerged_ones_do(tiny_model_dir):
     """On the model: the same tokens, and the same logits to float rounding, one token a step or
     with the forced tokens riding along (first step and later)."""
-    from rlm_lsp import decode
+    from rlm_lsp.runtime import decode
 
     predictor = Predictor.from_dir(tiny_model_dir, samples=16, cache_size=0)
     assert predictor.model.merges_forced_start and predictor.model.merges_forced_later

@@ -2,7 +2,7 @@
 
 import pytest
 
-from rlm_lsp import template
+from rlm_lsp.runtime import template
 
 
 def test_plain_template_renders_metrics_language_code():
@@ -34,7 +34,7 @@ def test_context_overrides_and_fills_extra_fields():
 
 
 def test_census_counts_loops_depth_and_costly_builtins():
-    from rlm_lsp.code_census import code_census as census  # the template field is {census}
+    from rlm_lsp.python.code_census import code_census as census  # the template field is {census}
 
     code = "def f(n):\n    a = [[0] * n for _ in range(n)]\n    a.sort()\n    return a\n"
     assert census(code) == "loop 1 depth 1 comp 1 call 2 list* 1 nested 2 sort 1"

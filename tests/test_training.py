@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from rlm_lsp import preprocess
-from training import augment, dataset
-from training.evaluate import coverage, pairwise_accuracy, score, spearman
+from rlm_lsp.python import preprocess
+from training.judging.evaluate import coverage, pairwise_accuracy, score, spearman
+from training.learning import augment, dataset
 
 LEETCODE = '''class Solution:
     """Docstring."""
@@ -145,7 +145,7 @@ def test_spearman_coverage_and_score():
 
 
 def test_baseline_fits_synthetic():
-    from training import baseline
+    from training.judging import baseline
 
     examples = dataset.synthetic_examples(120)
     train, val = dataset.split_by_problem(examples, 0.3)
@@ -161,9 +161,9 @@ def test_baseline_fits_synthetic():
 def test_train_tiny_end_to_end_and_resume(tmp_path):
     import numpy as np
 
-    from training import train
-    from training.evaluate import decode_values, encode_inputs, evaluate_dir
-    from training.rlm_model import load_checkpoint
+    from training.judging.evaluate import decode_values, encode_inputs, evaluate_dir
+    from training.learning import train
+    from training.learning.rlm_model import load_checkpoint
 
     out = tmp_path / "run"
     common = ["--synthetic", "48", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
@@ -209,8 +209,8 @@ def test_aux_tiers_are_extra_tasks_named_apart_and_never_validated(tmp_path):
     reads main-tier values only."""
     import torch
 
-    from training import train
-    from training.rlm_model import train_tokenizer
+    from training.learning import train
+    from training.learning.rlm_model import train_tokenizer
 
     corpus, data = tmp_path / "solutions.jsonl.gz", tmp_path / "rows.jsonl"
     with gzip.open(corpus, "wt") as f:
@@ -244,10 +244,10 @@ def test_aux_tiers_are_extra_tasks_named_apart_and_never_validated(tmp_path):
 
 
 def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys):
-    """`python -m training.shortcut`: teacher-forced, true or fixed mantissa, one Spearman per metric."""
+    """`python -m training.learning.shortcut`: teacher-forced, true or fixed mantissa, one Spearman per metric."""
     import re
 
-    from training import shortcut
+    from training.learning import shortcut
 
     for fixed in ([], ["--fixed"]):
         assert shortcut.main([str(tiny_checkpoint), "--synthetic", "24", "--rows", "24", *fixed]) == 0
@@ -262,8 +262,8 @@ def test_shortcut_probe_reads_the_exponent_distribution(tiny_checkpoint, capsys)
 def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint):
     from tokenizers import Tokenizer
 
-    from rlm_lsp import numbers
-    from training.rlm_model import target_ids
+    from rlm_lsp.runtime import numbers
+    from training.learning.rlm_model import target_ids
 
     tok = Tokenizer.from_file(str(tiny_checkpoint / "tokenizer.json"))
     p10, p10e = target_ids(tok, [0.25, None]), target_ids(tok, [0.25, None], numbers.P10E)
@@ -278,7 +278,7 @@ def test_targets_and_export_follow_the_checkpoints_number_format(tiny_checkpoint
 
 
 def test_train_exponent_first_and_a_second_phase_keeps_it(tmp_path):
-    from training import train
+    from training.learning import train
 
     common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
               "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2"]
@@ -292,7 +292,7 @@ def test_train_exponent_first_and_a_second_phase_keeps_it(tmp_path):
 def test_neutral_rewrites_keep_what_the_program_computes():
     import random
 
-    from training import augment
+    from training.learning import augment
 
     code = ("def f(xs, k):\n    a = 1\n    b = 2\n    total = 0\n    for x in xs:\n        total += 1\n"
             "        total = total + x * a + b\n    return total * k\n")
@@ -315,7 +315,7 @@ def test_build_dataset_never_imports_dataset_stats():
 
     import training
 
-    tree = ast.parse((Path(training.__file__).parent / "build_dataset.py").read_text())
+    tree = ast.parse((Path(training.__file__).parent / "measuring" / "build_dataset.py").read_text())
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {f"{n.module}.{a.name}" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
     assert not [m for m in imported if "dataset_stats" in m]
@@ -349,10 +349,10 @@ def test_experiments_have_a_main_and_run_nothing_at_import():
 
 def test_validation_rows_are_cut_as_the_runtime_cuts_them():
     """Training rows too long for --max-input-tokens keep their start; validation rows are read by
-    head and tail (rlm_lsp.predictor.head_and_tail), as the runtime reads them."""
-    from rlm_lsp.predictor import ELISION, head_and_tail
-    from training import train
-    from training.rlm_model import train_tokenizer
+    head and tail (rlm_lsp.runtime.predictor.head_and_tail), as the runtime reads them."""
+    from rlm_lsp.runtime.predictor import ELISION, head_and_tail
+    from training.learning import train
+    from training.learning.rlm_model import train_tokenizer
 
     examples = dataset.synthetic_examples(4)
     args = train.parse_args(["--augment", "0", "--max-input-tokens", "24"])
@@ -373,8 +373,8 @@ def test_validation_rows_are_cut_as_the_runtime_cuts_them():
 def test_symmetric_kl_is_zero_for_equal_logits_and_ignores_unlabelled_positions():
     import torch
 
-    from rlm_lsp import numbers
-    from training.train import symmetric_kl
+    from rlm_lsp.runtime import numbers
+    from training.learning.train import symmetric_kl
 
     groups = [torch.arange(4) for _ in range(numbers.TOKENS_PER_NUMBER)]
     weights = torch.ones(numbers.TOKENS_PER_NUMBER)
@@ -408,7 +408,7 @@ def _rows_seen_by(monkeypatch, module, name: str) -> list[tuple[int, int]]:
 
 
 def test_consistency_loss_pairs_the_rows_that_drew_their_rewrite(tmp_path, monkeypatch):
-    from training import train
+    from training.learning import train
 
     seen = _rows_seen_by(monkeypatch, train, "symmetric_kl")
     common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
@@ -426,8 +426,8 @@ def test_consistency_loss_pairs_the_rows_that_drew_their_rewrite(tmp_path, monke
 def test_distill_kl_is_zero_for_the_teachers_own_logits_and_one_directional():
     import torch
 
-    from rlm_lsp import numbers
-    from training.train import distill_kl
+    from rlm_lsp.runtime import numbers
+    from training.learning.train import distill_kl
 
     groups = [torch.arange(4) for _ in range(numbers.TOKENS_PER_NUMBER)]
     weights = torch.ones(numbers.TOKENS_PER_NUMBER)
@@ -445,14 +445,14 @@ def test_distill_kl_is_zero_for_the_teachers_own_logits_and_one_directional():
 def test_distillation_reads_the_plain_rows_the_teachers_way(tmp_path, monkeypatch):
     """A real-name teacher (strip_v1) for a canonical-name student (canon_v1): the teacher reads
     each plain row with its own preprocess, and only plain rows with every metric are pulled."""
-    from training import train
+    from training.learning import train
 
     common = ["--synthetic", "32", "--size", "tiny", "--vocab-size", "400", "--batch-size", "8",
               "--eval-every", "2", "--no-progress", "--eval-max", "8", "--epochs", "1", "--max-steps", "2"]
     teacher = train.train(common + ["--out", str(tmp_path / "t"), "--preprocess", "strip_v1"])
     seen = _rows_seen_by(monkeypatch, train, "distill_kl")
     texts = []
-    from rlm_lsp import preprocess as pre
+    from rlm_lsp.python import preprocess as pre
     real_apply = pre.apply
 
     def record(name, code):

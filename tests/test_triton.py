@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp import kernels, snippets
+from rlm_lsp.python import snippets
+from rlm_lsp.triton import kernels
 from training.triton import time_kernels
 
 KERNEL_FILE = '''\
@@ -223,8 +224,8 @@ def test_shipped_kernel_model_predicts_a_file_of_kernels():
 
 @needs_model
 def test_router_sends_kernels_to_the_kernel_model(tiny_model_dir):
-    from rlm_lsp.model import Model, Router
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.model import Model, Router
+    from rlm_lsp.runtime.predictor import Predictor
 
     base = Predictor.from_dir(tiny_model_dir, device="cpu", samples=4)
     both = kernels.with_kernels(base, gpu="RTX 4090")
@@ -278,7 +279,7 @@ def test_export_parity_samples_carry_the_kernel_context():
     """rlm_lsp.export.parity renders (code, context) samples through the model's template, so the Triton
     exporter's parity inputs hold real work tokens; a plain string gets the stand-in word."""
     from rlm_lsp.export.parity import sample_inputs
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
 
     pred = Predictor.from_dir(kernels.MODEL_DIR, device="cpu", samples=1)
     ctx = kernels.model_context(pred.config.input_template, "A100", kernels.parse_shape_hint(1 << 20))
@@ -291,8 +292,8 @@ def test_export_parity_samples_carry_the_kernel_context():
 def test_kernel_census_counts_the_whole_kernel():
     """Template v4's {kops} line: counts over the whole kernel text, so what the 192-token cut
     drops is still summarised; derived at render time, the caller gives only GPU and shape."""
-    from rlm_lsp.code_census import kernel_census
-    from rlm_lsp.template import extra_fields, render
+    from rlm_lsp.python.code_census import kernel_census
+    from rlm_lsp.runtime.template import extra_fields, render
 
     code = ("@triton.jit\ndef k(x, y, n, BLOCK: tl.constexpr):\n    pid = tl.program_id(0)\n"
             "    acc = tl.zeros((BLOCK,), tl.float32)\n    for i in range(0, n, BLOCK):\n"
@@ -313,8 +314,8 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     (predict_codes, predict_kernels, the routing predictor, its cache) gives ms."""
     import dataclasses
 
-    from rlm_lsp.model_dir import MetricSpec
-    from rlm_lsp.predictor import Prediction
+    from rlm_lsp.runtime.model_dir import MetricSpec
+    from rlm_lsp.runtime.predictor import Prediction
 
     @dataclasses.dataclass(frozen=True)
     class Config:  # the fields KernelModel and the Router read
@@ -355,7 +356,7 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
         assert (scaled.value, scaled.low, scaled.high) == (2.0 * f, 1.0 * f, 4.0 * f)
         assert plain.predict_kernels(snips, shape_hint=shape)[0].value == 2.0
         assert per_work.predict_codes([snips[0].code], shape_hint=shape)[0].value == scaled.value
-    from rlm_lsp.model import Router
+    from rlm_lsp.runtime.model import Router
 
     routed = Router({"kernel": per_work.with_target(shape_hint={"n": 1 << 24})})
     first = routed.predict([snips[0].code])[0]["kernel_latency"]

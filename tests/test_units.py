@@ -1,6 +1,6 @@
 import pytest
 
-from rlm_lsp.units import format_ratio, format_value
+from rlm_lsp.runtime.units import format_ratio, format_value
 
 
 @pytest.mark.parametrize("unit,value,text", [

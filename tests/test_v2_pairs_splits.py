@@ -12,9 +12,10 @@ import pytest
 import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
 
-from training import ladders, measure_v2
-from training.dataset import is_validation
-from training.v2 import leetcode, splits, variants
+from training.learning.dataset import is_validation
+from training.measuring import ladders, splits, variants
+from training.measuring import leetcode_ladders as leetcode
+from training.measuring import streams as measure_v2
 
 PROG = '''import sys
 
@@ -54,7 +55,7 @@ def test_kattis_split_is_fixed_by_hash_of_whole_problems():
     val = {n for n in names if splits.is_kattis_validation(n)}
     assert 200 < len(val) < 400                                   # about 10%
     assert val == {n for n in names if splits.is_kattis_validation(n)}
-    # the rule: training.dataset's hash with its own salt, so it is not the LeetCode split again
+    # the rule: training.learning.dataset's hash with its own salt, so it is not the LeetCode split again
     assert val == {n for n in names if is_validation(n, 0.1, salt=splits.KATTIS_SALT)}
     assert val != {n for n in names if is_validation(n)}
     # one problem carried by two repositories (or re-exported) is on one side: the short name decides
@@ -245,7 +246,7 @@ QUAD = TWO_SUM.replace("        m = {}\n", "        m = {}\n        t = [[0] * l
 
 @pytest.fixture
 def fake_leetcode(monkeypatch):
-    from training.lc_corpus import Problem, Program
+    from training.measuring.lc_corpus import Problem, Program
     pr = Problem(problem_id=1, slug="two-sum", entry="twoSum", test_source="test", reference=TWO_SUM,
                  tests=[{"args": [{"json": [2, 7, 11, 15]}, {"json": 9}], "expected": {"json": [0, 1]}}],
                  constraints="- 2 <= nums.length <= 10^4\n- -10^9 <= nums[i] <= 10^9")
@@ -296,7 +297,7 @@ def _run_cli(corpus, tmp_path, tty: bool) -> str:
     import sys
     env = dict(os.environ, RLM_TRAINING_WORK=str(tmp_path / ("w%d" % tty)), RLM_TRAINING_DATA=str(tmp_path / "d"),
                PYTHONPATH=os.getcwd(), COLUMNS="120")
-    argv = [sys.executable, "-m", "training.measure_v2", "run", "--corpus", str(corpus), "--source", "rosetta",
+    argv = [sys.executable, "-m", "training.measuring.streams", "run", "--corpus", str(corpus), "--source", "rosetta",
             "--memory-only", "--time-limit", "5"]
     if not tty:
         return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300).stderr
@@ -332,7 +333,7 @@ def test_run_shows_a_bar_with_eta_on_a_terminal_only(corpus, tmp_path):
 # ----------------------------------------------------------------- dataset card figures
 
 def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
-    from training.v2 import card
+    from training.measuring import data_card as card
     monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
     monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
     rows = []
@@ -356,7 +357,7 @@ def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
 
 
 def test_latency_agreement_of_two_runs_ranks_and_compares_them():
-    from training.v2.card import _latency_agreement
+    from training.measuring.data_card import _latency_agreement
 
     rows = [{"latency_ms_1": a, "latency_ms_2": b, "exec_ms_1": a / 2, "exec_ms_2": None}
             for a, b in ((10.0, 11.0), (20.0, 19.0), (40.0, 44.0), (80.0, 80.0))]

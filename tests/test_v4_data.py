@@ -1,4 +1,4 @@
-"""Model v4's data (training.v4_data) on a fake corpus, and a tiny v4 training run (shapes, growth)."""
+"""Model v4's data (training.judging.shaped_examples) on a fake corpus, and a tiny v4 training run (shapes, growth)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from training import dataset, v4_data
-from training.evaluate import growth_class, growth_class_accuracy, score
+from training.judging import shaped_examples as v4_data
+from training.judging.evaluate import growth_class, growth_class_accuracy, score
+from training.learning import dataset
 
 
 def _gz(path, rows):
@@ -103,7 +104,7 @@ def test_growth_classes_and_scores():
 
 
 def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
-    from training import train
+    from training.learning import train
 
     examples = []
     for i, e in enumerate(dataset.synthetic_examples(40, problems=10)):
@@ -129,7 +130,7 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
     assert log[-1]["spearman_mean"] == log[-1]["spearman_mean"]   # not nan: metrics with no rows are left out
     # evaluated by shape, through the checkpoint and through the exported runtime (growth folded there)
     from rlm_lsp.export.cli import export
-    from training.evaluate import evaluate_dir
+    from training.judging.evaluate import evaluate_dir
 
     val = examples[:12]
     rep = evaluate_dir(str(best), val, samples=2)
@@ -143,7 +144,7 @@ def test_tiny_v4_training_run_names_shapes_and_growth(tmp_path, monkeypatch):
 
 
 def test_variants_of_training_programs_scale_the_parents_memory_by_the_measured_ratio(tmp_path):
-    from training.mutations import mutate
+    from training.measuring.mutations import mutate
 
     code = "def f(a):\n    return sum(x * x for x in a)\n"
     parent = dataset.Example("lc:f.py", "7", code, {"memory": 1000.0, "latency": 2.0, "memory_growth": 0.5},
@@ -181,7 +182,7 @@ def test_a_programs_latency_is_its_in_process_time_not_its_process_wall_time():
 
 
 def test_a_repl_transcript_is_measured_as_the_script_of_its_inputs():
-    from training.v2.sources import repl_script
+    from training.measuring.sources import repl_script
 
     transcript = ">>> def f(n):\n...     return [0] * n\n...\n>>> f(3)\n[0, 0, 0]\n>>> x = f(10)\n"
     script = repl_script({"code": transcript})
@@ -193,7 +194,7 @@ def test_a_repl_transcript_is_measured_as_the_script_of_its_inputs():
 
 
 def test_a_transcript_gets_a_task_and_a_code_under_its_own_key(tmp_path):
-    from training.v2 import sources
+    from training.measuring import sources
 
     transcript = ">>> xs = [i * i for i in range(5)]\n>>> sum(xs)\n30\n"
     _gz(tmp_path / "rosetta" / "programs.jsonl.gz", [

@@ -26,20 +26,22 @@ from pathlib import Path
 
 RLM_FOLDERS = {
     "runtime": ["model_dir", "sessions", "seq2seq", "decode", "numbers", "predictor", "prediction", "template",
-                "model", "errors", "units", "machine", "source_text", "feature_trees", "readers"],
-    "python": ["snippets", "preprocess", "canonical", "canonical_scopes", "shapes", "code_census", "code_features"],
+                "model", "errors", "units", "machine", "source_text", "feature_trees", "readers",
+                "lines", "model_schema", "sizes", "growth"],
+    "python": ["snippets", "preprocess", "canonical", "canonical_scopes", "shapes", "code_census", "code_features",
+               "loop_nests", "long_input"],
     "triton": ["kernels", "kernel_input"],
     "networks": ["nas", "onnx_reader", "graph_text", "graph_shapes"],
-    "app": ["cli", "cli_jsonl", "rules", "project_config"],
+    "app": ["cli", "cli_jsonl", "rules", "project_config", "options"],
 }
 RLM_RENAMES = {"python_reader": "python.reader"}  # the Python family's reader, lent to the runtime
 
 TRAINING_FOLDERS = {
     "measuring": ["harness", "runner", "sandbox", "build_dataset", "gen_inputs", "ladders", "mutations", "lc_corpus",
-                  "py2to3", "remeasure", "dataset_stats"],
+                  "py2to3", "remeasure", "dataset_stats", "curve_fit"],
     "learning": ["train", "loop", "rlm_model", "pretrain", "decoding", "augment", "train_data", "dataset", "shortcut",
-                 "soup", "recover", "shards"],
-    "judging": ["evaluate", "gate_quality", "gate_variants", "baseline", "feature_trees"],
+                 "soup", "recover", "shards", "growth_trees"],
+    "judging": ["evaluate", "gate_quality", "gate_variants", "baseline", "feature_trees", "growth_eval"],
 }
 TRAINING_RENAMES = {  # named after what they hold, not a version
     "measure_v2": "measuring.streams",

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from rlm_lsp import rules
-from rlm_lsp.lines import split_lines
-from rlm_lsp.snippets import Snippet, extract
+from rlm_lsp.app import rules
+from rlm_lsp.python.snippets import Snippet, extract
+from rlm_lsp.runtime.lines import split_lines
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class FunctionResult:
     header_text: str  # the header line as predicted; features show the result while it is unchanged
     name_text: str  # the line holding the name (hover, diagnostics)
     allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
-    project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.project_config.GateConfig), None when there is none
+    project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.app.project_config.GateConfig), None when there is none
 
 
 def skip_reason(text: str) -> str | None:
@@ -210,7 +210,7 @@ def project_rules(uri: str):
     (logged once)."""
     if not uri.startswith("file://"):
         return None
-    from rlm_lsp import project_config as config
+    from rlm_lsp.app import project_config as config
 
     path = Path(unquote(urlparse(uri).path))
     pyproject = next((found for d in path.parents if (found := config.find_pyproject(d))), None)

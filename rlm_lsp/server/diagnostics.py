@@ -16,12 +16,12 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rlm_lsp import rules
-from rlm_lsp.prediction import growth_class
+from rlm_lsp.app import rules
+from rlm_lsp.runtime.prediction import growth_class
+from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server.analysis import FunctionResult
 from rlm_lsp.server.hover import name_range
 from rlm_lsp.server.settings import Settings
-from rlm_lsp.units import format_ratio, format_value
 
 SOURCE = "rlm"
 GATE_DOCS = "docs/gate.md"
@@ -32,7 +32,7 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
     """(code, message) for each breach of `r`; pure, for tests and the gate-like CLI.
 
     Budgets: the editor's `rlm.budgets`, else the workspace's `[tool.rlm]` ones. Regressions: the
-    gate's rule (`rlm_lsp.rules.judge_metric`: over the ratio and confident of it) against HEAD, at the
+    gate's rule (`rlm_lsp.app.rules.judge_metric`: over the ratio and confident of it) against HEAD, at the
     editor's `rlm.regressionRatio` when set, else `[tool.rlm]`'s ratio (2.0 by default); one
     message per function naming every metric that regressed; `# rlm: allow-regression` silences it.
     A growth step (the same call's `judge_growth`: ~n to ~n², when both versions have growth) is a

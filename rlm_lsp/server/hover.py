@@ -10,11 +10,11 @@ from collections.abc import Callable, Mapping, Sequence
 
 from lsprotocol import types
 
-from rlm_lsp.prediction import growth_class
+from rlm_lsp.runtime.prediction import growth_class
+from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.words import PER_CALL, growth_line, long_name, size_words, sureness
-from rlm_lsp.units import format_ratio, format_value
 
 
 def find(

@@ -12,10 +12,10 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from rlm_lsp.runtime.units import format_value
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.words import SHORT
-from rlm_lsp.units import format_value
 
 
 def title(result: FunctionResult, settings: Settings) -> str | None:

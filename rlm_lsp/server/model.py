@@ -55,13 +55,13 @@ def load(settings: Settings) -> Loaded:
 
 
 def with_kernel_model(predictor: Any, settings: Settings) -> Any:
-    """The predictor plus the Triton kernel-latency model when one is shipped (rlm_lsp.kernels).
+    """The predictor plus the Triton kernel-latency model when one is shipped (rlm_lsp.triton.kernels).
 
     Without it, kernels get no hint: the base model has no `kernel_*` metric. A kernel model
     that fails to load costs the kernel hints only, never the function hints.
     """
     try:
-        from rlm_lsp.kernels import with_kernels
+        from rlm_lsp.triton.kernels import with_kernels
     except ImportError:
         return predictor
     try:

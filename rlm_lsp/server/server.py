@@ -30,8 +30,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
-from rlm_lsp.errors import ModelError
-from rlm_lsp.lines import split_lines_keepends
+from rlm_lsp.python.snippets import extract
+from rlm_lsp.runtime.errors import ModelError
+from rlm_lsp.runtime.lines import split_lines_keepends
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import model
 from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
@@ -41,7 +42,6 @@ from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.threads import LoopBridge
 from rlm_lsp.server.worker import Worker
-from rlm_lsp.snippets import extract
 
 logger = logging.getLogger("rlm_lsp.server")
 

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from rlm_lsp import options
+from rlm_lsp.app import options
 from rlm_lsp.server.globs import MAX_PATTERN, compile_glob
 
 logger = logging.getLogger(__name__)

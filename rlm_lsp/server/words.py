@@ -10,7 +10,7 @@ prints one significant digit and a `?` instead of a precise-looking number.
 
 How it grows: a model that predicts growth gives each metric the exponent of n it grows by
 (`Prediction.growth`); the hint names its class after the value (`mem 1.1 kB ~n`), the hover
-says it in a sentence with the number. The classes are `rlm_lsp.prediction.growth_class`'s,
+says it in a sentence with the number. The classes are `rlm_lsp.runtime.prediction.growth_class`'s,
 which the CLI table and the gate's messages use too. Nothing changes for a prediction without it.
 """
 
@@ -20,8 +20,8 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rlm_lsp.prediction import PER_CALL, growth_class, growth_label  # noqa: F401 - PER_CALL: the hint and hover read it here
-from rlm_lsp.units import format_value
+from rlm_lsp.runtime.prediction import PER_CALL, growth_class, growth_label  # noqa: F401 - PER_CALL: the hint and hover read it here
+from rlm_lsp.runtime.units import format_value
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
 SHORT = {"memory": "mem", "latency": "time", "kernel_latency": "kernel time"}
@@ -72,7 +72,7 @@ def short(metric: str, p: Any) -> str:
 
 
 def growth_suffix(p: Any) -> str:
-    """` ~n`, ` ~n²?` (very unsure: `rlm_lsp.prediction.UNSURE_GROWTH`), or '' without growth."""
+    """` ~n`, ` ~n²?` (very unsure: `rlm_lsp.runtime.prediction.UNSURE_GROWTH`), or '' without growth."""
     grows = getattr(p, "growth", None)
     if grows is None:
         return ""

@@ -13,7 +13,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from rlm_lsp.graph_text import onnx_text
+from rlm_lsp.networks.graph_text import onnx_text
 from training.nas.nb201_graph import NB201_OPS, nb201_text
 
 

@@ -24,8 +24,8 @@ import random
 from collections import defaultdict
 from pathlib import Path
 
-from rlm_lsp.graph_text import GRAPH_TEXT_VERSION
-from rlm_lsp.nas import describe_device  # the runtime renders devices with the same function
+from rlm_lsp.networks.graph_text import GRAPH_TEXT_VERSION
+from rlm_lsp.networks.nas import describe_device  # the runtime renders devices with the same function
 from training.nas.nb201_graph import nb201_text
 
 CORPUS = Path(os.environ.get("RLM_NAS_CORPUS", "/work/shared/corpora/nas/help"))  # override: another machine

@@ -2,7 +2,7 @@
 
     python -m training.nas.evaluate --model rlm_lsp/models/nas --archs 150 --devices pixel3 eyeriss gold_6226 1080ti_1
 
-Runs `rlm_lsp.nas.predict_graph_text` (the path `rlm predict x.onnx --device D` takes, minus the file
+Runs `rlm_lsp.networks.nas.predict_graph_text` (the path `rlm predict x.onnx --device D` takes, minus the file
 reading) with the runtime's sampling (median of `--samples`), on the first `--archs` of
 `data.eval_subset` (more than 300: a sample of that many test archs, up to all 3,125).
 `--split val` scores the validation archs instead (625; the first `--archs` of them), for choosing
@@ -29,8 +29,8 @@ def main(argv=None) -> int:
                    help="held-out test archs (default), or the validation archs")
     p.add_argument("--out", type=Path)
     args = p.parse_args(argv)
-    from rlm_lsp import nas
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.networks import nas
+    from rlm_lsp.runtime.predictor import Predictor
     from training.nas.baseline import spearman
 
     archs, lat = data.load_latency()

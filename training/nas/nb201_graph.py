@@ -1,14 +1,14 @@
 """NAS-Bench-201 networks as raw graphs, for training the network model without exporting each one.
 
 `nb201_graph(arch)` builds the same RawGraph that `training/nas/nb201_torch.py` exports to ONNX (same
-node order), so `nb201_text(arch) == rlm_lsp.graph_text.onnx_text(exported file)` (tests/test_nas.py).
+node order), so `nb201_text(arch) == rlm_lsp.networks.graph_text.onnx_text(exported file)` (tests/test_nas.py).
 Used only by training; the runtime reads `.onnx` files.
 """
 
 from __future__ import annotations
 
-from rlm_lsp.graph_text import graph_text
-from rlm_lsp.onnx_reader import Node, RawGraph
+from rlm_lsp.networks.graph_text import graph_text
+from rlm_lsp.networks.onnx_reader import Node, RawGraph
 
 NB201_OPS = ("none", "skip_connect", "nor_conv_1x1", "nor_conv_3x3", "avg_pool_3x3")
 

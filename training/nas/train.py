@@ -15,7 +15,7 @@ Every `--eval-every-min` (time not counted in the schedule) it scores `--val-arc
 `--init-from CKPT` continues from a checkpoint (its weights and tokenizer). Inputs are tokenized once
 per arch and per device description (`Encoder`, checked against the tokenizer at start).
 
-The loop is `training.loop` (`NasTask` is what is NAS-specific): `--resume` continues from OUT/last
+The loop is `training.learning.loop` (`NasTask` is what is NAS-specific): `--resume` continues from OUT/last
 with the optimiser, schedule and random state; validation decodes through the runtime's decoder.
 """
 
@@ -31,9 +31,9 @@ from pathlib import Path
 
 from tokenizers import Tokenizer, models, pre_tokenizers, processors, trainers
 
-from rlm_lsp import numbers
-from rlm_lsp.graph_text import GRAPH_TEXT_VERSION
-from training.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, cosine_factor
+from rlm_lsp.networks.graph_text import GRAPH_TEXT_VERSION
+from rlm_lsp.runtime import numbers
+from training.learning.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, cosine_factor
 from training.nas import data
 
 METRIC = {"name": "latency", "unit": "ms",
@@ -48,7 +48,7 @@ VAL_DEVICES = ["pixel3", "eyeriss", "gold_6226", "silver_4210r", "1080ti_1", "ti
 
 def train_tokenizer(texts, vocab_size: int) -> Tokenizer:
     """BPE inside whitespace-separated words; a graph line has no spaces, so common lines become one token."""
-    from training.rlm_model import EOS, SPECIAL_TOKENS, UNK
+    from training.learning.rlm_model import EOS, SPECIAL_TOKENS, UNK
 
     tok = Tokenizer(models.BPE(unk_token=UNK))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
@@ -62,7 +62,7 @@ def train_tokenizer(texts, vocab_size: int) -> Tokenizer:
 
 
 def render(device_desc: str, text: str) -> str:
-    from rlm_lsp.template import render as r
+    from rlm_lsp.runtime.template import render as r
 
     return r(TEMPLATE, [METRIC["name"]], LANGUAGE, text, device=device_desc)
 
@@ -75,7 +75,7 @@ class Encoder:
     compares this with the tokenizer on real inputs before training starts."""
 
     def __init__(self, tok, texts: dict):
-        from training.rlm_model import EOS
+        from training.learning.rlm_model import EOS
 
         self.tok = tok
         self.texts = texts
@@ -95,7 +95,7 @@ class Encoder:
 
 
 def new_model(tok, args):
-    from training.rlm_model import build_model
+    from training.learning.rlm_model import build_model
 
     size = (args.d_model, args.d_ff, args.layers, 2, args.heads, args.d_model // args.heads)
     return build_model(tok, size, dropout=0.0)
@@ -179,8 +179,8 @@ def parse_args(argv):
 
 
 def score_archs(model, tok, encode, lat, arch_ids, device_names, descriptions, fmt, dev) -> dict[str, float]:
-    """Greedy Spearman per device, decoded by the runtime's decoder (`training.decoding`)."""
-    from training.decoding import sample_values
+    """Greedy Spearman per device, decoded by the runtime's decoder (`training.learning.decoding`)."""
+    from training.learning.decoding import sample_values
     from training.nas.baseline import spearman
 
     out = {}
@@ -199,7 +199,7 @@ class NasTask(TaskBase):
     def __init__(self, args, model, tok, encode, data_, meta, fmt, dev):
         import torch
 
-        from training.rlm_model import PAD, number_groups
+        from training.learning.rlm_model import PAD, number_groups
 
         self.args, self.model, self.tok, self.encode, self.meta, self.fmt, self.dev = \
             args, model, tok, encode, meta, fmt, dev
@@ -221,8 +221,8 @@ class NasTask(TaskBase):
     def loss(self, batch):
         import torch
 
-        from training.rlm_model import target_ids
-        from training.train import weighted_loss
+        from training.learning.rlm_model import target_ids
+        from training.learning.train import weighted_loss
 
         args, rng = self.args, self.rng
         if self.weight_of:
@@ -265,7 +265,7 @@ class NasTask(TaskBase):
                           line=line, validation={"mean": mean, **per})
 
     def save(self, path: Path, validation: dict | None, info: dict) -> None:
-        from training.rlm_model import save_checkpoint
+        from training.learning.rlm_model import save_checkpoint
 
         save_checkpoint(self.model, self.tok, path, self.meta if validation is None else {**self.meta, "validation": validation})
 
@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> dict:
     import numpy as np
     import torch
 
-    from training.rlm_model import load_checkpoint
+    from training.learning.rlm_model import load_checkpoint
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from rlm_lsp.kernels import gpu_text, kernel_text, shape_text
+from rlm_lsp.triton.kernels import gpu_text, kernel_text, shape_text
 from training.triton.liger_shapes import tensor_shapes
 
 CORPUS = Path("/work/shared/corpora/triton")

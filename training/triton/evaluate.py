@@ -95,8 +95,8 @@ def baselines(rows: list[dict], split: str = "test") -> dict[str, np.ndarray]:
 
 def rlm_predictions(model, rows: list[dict], samples: int = 16) -> np.ndarray:
     """`model`: a model directory, or a loaded `Predictor` (then `samples` is its own)."""
-    from rlm_lsp.kernels import KernelModel
-    from rlm_lsp.predictor import Predictor
+    from rlm_lsp.runtime.predictor import Predictor
+    from rlm_lsp.triton.kernels import KernelModel
 
     pred = model if isinstance(model, Predictor) else Predictor.from_dir(model, device="cpu", samples=samples)
     kernel_model = KernelModel(pred)  # the runtime's path: the number is turned into ms (target_scale)

@@ -4,7 +4,7 @@
 
 This is `python -m rlm_lsp.export` (optimum fp32 export, decoder head cut to the number tokens, parity,
 int8, rlm_config.json) with kernel inputs as the parity samples: each one rendered with a GPU and
-a shape through the checkpoint's own template (`rlm_lsp.kernels.model_context`), so `{work}` and
+a shape through the checkpoint's own template (`rlm_lsp.triton.kernels.model_context`), so `{work}` and
 `{mode}` are real tokens rather than a stand-in word.
 """
 
@@ -37,7 +37,7 @@ def main(argv=None) -> int:
         return 2
     import rlm_lsp.export.cli as export_cli
     from rlm_lsp.export.onnx_export import ExportError, check_checkpoint
-    from rlm_lsp.kernels import kernel_text, model_context, parse_shape_hint
+    from rlm_lsp.triton.kernels import kernel_text, model_context, parse_shape_hint
 
     try:
         meta = check_checkpoint(Path(argv[0]))

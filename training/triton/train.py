@@ -2,24 +2,24 @@
 
     nice -n 19 python -m training.triton.train --out training/work/triton_ckpt_v2 --threads 1 --budget-min 100
 
-Input: TEMPLATE of rlm_lsp.kernels ("<metrics> kernel_latency <lang> triton <W12> <fwd> <gpu> A100
+Input: TEMPLATE of rlm_lsp.triton.kernels ("<metrics> kernel_latency <lang> triton <W12> <fwd> <gpu> A100
 <shape> [4096] | fp32 <code>\\n<kernels + launch wrapper>"), at most --max-tokens. The work size
-is one tokenizer token per power of two (`<W0>`..`<W48>`, rlm_lsp.kernels.WORK_TOKENS) whose
+is one tokenizer token per power of two (`<W0>`..`<W48>`, rlm_lsp.triton.kernels.WORK_TOKENS) whose
 embeddings lie on a line (ordered by size): they start there, and with --work-line (the default)
 they are put back on their best-fit line after every step. So "bigger" stays one direction, and a
 bucket seen with few operators moves with its neighbours instead of on its own. The launch mode
-(forward / backward / forward+backward) is one token too (rlm_lsp.kernels.MODE_TOKENS).
+(forward / backward / forward+backward) is one token too (rlm_lsp.triton.kernels.MODE_TOKENS).
 Target: the median latency in ms as one P10 block (--number-format P10E: exponent before the
 digits). `--target per-work`: the latency per 2^20 elements of work instead, ms * 2^(20 - k) for
-the row's work bucket `<W k>` (rlm_lsp.kernels.PER_WORK). `--target roofline`: the latency over
+the row's work bucket `<W k>` (rlm_lsp.triton.kernels.PER_WORK). `--target roofline`: the latency over
 one curve of the work size, ms / (c0 + c1 * 2^k), the curve fitted to the training rows
 (`fit_roofline`, recorded in training_data). The runtime multiplies either back
-(`rlm_lsp.kernels.target_scale`), so a model that learned nothing but a constant would rank rows
+(`rlm_lsp.triton.kernels.target_scale`), so a model that learned nothing but a constant would rank rows
 exactly as their work size does.
 Trains on the `train` split (held-out families never seen), saves a checkpoint that
 `training.triton.export_model` turns into the int8 model directory.
 
-The loop is `training.loop` (`KernelTask` in `main` is what is kernel-specific): AdamW, warm-up and
+The loop is `training.learning.loop` (`KernelTask` in `main` is what is kernel-specific): AdamW, warm-up and
 cosine to 10% of --lr over --expected-steps, else over the --budget-min clock (then the warm-up is
 the first 5% of the budget; before the shared loop it was the first 50 steps), OUT rewritten every
 --save-every steps with OUT/trainer_state.pt, so `--resume` continues the run.
@@ -34,8 +34,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from rlm_lsp import numbers
-from rlm_lsp.kernels import (
+from rlm_lsp.runtime import numbers
+from rlm_lsp.runtime.template import render
+from rlm_lsp.triton.kernels import (
     LANGUAGE,
     METRIC,
     MODE_TOKENS,
@@ -50,9 +51,8 @@ from rlm_lsp.kernels import (
     target_scale,
     work_bucket,
 )
-from rlm_lsp.template import render
-from training import rlm_model
-from training.loop import STATE_FILE, Loop, LoopConfig, TaskBase
+from training.learning import rlm_model
+from training.learning.loop import STATE_FILE, Loop, LoopConfig, TaskBase
 from training.triton import data
 
 SIZES = {

@@ -1,0 +1,205 @@
+"""`rlm predict --jsonl IN|-`: batch-score rows {"id", "code", "language"[, "shape"]}, one JSON row
+out per row in, and the per-metric JSON both it and `rlm predict --json` write.
+
+Each metric's object is {"value", "low", "high", "unit"} (p10 and p90 as low and high); from a
+model that predicts growth also "growth" (the predicted exponent of n), "growth_low" and
+"growth_high" (its p10 and p90). Without a growth prediction the growth keys are omitted, not
+null, so a model without growth writes exactly what it always wrote.
+
+A model whose template reads the program's shape (`rlm_lsp.runtime.template.shaped`) gets each row's
+"shape" ("function", "stdin" or "script") when the row gives one, else `program_shape` of its
+code, and its result says the "shape" it was predicted for.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import IO
+
+from rlm_lsp.python.shapes import SHAPES, program_shape
+from rlm_lsp.runtime import model, template
+from rlm_lsp.runtime.errors import InputError
+from rlm_lsp.runtime.prediction import Prediction
+
+JSONL_BATCH = 32
+JSONL_CACHE = 256
+JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded on /dev/zero
+
+
+def as_json(p: Prediction) -> dict:
+    """{"value", "low", "high", "unit"}, and "growth", "growth_low", "growth_high" when predicted."""
+    out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
+    if getattr(p, "growth", None) is not None:
+        out.update(growth=p.growth, growth_low=p.growth_low, growth_high=p.growth_high)
+    return out
+
+
+def truncated(result: dict[str, Prediction]) -> bool:
+    return any(p.truncated for p in result.values())
+
+
+def shaped(predictor) -> bool:
+    """Whether the Python model behind `predictor` reads the program's shape (`{shape}`)."""
+    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
+    config = getattr(base, "config", None)
+    language = (getattr(config, "languages", None) or ("python",))[0]
+    return base is not None and template.shaped(getattr(config, "input_template", ""), language)
+
+
+def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], out: IO[str]) -> None:
+    """Streams rows in batches; memory stays flat however many rows come in. A row that cannot
+    be scored gets {"id", "error"} and the run goes on; each batch is written and flushed as soon
+    as it is scored. A row longer than the model reads is scored by its head and tail and says
+    `"truncated": true` (the key is there only then). An id holding NaN or Infinity, which JSON has not, is written as its text
+    (a string: "NaN", "[1, Infinity]"); the output is strict JSON."""
+    by_shape = shaped(predictor)
+    for batch in _batches(_parse_rows(source, predictor, by_shape), JSONL_BATCH):
+        good = [row for row in batch if "error" not in row]
+        groups: dict[tuple[str, str | None], list[dict]] = {}
+        for row in good:
+            groups.setdefault((row["language"], row.get("shape")), []).append(row)
+        for (language, shape), rows in groups.items():
+            _score(predictor, rows, language, shape)
+        for row in batch:
+            record = {"id": _json_id(row.get("id"))}
+            record.update(row["result"] if "result" in row else {"error": row["error"]})
+            out.write(_dumps(record) + "\n")
+        out.flush()
+
+
+def _score(predictor: model.Model, rows: list[dict], language: str, shape: str | None = None) -> None:
+    """Sets each row's "result", or its "error" when the model fails on it: a batch that fails
+    is retried row by row, so that it costs only the rows that fail alone. `shape`: the program
+    shape all `rows` are predicted for (a shaped model only; None: the model reads no shape)."""
+    codes = [r["code"] for r in rows]
+    try:
+        if shape is None:
+            results = predictor.predict(codes, language)
+        else:
+            results = predictor.predict(codes, language, context={"shape": shape})
+    except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
+        if len(rows) > 1:
+            for row in rows:
+                _score(predictor, [row], language, shape)
+        else:
+            rows[0]["error"] = _one_line(f"prediction failed: {_describe(exc)}")
+        return
+    for row, result in zip(rows, results):
+        row["result"] = {m: as_json(p) for m, p in result.items()}
+        if shape is not None:
+            row["result"]["shape"] = shape
+        if truncated(result):
+            row["result"]["truncated"] = True
+
+
+def _lines(source: IO[bytes], limit: int = JSONL_LINE_BYTES) -> Iterator[bytes | None]:
+    """The lines of `source`, None for each one longer than `limit` (read past, never held)."""
+    while line := source.readline(limit + 1):
+        if len(line) > limit and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):
+                line = source.readline(limit + 1)
+            yield None
+        else:
+            yield line
+
+
+def _parse_rows(source: Iterable[str | bytes | None], predictor: model.Model,
+                by_shape: bool = False) -> Iterator[dict]:
+    for number, line in enumerate(source, 1):
+        if line is None:
+            yield {"id": None, "error": f"line {number}: longer than {JSONL_LINE_BYTES // 1_000_000} MB"}
+            continue
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                yield {"id": None, "error": f"line {number}: not UTF-8 (byte {exc.start})"}
+                continue
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            if not isinstance(row, dict):
+                raise ValueError("row is not a JSON object")
+        except (ValueError, RecursionError) as exc:  # RecursionError: [[[[... nested too deep
+            yield {"id": None, "error": _one_line(f"line {number}: invalid JSON: {exc}")}
+            continue
+        yield _validate(row, predictor, by_shape)
+
+
+def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict:
+    """The row to score, or the row with an "error" saying why it cannot be scored. `by_shape`:
+    the model reads the program's shape, so the row gets its "shape" (given, or from its code)."""
+    out = {"id": row.get("id"), "code": row.get("code"), "language": row.get("language") or "python"}
+    try:
+        if "code" not in row:
+            raise InputError('missing "code"')
+        for key in ("code", "language"):
+            value = out[key]
+            if not isinstance(value, str):
+                raise InputError(f'"{key}" must be a string, got {"null" if value is None else type(value).__name__}')
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise InputError(f'"{key}" holds a lone surrogate (\\u{ord(value[exc.start]):04x} '
+                                 f"at character {exc.start})") from None
+        code, language = str(out["code"]), str(out["language"])  # both checked to be strings above
+        predictor.check(code, language)
+        if by_shape:
+            out["shape"] = _shape_of(row, code)
+    except InputError as exc:
+        out["error"] = _one_line(str(exc))
+    except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only
+        out["error"] = _one_line(f"cannot read this code: {_describe(exc)}")
+    return out
+
+
+def _shape_of(row: dict, code: str) -> str:
+    given = row.get("shape")
+    if given is None:
+        return program_shape(code)
+    if given not in SHAPES:
+        raise InputError(f'"shape" must be one of {", ".join(SHAPES)}, got {json.dumps(given)[:40]}')
+    return given
+
+
+def _json_id(value):
+    """The row's id as given, or its text when it holds NaN or Infinity."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except ValueError:
+        return json.dumps(value)
+    return value
+
+
+def _dumps(record: dict) -> str:
+    try:
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False)
+    except ValueError:  # a prediction that is not a finite number
+        return json.dumps({"id": record["id"], "error": "prediction is not a finite number"})
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate in an id: written as a \u escape
+        text = json.dumps(record, allow_nan=False)
+    return text
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.splitlines())
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _batches(rows: Iterable[dict], size: int) -> Iterator[list[dict]]:
+    batch: list[dict] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,1 @@
+"""The ONNX network family: a graph read, shaped and written as text for the model."""

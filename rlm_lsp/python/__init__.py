@@ -1,0 +1,1 @@
+"""The Python family: functions read from source, normalised, censused and shaped."""

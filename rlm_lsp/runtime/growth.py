@@ -1,0 +1,128 @@
+"""Growth: how a function's cost grows with the size n of its input, and its value at a stated n.
+
+    code -> canonical code -> counts + loop nests (the code reader's growth features)
+         -> K bagged tree ensembles per metric (`growth_trees.npz`) -> K exponent draws
+         -> growth (their median), p10..p90, and the draws, paired by bag like the value's samples
+
+    value at n = value at the model's reference n × (n / reference n) ** exponent, draw by draw
+
+The RLM's own number is the cost at the model's reference n (`GrowthSpec.reference_n`: the
+median size of the inputs its training rows ran on); the trees say how it moves from there. They
+ship in the model directory beside the ONNX graphs, fitted on the measured cost curves by
+`python -m training.learning.growth_trees` (the model card says on which rows and how well they rank).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rlm_lsp.runtime import readers
+from rlm_lsp.runtime.errors import ModelError
+from rlm_lsp.runtime.feature_trees import FeatureTrees
+from rlm_lsp.runtime.prediction import Prediction
+
+FILE_NAME = "growth_trees.npz"
+MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within six decades of it
+
+
+@dataclass(frozen=True)
+class GrowthSpec:
+    """The config's `growth_trees` entry."""
+    file: str
+    preprocess: str
+    metrics: tuple[str, ...]
+    bags: int
+    reference_n: int
+
+    @classmethod
+    def parse(cls, raw: Mapping) -> GrowthSpec:
+        try:
+            spec = cls(str(raw["file"]), str(raw["preprocess"]), tuple(str(m) for m in raw["metrics"]),
+                       int(raw["bags"]), int(raw["reference_n"]))
+            features = tuple(raw["features"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelError(f"growth_trees entry of rlm_config.json is malformed: {exc}") from None
+        if features != feature_names():
+            raise ModelError("growth_trees were fitted on other features than this runtime computes; "
+                             "refit them (python -m training.learning.growth_trees)")
+        if spec.bags < 1 or spec.reference_n < 1 or not spec.metrics:
+            raise ModelError("growth_trees: bags, reference_n and metrics must be positive and non-empty")
+        return spec
+
+
+def feature_names() -> tuple[str, ...]:
+    """The names of the growth trees' row, as the registered code reader computes it."""
+    return readers.reader().growth_feature_names
+
+
+def features(code: str, preprocess_name: str) -> list[float]:
+    """What the growth trees read: the code reader's growth features (the Python family's: the
+    counts and loop nests of the canonical code, `rlm_lsp.python.reader.growth_features`)."""
+    fn = readers.reader().growth_features
+    if fn is None:
+        raise ModelError("this runtime's code reader computes no growth features")
+    return fn(code, preprocess_name)
+
+
+def bag_name(metric: str, k: int) -> str:
+    return f"{metric}@{k}"
+
+
+class GrowthTrees:
+    """K tree ensembles per metric (bootstrap bags), read on first use; one exponent draw per bag."""
+
+    def __init__(self, model_dir: Path, spec: GrowthSpec):
+        self.spec = spec
+        names = tuple(bag_name(m, k) for m in spec.metrics for k in range(spec.bags))
+        self.trees = FeatureTrees(model_dir / spec.file, names, spec.preprocess)
+        self.draws = functools.lru_cache(maxsize=4096)(self._draws)
+
+    def _draws(self, code: str) -> dict[str, tuple[float, ...]]:
+        row = np.array([features(code, self.spec.preprocess)])
+        return {m: tuple(float(self.trees.predict(row, bag_name(m, k))[0]) for k in range(self.spec.bags))
+                for m in self.spec.metrics}
+
+    def fold(self, predictions: dict[str, Prediction], code: str) -> dict[str, Prediction]:
+        """Each covered metric's Prediction with its growth (median draw, p10, p90, the draws) and the
+        size its value is for (the reference n)."""
+        out = dict(predictions)
+        for metric, draws in self.draws(code).items():
+            p = out.get(metric)
+            if p is None:
+                continue
+            g = np.array(draws)
+            low, high = np.percentile(g, [10, 90])
+            out[metric] = dataclasses.replace(p, growth=float(np.median(g)), growth_low=float(low),
+                                              growth_high=float(high), growth_samples=draws,
+                                              n=float(self.spec.reference_n))
+        return out
+
+
+def at(p: Prediction, n: float) -> Prediction:
+    """`p` moved along its curve to size `n`: value, interval and samples scaled by (n / p.n) ** growth,
+    each sample by its own growth draw. Unchanged where `p` has no growth or `n` is its own size."""
+    if p.growth is None or p.n is None or n == p.n:
+        return p
+    if not (isinstance(n, (int, float)) and math.isfinite(n) and 1 <= n <= MAX_N):
+        raise ValueError(f"n must be a number from 1 to {MAX_N:.0e}, not {n!r}")
+    r = math.log(n / p.n)
+    gs = p.growth_samples or (p.growth,) * len(p.samples)
+    samples = tuple(s * math.exp(g * r) for s, g in zip(p.samples, gs)) if p.samples else ()
+    scale = math.exp(p.growth * r)
+    low, high = (float(v) for v in np.percentile(samples, [10, 90])) if samples else (p.low * scale, p.high * scale)
+    return dataclasses.replace(p, value=p.value * scale, low=min(low, p.value * scale), high=max(high, p.value * scale),
+                               samples=samples, smooth_samples=(), n=float(n))
+
+
+def curve(p: Prediction, sizes=(10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)) -> list[tuple[int, float]]:
+    """(n, value at n) for the hover's table; [] without growth."""
+    if p.growth is None or p.n is None:
+        return []
+    return [(n, at(p, n).value) for n in sizes]

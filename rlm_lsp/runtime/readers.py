@@ -1,0 +1,41 @@
+"""The code reader: what the runtime calls on a code but a model family provides.
+
+The runtime (model directory, Predictor, template, feature trees, Router) imports no family, so that
+imports run one way: runtime <- families <- application (tests/test_house.py). What it needs of
+the code itself, the Python family lends it here: `rlm_lsp.python.reader` registers the reader and
+the template's derived fields, and `rlm_lsp/__init__.py` imports it, so it is registered before
+any module of the package runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from rlm_lsp.runtime import template
+
+
+@dataclass(frozen=True)
+class CodeReader:
+    normalise: Callable[[str, str], str]  # (normaliser name, code) -> code; ValueError for an unknown name
+    features: Callable[[str, str], list[float]]  # (code, normaliser name) -> the feature trees' row
+    feature_names: tuple[str, ...]  # the names of that row, as a trees file must list them
+    is_kernel: Callable[[str], bool]  # True for a Triton kernel's code: the Router's one rule
+    cut: Callable[[str], str] = lambda code: code  # a too-long code cut to a head and tail that still parse
+    growth_features: Callable[[str, str], list[float]] | None = None  # (code, normaliser) -> the growth trees' row
+    growth_feature_names: tuple[str, ...] = ()
+
+
+_READER: list[CodeReader] = []
+
+
+def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) -> None:
+    """Make `reader` the code reader, and add `derived` to the template's fields."""
+    _READER[:] = [reader]
+    template.DERIVED.update(derived)
+
+
+def reader() -> CodeReader:
+    if not _READER:
+        raise RuntimeError("no code reader is registered: `import rlm_lsp` registers the Python family's")
+    return _READER[0]

@@ -1,0 +1,1 @@
+"""Judging: evaluation, the gate's quality on pairs and variants, the baselines and trees."""

@@ -1,0 +1,185 @@
+"""Judge a model directory's cost curves on validation problems (issue 48's table), beside the baseline.
+
+    python -m training.judging.growth_eval [MODEL_DIR] [--json FILE] [--bootstrap 200]
+
+Through `Predictor` (the shipped path: RLM value at the reference n, growth trees), on programs of
+validation problems (`training.learning.dataset.is_validation`), never fitted on:
+
+* growth: Spearman of predicted vs measured exponent, 4-bucket accuracy (< 0.5, 0.5-1.5,
+  1.5-2.5, >= 2.5) and the mean of the per-bucket recalls; time from the cost curves, memory from
+  the curves and (where a program has no curve) the memory ladders;
+* value at n: Spearman over every (program, size) row of the curves, and the share of a program's
+  size pairs ordered right (pairs whose measured values differ by more than 10%);
+* scripts with their input's size (Kattis validation rows): the RLM's value moved to the input's
+  bytes by the predicted growth, Spearman against measured memory and time (`exec_ms`);
+* the baseline beside each: boosted trees on the counts alone (`code_features`), fitted on the
+  same training rows as the growth trees (`training.learning.growth_trees.targets`), one bag.
+
+Each figure's noise: the standard deviation over `--bootstrap` resamples of the validation problems.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from training.learning.growth_trees import DATA, METRICS, _read, targets  # noqa: E402
+from training.measuring.curve_fit import bucket  # noqa: E402
+
+
+def _spearman(a, b) -> float:
+    from scipy.stats import spearmanr
+    if len(a) < 3:
+        return float("nan")
+    return float(spearmanr(a, b)[0])
+
+
+def growth_scores(y, p) -> dict:
+    y, p = np.asarray(y, float), np.asarray(p, float)
+    yb, pb = np.array([bucket(v) for v in y]), np.array([bucket(v) for v in p])
+    recalls = [float((pb[yb == b] == b).mean()) for b in range(4) if (yb == b).sum() >= 3]
+    return {"spearman": _spearman(y, p), "accuracy": float((yb == pb).mean()) if len(y) else float("nan"),
+            "mean_recall": float(np.mean(recalls)) if recalls else float("nan"), "n": int(len(y)),
+            "buckets": [int((yb == b).sum()) for b in range(4)]}
+
+
+def order_share(groups: dict) -> float:
+    """Of the size pairs within a program whose measured values differ by > 10%, the share the
+    predictions order the same way."""
+    right = total = 0
+    for pts in groups.values():
+        for i in range(len(pts)):
+            for j in range(i + 1, len(pts)):
+                (mi, pi), (mj, pj) = pts[i], pts[j]
+                if max(mi, mj) <= 1.1 * min(mi, mj):
+                    continue
+                total += 1
+                right += (mi < mj) == (pi < pj) and pi != pj
+    return right / total if total else float("nan")
+
+
+def _figure(by_problem: dict, fig: str):
+    """fn(problems drawn) -> the growth figure `fig` over their (measured, predicted) pairs."""
+    def fn(problems) -> float:
+        pts = [pt for p in problems for pt in by_problem[p]]
+        return growth_scores([m for m, _ in pts], [q for _, q in pts])[fig]
+    return fn
+
+
+def _boot(problems, fn, draws: int, seed: int = 0) -> float:
+    """SD of `fn(subset of problems)` over bootstrap resamples of the problems."""
+    rnd = np.random.default_rng(seed)
+    uniq = sorted(set(problems))
+    vals = []
+    for _ in range(draws):
+        pick = rnd.choice(len(uniq), size=len(uniq), replace=True)
+        vals.append(fn([uniq[i] for i in pick]))
+    vals = [v for v in vals if not math.isnan(v)]
+    return float(np.std(vals)) if vals else float("nan")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.judging.growth_eval", description=__doc__.split("\n")[0])
+    ap.add_argument("model_dir", nargs="?", default=str(ROOT / "rlm_lsp" / "models" / "default"))
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--json", type=Path)
+    ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--no-scripts", action="store_true")
+    a = ap.parse_args(argv)
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from rlm_lsp.python import code_features
+    from rlm_lsp.runtime.growth import at
+    from rlm_lsp.runtime.predictor import Predictor
+    from training.learning.dataset import is_validation
+    from training.learning.growth_trees import SETTINGS
+    from training.measuring import build_dataset as bd
+
+    pr = Predictor.from_dir(a.model_dir, threads=1)
+    if pr.growth is None:
+        print("growth_eval: %s ships no growth trees" % a.model_dir, file=sys.stderr)
+        return 2
+    code = {p.key: p.code for P in bd.problems().values() for p in P.programs}
+    T = {k: t for k, t in targets(a.data).items() if k in code}
+    val = {k: t for k, t in T.items() if is_validation(str(t["problem_id"]))}
+    train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
+    keys = sorted(val)
+    preds = {k: pr.predict([code[k]])[0] for k in keys}
+    report: dict = {"model_dir": a.model_dir, "programs": len(keys)}
+
+    # the baseline: boosted trees on the counts alone, same training rows
+    xtr = {k: code_features.of(code[k], "canon_v1") for k in train}
+    base = {}
+    for metric in METRICS:
+        ks = [k for k in train if train[k].get(metric) is not None]
+        m = HistGradientBoostingRegressor(**SETTINGS, random_state=0).fit(
+            np.array([xtr[k] for k in ks]), np.array([train[k][metric] for k in ks]))
+        base[metric] = dict(zip(keys, m.predict(np.array([code_features.of(code[k], "canon_v1") for k in keys]))))
+
+    for metric in METRICS:
+        ks = [k for k in keys if val[k].get(metric) is not None]
+        y = [val[k][metric] for k in ks]
+        for name, pred in (("model", [preds[k][metric].growth for k in ks]),
+                           ("baseline", [base[metric][k] for k in ks])):
+            s = growth_scores(y, pred)
+            by_problem: dict = {}
+            for k, yy, pp in zip(ks, y, pred):
+                by_problem.setdefault(val[k]["problem_id"], []).append((yy, pp))
+            for fig in ("spearman", "accuracy", "mean_recall"):
+                s[fig + "_sd"] = _boot(list(by_problem), _figure(by_problem, fig), a.bootstrap)
+            report[f"growth/{metric}/{name}"] = s
+
+    # value at n over the curves' rows
+    rows = [r for r in _read(a.data / "leetcode_curves.jsonl.gz")
+            if r["status"] == "ok" and r["key"] in preds and r.get("input_size")]
+    for metric, field in (("memory", "memory_bytes"), ("latency", "latency_ms")):
+        pts = [(r["key"], r[field], at(preds[r["key"]][metric], r["input_size"]).value) for r in rows
+               if r.get(field) is not None]
+        groups: dict = {}
+        for k, m, p in pts:
+            groups.setdefault(k, []).append((m, p))
+        report[f"value_at_n/{metric}"] = {"spearman": _spearman([m for _, m, _ in pts], [p for _, _, p in pts]),
+                                          "order": order_share(groups), "rows": len(pts), "programs": len(groups)}
+
+    if not a.no_scripts:
+        report.update(scripts(pr, a.data))
+    print(json.dumps(report, indent=1))
+    if a.json:
+        a.json.write_text(json.dumps(report, indent=1) + "\n")
+    return 0
+
+
+def scripts(pr, data: Path) -> dict:
+    """Kattis validation rows: the script's value moved to its input's bytes by its growth."""
+    from rlm_lsp.runtime.growth import at
+    from training.judging.shaped_examples import program_codes
+    rows = [r for r in _read(data / "kattis_v2.jsonl.gz") if r["status"] == "ok" and r.get("validation")]
+    code = program_codes("kattis")
+    out = {}
+    cache = {}
+    for metric, field in (("memory", "memory_bytes"), ("latency", "exec_ms")):
+        ys, ps, bs = [], [], []
+        for r in rows:
+            c = code.get(r["key"])
+            if c is None or r.get(field) is None or not r.get("input_bytes"):
+                continue
+            if r["key"] not in cache:
+                cache[r["key"]] = pr.predict([c])[0]
+            ys.append(r[field])
+            ps.append(at(cache[r["key"]][metric], max(1, r["input_bytes"])).value)
+            bs.append(r["input_bytes"])
+        out[f"scripts/{metric}"] = {"spearman": _spearman(ys, ps), "input_bytes_alone": _spearman(ys, bs),
+                                    "rows": len(ys)}
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Learning: the model, its data, training loops, pre-training, soups and checkpoints."""

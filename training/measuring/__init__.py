@@ -1,0 +1,1 @@
+"""Measuring: the harness and sandbox, the datasets' programs, inputs, ladders and variants."""

@@ -1,0 +1,419 @@
+"""Measure data v2, script shapes: Kattis packages (stdin), Project Euler and Rosetta Code (script).
+
+    nice -n 5 python -m training.measuring.streams run --source kattis|euler|rosetta|all [--limit N]
+        [--workers N --memory-only] [--time-limit S] [--memory-limit MB] [--inputs-per-problem K] [--repeats R]
+    python -m training.measuring.streams pack [--source ...]     # work rows -> training/data/<source>_v2.jsonl.gz
+                                                          #   + <source>_v2.growth.jsonl.gz
+
+``run`` appends one row per (program, input) to ``training/work/v2/<source>.jsonl`` (git-ignored) as
+soon as it is measured, and skips every (key, input_id) already there or in the committed file, so it
+can be killed and restarted at any time (``--limit`` counts the rows of this run, per source).
+Latency wants one measuring process per core and nothing else running: ``--workers`` > 1 is refused
+unless ``--memory-only`` (tracemalloc peaks do not depend on load); a full run later re-measures rows
+that only have memory.  ``pack`` merges the committed file and the work file (per (key, input_id) the
+first full row, else the first memory-only row), sorts, and writes the rows (ids and numbers, no code,
+no inputs) and the growth per program.  The row schema and the protocol are in
+``training/data/README.md``, "Data v2 (script shapes)"; the measuring itself is ``training/measuring/execute.py``.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from training.measuring import execute, sources
+from training.measuring.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
+
+SOURCES = sources.SOURCES + ("leetcode", "variants", "curves")
+# the committed file of a source, where it is not "<source>_v2"
+DATA_NAMES = {"curves": "leetcode_curves"}
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
+DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
+# "measure-v2": the runner built the stdin buffer inside the traced region (~4 B/char) and rows carried a
+# ``memory_baseline_bytes`` to subtract; "measure-v2.1": the buffer is made before tracing, memory is the
+# program's own.  Only rows of the current harness are resumed from and packed.
+HARNESS = "measure-v2.1"
+FORBIDDEN = {"code", "stdin", "input", "answer", "expected", "text"}  # never in a packed row
+
+
+def work_path(source: str) -> Path:
+    return WORK / "v2" / f"{source}.jsonl"
+
+
+def data_path(source: str) -> Path:
+    return DATA / ("%s.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
+
+
+def growth_path(source: str) -> Path:
+    return DATA / ("%s.growth.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
+
+
+def read_rows(path: Path):
+    if not path.exists():
+        return
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue  # a torn line of a killed run
+            if isinstance(r, dict) and "key" in r and r.get("harness") == HARNESS:
+                yield r
+
+
+def done_set(source: str, memory_only: bool) -> tuple[set, set, set]:
+    """(done, skipped, seen), each of (key, input_id), in one read of the committed and the work file.
+    done: measured, any row for a memory-only run, else a row that is not memory-only; skipped:
+    written as skipped (measured again where the current task no longer is, ``run_source``); seen:
+    any row at all (a latency run measures what was never measured before it re-times memory-only rows)."""
+    done, skipped, seen = set(), set(), set()
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            k = (r["key"], r["input_id"])
+            seen.add(k)
+            if r.get("status") == "skipped":
+                skipped.add(k)
+            elif memory_only or not r.get("memory_only"):
+                done.add(k)
+    return done, skipped, seen
+
+
+def retry_set(source: str, text: str) -> set:
+    """(key, input_id) whose latest row is an `error` whose message contains `text`."""
+    latest = {}
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            latest[(r["key"], r["input_id"])] = r
+    return {k for k, r in latest.items() if r.get("status") == "error" and text in (r.get("error") or "")}
+
+
+def _open_append(path: Path):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size:
+        with open(path, "rb") as f:
+            f.seek(-1, 2)
+            torn = f.read(1) != b"\n"
+        if torn:  # end a torn last line, so the next row starts on its own line
+            with open(path, "a") as f:
+                f.write("\n")
+    return open(path, "a", encoding="utf-8")
+
+
+def _unpaired(task: dict, ran: dict) -> dict | None:
+    """A variant task whose parent did not run on its input becomes a skip (no pair to make)."""
+    r = task["row"]
+    if r.get("role") != "variant":
+        return None
+    st = ran.get((r["parent"], r["input_id"]))
+    if st is None or st in ("ok", "wrong_answer"):
+        return None
+    return dict(task, skip="parent did not run on this input: %s" % st)
+
+
+def _stopped(task: dict, stopped: dict) -> dict | None:
+    """A curve rung above one where the program ran out of time or memory becomes a skip, and so does
+    the spare rung "1/2" where the top rung "4" ran (``stopped[key] == "ran:4"``)."""
+    r = task["row"]
+    if r["key"] not in stopped:
+        return None
+    if stopped[r["key"]] == "ran:4":
+        return dict(task, skip="not needed: the rung 4 ran") if r.get("rung") == "1/2" else None
+    return dict(task, skip="ran out of time or memory at the smaller rung %s" % stopped[r["key"]])
+
+
+def _measure(args):
+    task, opts = args
+    if task.get("shape") == "function":
+        from training.measuring import leetcode_ladders as leetcode
+        return leetcode.measure(task, opts)
+    return execute.measure(task, opts)
+
+
+def source_tasks(source: str, a) -> list:
+    """The tasks of a source in their fixed order: the corpus sources, ``leetcode`` ladders, ``variants``."""
+    if source == "leetcode":
+        from training.measuring import leetcode_ladders as leetcode
+        return leetcode.ladder_tasks()
+    if source == "curves":
+        from training.measuring import leetcode_ladders as leetcode
+        return leetcode.curve_tasks()
+    if source == "variants":
+        from training.measuring import variants
+        return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3),
+                              scan_cache=work_path("variants").with_name("variants_scan.json"))
+    return sources.tasks(source, a.corpus, a.inputs_per_problem)
+
+
+def run_source(source: str, a) -> dict:
+    from training.measuring.harness import machine_info
+    todo_all = source_tasks(source, a)
+    done, skipped, seen = done_set(source, a.memory_only)
+    retry = retry_set(source, a.retry_errors) if getattr(a, "retry_errors", None) else set()
+    done -= retry  # the harness learnt to run these: measured again, with the new tasks
+    # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
+    todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
+            and not (k in skipped and t.get("skip"))]
+    # new measurements (and retried errors) first, then the memory-only rows a latency run times again (stable: the
+    # order within each stays the source's; a program's inputs stay together)
+    todo.sort(key=lambda t: (k := (t["row"]["key"], t["row"]["input_id"])) in seen and k not in retry)
+    pending = len(todo)
+    if a.limit is not None:
+        todo = todo[: a.limit]
+    info = machine_info()
+    opts = {"time_limit": a.time_limit, "memory_mb": a.memory_limit, "repeats": a.repeats,
+            "memory_only": a.memory_only, "python": platform.python_version(),
+            "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")},
+            "ref_cache": str(work_path(source).with_name(source + "_refs.jsonl")) if source == "curves" else None}
+    from tqdm import tqdm
+    bar = tqdm(total=len(todo), desc=source, unit="row", file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
+               disable=not sys.stderr.isatty())
+    statuses: Counter = Counter()
+    t0, measured = time.time(), 0
+    # a variant is measured only where its parent ran on that input (else no pair): the parents'
+    # statuses so far, updated as rows come in (exact with one worker; a pool reads ahead)
+    ran = {(r["key"], r["input_id"]): r["status"] for r in read_rows(work_path(source))} if source == "variants" else {}
+    # curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
+    # larger ones are not run (the program keeps the sizes it finished, and the reason)
+    stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
+               if r.get("status") in ("timeout", "memory_limit")} if source == "curves" else {}
+    top = {r["key"] for r in read_rows(work_path(source)) if r.get("rung") == "4" and r.get("status") == "ok"}
+    stopped.update({k: "ran:4" for k in top if k not in stopped})
+    work = ((_unpaired(t, ran) or _stopped(t, stopped) or t, opts) for t in todo)
+    if a.workers > 1:
+        import multiprocessing as mp
+        pool = mp.get_context("fork").Pool(a.workers, maxtasksperchild=500)
+        results = pool.imap(_measure, work, chunksize=1)
+    else:
+        pool, results = None, map(_measure, work)
+    try:
+        with _open_append(work_path(source)) as out:
+            for row in results:
+                row["harness"] = HARNESS
+                if row.get("role") == "parent":
+                    ran[(row["key"], row["input_id"])] = row["status"]
+                if source == "curves" and row["status"] in ("timeout", "memory_limit"):
+                    stopped.setdefault(row["key"], row.get("rung"))
+                elif source == "curves" and row.get("rung") == "4" and row["status"] == "ok":
+                    stopped.setdefault(row["key"], "ran:4")
+                out.write(json.dumps(row, sort_keys=True) + "\n")
+                out.flush()
+                statuses[row["status"]] += 1
+                measured += row["status"] != "skipped"
+                bar.update(1)
+                bar.set_postfix(ok=statuses["ok"], refresh=False)
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+    secs = time.time() - t0
+    return {"source": source, "rows": sum(statuses.values()), "measured": measured, "seconds": round(secs, 1),
+            "measured_per_min": round(60 * measured / secs, 1) if secs > 0 else None,
+            "status": dict(sorted(statuses.items())), "left": pending - len(todo), "tasks": len(todo_all),
+            "workers": a.workers, "memory_only": a.memory_only}
+
+
+def cmd_run(a) -> int:
+    if a.workers > 1 and not a.memory_only:
+        print("measure_v2: --workers > 1 only with --memory-only (latency: one process per core, nothing else)",
+              file=sys.stderr)
+        return 2
+    from training.measuring.sandbox import SandboxUnavailable, sandbox_kind
+    kind, why = sandbox_kind()
+    if kind is None:
+        print("measure_v2: %s" % SandboxUnavailable(why), file=sys.stderr)
+        return 2
+    for source in SOURCES if a.source == "all" else [a.source]:
+        print(json.dumps(run_source(source, a)), file=sys.stderr)
+    return 0
+
+
+# ----------------------------------------------------------------- pack and growth
+
+def slope(xs: list, ys: list) -> float | None:
+    """Least-squares slope of log(y) against log(x); None unless x takes >= 3 distinct values."""
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len({p[0] for p in pts}) < 3:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    return round(sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx, 4)
+
+
+def size_of(r: dict):
+    """The size growth is read against: the generator's extent for LeetCode ladders (``input_size``),
+    else the input's bytes."""
+    return r.get("input_size") if r.get("shape") == "function" else r.get("input_bytes")
+
+
+def growth(rows: list) -> list:
+    """Per program with ``ok`` rows at >= 3 distinct input sizes (``size_of``): the slopes of memory and time.
+
+    ``growth_memory`` uses ``memory_bytes`` (floored at 1 byte; the runner's copy of the input is not in
+    it); ``growth_latency`` uses ``exec_ms`` (in-process), because ``latency_ms`` carries a constant
+    process start-up; LeetCode rows time the calls only, so they use ``latency_ms``."""
+    by: dict = {}
+    for r in rows:
+        if r["status"] == "ok" and size_of(r):
+            by.setdefault(r["key"], []).append(r)
+    out = []
+    for key in sorted(by):
+        rs = by[key]
+        xs = [size_of(r) for r in rs]
+        if len(set(xs)) < 3:
+            continue
+        mem = [max(1, r["memory_bytes"]) for r in rs]
+        tkey = "latency_ms" if rs[0].get("shape") == "function" else "exec_ms"
+        lat = [(size_of(r), max(r[tkey], 1e-3)) for r in rs if r.get(tkey) is not None]
+        g = {"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key, "shape": rs[0].get("shape"),
+             "size": "input_size" if rs[0].get("shape") == "function" else "input_bytes",
+             "n_sizes": len(set(xs)), "min_bytes": min(xs), "max_bytes": max(xs),
+             "growth_memory": slope(xs, mem), "growth_latency": slope([x for x, _ in lat], [y for _, y in lat])}
+        if rs[0].get("parent"):
+            g.update(parent=rs[0]["parent"], mutation=rs[0].get("mutation"))
+        out.append(g)
+    return out
+
+
+def curves(rows: list) -> list:
+    """Per program of the ``curves`` source: its sizes and both metrics' fitted growth
+    (``training.measuring.curve_fit``: exponent above the noise floor, R², class), from its ``ok`` rows."""
+    from training.measuring.curve_fit import FLOORS, fit
+    by: dict = {}
+    stopped: dict = {}  # a program that ran out of time or memory at a rung keeps the smaller ones
+    for r in rows:
+        if r["status"] == "ok" and r.get("input_size"):
+            by.setdefault(r["key"], []).append(r)
+        elif r["status"] in ("timeout", "memory_limit"):
+            stopped.setdefault(r["key"], "%s at rung %s" % (r["status"], r.get("rung")))
+    out = []
+    for key in sorted(by):
+        rs = sorted(by[key], key=lambda r: r["input_size"])
+        xs = [r["input_size"] for r in rs]
+        if len(set(xs)) < 3:
+            continue
+        g = {"source": rs[0]["source"], "problem_id": rs[0]["problem_id"], "key": key, "shape": "function",
+             "size": "input_size", "n_sizes": len(set(xs)), "min_size": min(xs), "max_size": max(xs),
+             "span": round(max(xs) / min(xs), 2), "rungs": [r["rung"] for r in rs],
+             "validation": rs[0].get("validation"), "stopped": stopped.get(key)}
+        for metric, prefix in (("memory_bytes", "memory"), ("latency_ms", "time")):
+            f = fit(xs, [r.get(metric) for r in rs], FLOORS[metric])
+            g.update(f.as_row(prefix))
+        out.append(g)
+    return out
+
+
+def pairs(rows: list) -> list:
+    """Variant rows joined with their parent's row on the same input: one row per (variant, input)."""
+    parents = {(r["key"], r["input_id"]): r for r in rows if r.get("role") == "parent"}
+    out = []
+    for v in rows:
+        if v.get("role") != "variant":
+            continue
+        p = parents.get((v["parent"], v["input_id"]))
+        if p is None:
+            continue
+        both_ran = p["status"] in ("ok", "wrong_answer") and v["status"] in ("ok", "wrong_answer")
+        same = (both_ran and p.get("output_digest") is not None and p.get("output_digest") == v.get("output_digest"))
+        out.append({"source": v["source"], "shape": v.get("shape"), "problem_id": v["problem_id"],
+                    "parent": v["parent"], "key": v["key"], "mutation": v["mutation"], "expected_direction": v["expected_direction"],
+                    "expected_metrics": v["expected_metrics"], "input_id": v["input_id"],
+                    "input_bytes": v.get("input_bytes"), "input_size": v.get("input_size"),
+                    "status_parent": p["status"], "status_variant": v["status"], "same_output": same,
+                    "memory_parent": p.get("memory_bytes"), "memory_variant": v.get("memory_bytes"),
+                    "latency_parent": p.get("latency_ms"), "latency_variant": v.get("latency_ms"),
+                    "exec_ms_parent": p.get("exec_ms"), "exec_ms_variant": v.get("exec_ms"),
+                    "memory_only": bool(p.get("memory_only") or v.get("memory_only")),
+                    "validation": v.get("validation")})
+    return out
+
+
+def pairs_path() -> Path:
+    return DATA / "variants_v2.pairs.jsonl.gz"
+
+
+def _write_gz(path: Path, rows: list) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as raw:
+        with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as f:
+            for r in rows:
+                f.write((json.dumps(r, sort_keys=True) + "\n").encode())
+    os.replace(tmp, path)
+
+
+def pack(source: str) -> dict:
+    best: dict = {}
+    for p in (data_path(source), work_path(source)):
+        for r in read_rows(p):
+            k = (r["key"], r["input_id"])
+            was_skipped, skipped = best.get(k, {}).get("status") == "skipped", r.get("status") == "skipped"
+            ran = r.get("status") not in ("skipped", "error")  # an error measured again (--retry-errors) and run
+            if (k not in best or (was_skipped and not skipped) or (best[k].get("status") == "error" and ran)
+                    or (not skipped and best[k].get("memory_only") and not r.get("memory_only"))):
+                best[k] = r
+    rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r.get("input_bytes") or 0,
+                                                r["input_id"]))
+    for r in rows:
+        bad = FORBIDDEN & set(r)
+        if bad:
+            raise ValueError("row %s carries %s" % (r["key"], sorted(bad)))
+        r["validation"] = validation(r)  # whole problems, by hash (training.measuring.splits)
+    g = curves(rows) if source == "curves" else growth(rows)
+    _write_gz(data_path(source), rows)
+    _write_gz(growth_path(source), g)
+    info = {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),
+            "growth_programs": len(g), "path": str(data_path(source))}
+    if source == "variants":
+        pr = pairs(rows)
+        _write_gz(pairs_path(), pr)
+        info["pairs"] = len(pr)
+        info["pairs_ok_same_output"] = dict(sorted(Counter(
+            p["mutation"] for p in pr if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"
+        ).items()))
+    return info
+
+
+def cmd_pack(a) -> int:
+    for source in SOURCES if a.source == "all" else [a.source]:
+        if work_path(source).exists() or data_path(source).exists():
+            print(json.dumps(pack(source)))
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.measuring.streams", description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="measure (resumable, append-only)")
+    r.add_argument("--source", choices=SOURCES + ("all",), default="all")
+    r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
+    r.add_argument("--workers", type=int, default=1)
+    r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
+    r.add_argument("--time-limit", type=float, default=10.0, help="seconds per execution (default 10)")
+    r.add_argument("--memory-limit", type=int, default=2048, help="address-space limit in MiB (default 2048)")
+    r.add_argument("--inputs-per-problem", type=int, default=4, help="Kattis: inputs per problem (default 4)")
+    r.add_argument("--repeats", type=int, default=3, help="timed runs after one warm-up (default 3)")
+    r.add_argument("--per-kind", type=int, default=600, help="variants: candidates per mutation kind (default 600)")
+    r.add_argument("--variant-inputs", type=int, default=3, help="variants: Kattis inputs per program (default 3)")
+    r.add_argument("--corpus", type=Path, default=None, help="corpora folder (default ../shared/corpora)")
+    r.add_argument("--retry-errors", metavar="TEXT", default=None,
+                   help="measure again the rows that failed with an error containing TEXT (after a harness fix); "
+                        "pack keeps the new row where it ran")
+    p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
+    p.add_argument("--source", choices=SOURCES + ("all",), default="all")
+    a = ap.parse_args(argv)
+    return cmd_run(a) if a.cmd == "run" else cmd_pack(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
