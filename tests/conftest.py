@@ -96,3 +96,45 @@ def model_copy(tiny_model_dir, tmp_path) -> Path:
     dest = tmp_path / "model"
     shutil.copytree(tiny_model_dir, dest)
     return dest
+
+
+GROWTH_CODES = (  # known growth: the loop nests the growth trees read (rlm_lsp.python.loop_nests)
+    "def constant(xs):\n    return xs[0] + 1\n",
+    "def linear_sum(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n",
+    "def count_pairs(xs):\n    n = len(xs)\n    c = 0\n    for i in range(n):\n        for j in range(n):\n"
+    "            c += xs[i] < xs[j]\n    return c\n",
+    "def table(n):\n    return [[0] * n for _ in range(n)]\n",
+    "def triple(xs):\n    return sum(a * b * c for a in xs for b in xs for c in xs)\n",
+)
+
+
+def write_growth_trees(model_dir: Path, bags: int = 4, reference_n: int = 10_000) -> Path:
+    """Growth trees for a test model that learn the static nest depth: exponent = the loop nests'
+    time depth (latency) and memory depth (memory), so the functions of GROWTH_CODES grow ~1, ~n,
+    ~n², ... as their loops say (real trees are fitted on measured curves: training.learning.growth_trees)."""
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from rlm_lsp.python.reader import GROWTH_FEATURE_NAMES, growth_features
+    from training.learning.growth_trees import write
+
+    x = np.array([growth_features(c, "canon_v1") for c in GROWTH_CODES] * 40, dtype=float)
+    rnd = np.random.default_rng(0)
+    x = x + rnd.normal(0, 0.01, x.shape) * (x != 0)
+    t, m = GROWTH_FEATURE_NAMES.index("nest_time_depth"), GROWTH_FEATURE_NAMES.index("nest_mem_depth")
+    models = {}
+    for metric, col in (("memory", m), ("latency", t)):
+        models[metric] = [HistGradientBoostingRegressor(max_iter=30, min_samples_leaf=5, random_state=k).fit(
+            x, x[:, col] + rnd.normal(0, 0.05 * (k + 1), len(x))) for k in range(bags)]
+    return write(model_dir, models, bags, reference_n, {"fitted_on": "tests: the nest depth"})
+
+
+@pytest.fixture(scope="session")
+def growth_model_dir(tiny_model_dir, tmp_path_factory) -> Path:
+    """The tiny model with growth trees (`write_growth_trees`): predictions carry growth and n."""
+    import shutil
+
+    dest = tmp_path_factory.mktemp("tiny") / "model-growth"
+    shutil.copytree(tiny_model_dir, dest)
+    write_growth_trees(dest)
+    return dest

@@ -113,8 +113,9 @@ def at(p: Prediction, n: float) -> Prediction:
     if not (isinstance(n, (int, float)) and math.isfinite(n) and 1 <= n <= MAX_N):
         raise ValueError(f"n must be a number from 1 to {MAX_N:.0e}, not {n!r}")
     r = math.log(n / p.n)
-    gs = p.growth_samples or (p.growth,) * len(p.samples)
-    samples = tuple(s * math.exp(g * r) for s, g in zip(p.samples, gs)) if p.samples else ()
+    gs = p.growth_samples or (p.growth,)
+    # value draw i with growth draw i (cycled where the model has fewer bags than samples)
+    samples = tuple(s * math.exp(gs[i % len(gs)] * r) for i, s in enumerate(p.samples))
     scale = math.exp(p.growth * r)
     low, high = (float(v) for v in np.percentile(samples, [10, 90])) if samples else (p.low * scale, p.high * scale)
     return dataclasses.replace(p, value=p.value * scale, low=min(low, p.value * scale), high=max(high, p.value * scale),
