@@ -36,7 +36,8 @@ SORT_LEVEL = 1.2  # a sort is n log n: a little more than one loop level
 MEMO = ("cache", "lru_cache")
 STORES = {"append", "add", "appendleft", "extend", "insert", "update", "setdefault", "push", "heappush"}
 FEATURES = ("time_depth", "time_sort", "time_walk", "mem_depth", "mem_alloc_dim", "mem_copy", "while_loops",
-            "sized_loops", "self_calls", "memoised", "halving", "params", "sized_names")
+            "sized_loops", "self_calls", "memoised", "halving", "params", "sized_names",
+            "rec_branch", "rec_in_loop", "int_params", "container_params")
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,44 @@ def _alloc_dim(node, sized: set) -> int:
     return best
 
 
+def _recursion(tree) -> dict:
+    """The most call sites of itself in one function (2 or more without a cache: a tree of calls,
+    ~2ⁿ) and whether one sits in a loop of its own body (backtracking: a call per element)."""
+    branch = in_loop = 0
+    for f in ast.walk(tree):
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        memo = any(m in ast.unparse(d) for d in f.decorator_list for m in MEMO)
+        calls = 0
+        for loop in [f, *(n for n in ast.walk(f) if isinstance(n, (ast.For, ast.While)))]:
+            here = sum(1 for n in ast.walk(loop) if isinstance(n, ast.Call) and _call_name(n) == f.name)
+            if loop is f:
+                calls = here
+            elif here and not memo:
+                in_loop = 1
+        if not memo:
+            branch = max(branch, calls)
+    return {"rec_branch": branch, "rec_in_loop": in_loop}
+
+
+def _param_kinds(fn) -> dict:
+    """Parameters used as a count (``range(n)``, arithmetic) and as a container (iterated, len, indexed)."""
+    params = {a.arg for a in fn.args.args if a.arg not in ("self", "cls")}
+    ints, containers = set(), set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and _call_name(n) == "range":
+            ints |= {a.id for a in n.args if isinstance(a, ast.Name)} & params
+        elif isinstance(n, ast.BinOp):
+            ints |= {x.id for x in (n.left, n.right) if isinstance(x, ast.Name)} & params
+        elif isinstance(n, ast.Call) and _call_name(n) == "len":
+            containers |= {a.id for a in n.args if isinstance(a, ast.Name)} & params
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.iter, ast.Name):
+            containers |= {n.iter.id} & params
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+            containers |= {n.value.id} & params
+    return {"int_params": len(ints - containers), "container_params": len(containers)}
+
+
 def read(code: str) -> Reading:
     """The loop nests of the first function in ``code`` (its own canonical or original text)."""
     try:
@@ -262,6 +301,8 @@ def read(code: str) -> Reading:
         pass
     deco = ast.unparse(fn.decorator_list[0]) if fn.decorator_list else ""
     c = v.c
+    c.update(_recursion(tree))
+    c.update(_param_kinds(fn))
     c.update(time_depth=v.best_time.depth, mem_depth=v.best_mem.depth, params=len(fn.args.args),
              sized_names=len(sized), memoised=int(any(m in deco for m in MEMO) or "memo" in code))
     return Reading(v.best_time, v.best_mem, c)

@@ -1,0 +1,115 @@
+"""The cost curves' data card (issue 47): figures of `leetcode_curves*.jsonl.gz`, written into
+training/data/README.md between `<!-- CURVES -->` and `<!-- /CURVES -->`.
+
+    python -m training.measuring.curves_card            # print the section
+    python -m training.measuring.curves_card --write    # and write it into the README
+
+Counts per status and rung, programs and problems with five sizes or more, the span of their sizes,
+the classes of both metrics (`training.measuring.curve_fit`), the share of fits with R² >= 0.9, and
+how much exponents spread within a problem (programs of one problem solve the same task).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import statistics
+import sys
+from collections import Counter
+from pathlib import Path
+
+from training.measuring.curve_fit import CLASSES
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+README = DATA / "README.md"
+START, END = "<!-- CURVES -->", "<!-- /CURVES -->"
+
+
+def _read(path: Path) -> list:
+    if not path.exists():
+        return []
+    with gzip.open(path, "rt") as f:
+        return [json.loads(line) for line in f]
+
+
+def section(data: Path = DATA) -> str:
+    rows = _read(data / "leetcode_curves.jsonl.gz")
+    fits = _read(data / "leetcode_curves.growth.jsonl.gz")
+    if not rows:
+        return "No cost curves packed yet."
+    status = Counter(r["status"] for r in rows)
+    ok = [r for r in rows if r["status"] == "ok"]
+    rung_ok = Counter(r["rung"] for r in ok)
+    five = [g for g in fits if g["n_sizes"] >= 5]
+    wide = [g for g in five if g["span"] >= 64]
+    lines = [
+        f"Packed {len(rows)} rows of {len({r['key'] for r in rows})} programs: "
+        + ", ".join(f"{k} {v}" for k, v in status.most_common()) + ".",
+        "",
+        "| | programs | problems |",
+        "|---|---|---|",
+        f"| fitted (3+ sizes) | {len(fits)} | {len({g['problem_id'] for g in fits})} |",
+        f"| 5+ sizes | {len(five)} | {len({g['problem_id'] for g in five})} |",
+        f"| 5+ sizes spanning 64x or more | {len(wide)} | {len({g['problem_id'] for g in wide})} |",
+        f"| 5+ sizes, validation problems | {sum(bool(g.get('validation')) for g in five)} | "
+        f"{len({g['problem_id'] for g in five if g.get('validation')})} |",
+        "",
+        "`ok` rows per rung: " + ", ".join(f"{k} {rung_ok[k]}" for k in ("1/64", "1/16", "1/4", "1/2", "1", "4")) + ".",
+        "",
+        "Classes of the programs with 5+ sizes (`training/measuring/curve_fit.py`):",
+        "",
+        "| metric | " + " | ".join(CLASSES) + " | R² ≥ 0.9 | exponent median | p10 | p90 |",
+        "|---|" + "---|" * (len(CLASSES) + 4),
+    ]
+    for metric in ("time", "memory"):
+        cls = Counter(g.get(f"{metric}_class") for g in five)
+        ex = [g[f"{metric}_exponent"] for g in five if g.get(f"{metric}_exponent") is not None]
+        r2 = [g[f"{metric}_r2"] for g in five if g.get(f"{metric}_r2") is not None]
+        q = statistics.quantiles(ex, n=10) if len(ex) >= 10 else [float("nan")] * 9
+        lines.append(f"| {metric} | " + " | ".join(str(cls.get(c, 0)) for c in CLASSES)
+                     + f" | {sum(x >= 0.9 for x in r2) / max(1, len(r2)):.0%} | "
+                     f"{statistics.median(ex) if ex else float('nan'):.2f} | {q[0]:.2f} | {q[-1]:.2f} |")
+    lines += ["", "Spread within a problem (problems with 2+ programs of 5+ sizes; max - min exponent):", "",
+              "| metric | problems | median | p90 | share under 0.3 |", "|---|---|---|---|---|"]
+    for metric in ("time", "memory"):
+        by: dict = {}
+        for g in five:
+            if g.get(f"{metric}_exponent") is not None:
+                by.setdefault(g["problem_id"], []).append(g[f"{metric}_exponent"])
+        spread = [max(v) - min(v) for v in by.values() if len(v) >= 2]
+        if len(spread) >= 10:
+            lines.append(f"| {metric} | {len(spread)} | {statistics.median(spread):.2f} | "
+                         f"{statistics.quantiles(spread, n=10)[-1]:.2f} | "
+                         f"{sum(s < 0.3 for s in spread) / len(spread):.0%} |")
+        else:
+            lines.append(f"| {metric} | {len(spread)} | - | - | - |")
+    machines = Counter(r.get("machine", {}).get("cpu_model") for r in ok)
+    lines += ["", "Machines: " + ", ".join(f"{k} ({v} rows)" for k, v in machines.items()) + "."]
+    return "\n".join(lines)
+
+
+def write(text: str, readme: Path = README) -> None:
+    body = readme.read_text(encoding="utf-8")
+    block = f"{START}\n{text}\n{END}"
+    if START in body:
+        head, rest = body.split(START, 1)
+        body = head + block + rest.split(END, 1)[1]
+    else:
+        body = body.rstrip("\n") + "\n\n" + block + "\n"
+    readme.write_text(body, encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.measuring.curves_card", description=__doc__.split("\n")[0])
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--data", type=Path, default=DATA)
+    a = ap.parse_args(argv)
+    text = section(a.data)
+    print(text)
+    if a.write:
+        write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
