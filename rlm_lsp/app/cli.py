@@ -47,8 +47,8 @@ from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their ol
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.runtime import model, source_text
-from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
+from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.runtime.predictor import Predictor
 from rlm_lsp.runtime.units import format_value

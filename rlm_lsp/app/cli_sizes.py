@@ -99,16 +99,13 @@ def from_args(n: str | None, input_file: Path | None, input_bytes: str | None) -
 
 
 def file_bytes(path: Path) -> float:
-    """The size of the input file `path` in bytes, read from its metadata: the file is never read
-    (nor run), and a FIFO, a device or a kernel pseudo-file is refused, as `source_text` refuses them."""
+    """The size of the input file `path` in bytes, from its metadata (a stat: the file is never
+    opened, read or run); a FIFO, a device or a kernel pseudo-file is refused, as `source_text`
+    refuses them."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        raise ValueError(f"--input {path}: cannot read: {exc.strerror or exc}") from None
-    try:
-        info = os.fstat(fd)
-    finally:
-        os.close(fd)
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the name
+        raise ValueError(f"--input {path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     if not stat.S_ISREG(info.st_mode):
         kind = source_text.NOT_REGULAR.get(stat.S_IFMT(info.st_mode), "unknown kind")
         raise ValueError(f"--input {path}: not a regular file ({kind})")
