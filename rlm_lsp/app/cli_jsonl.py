@@ -37,9 +37,9 @@ def as_json(p: Prediction) -> dict:
     """{"value", "low", "high", "unit"}, and "n", "growth", "growth_low", "growth_high", "growth_class"
     when growth is predicted."""
     out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
-    if getattr(p, "growth", None) is not None:
-        out.update(n=p.n, growth=p.growth, growth_low=p.growth_low, growth_high=p.growth_high,
-                   growth_class=growth_name(p.growth))
+    g = getattr(p, "growth", None)
+    if g is not None:
+        out.update(n=p.n, growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
     return out
 
 
