@@ -45,6 +45,7 @@ from typing import Protocol
 from rlm_lsp.app import rules
 from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.app.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
+from rlm_lsp.python import loop_nests
 from rlm_lsp.python.snippets import Snippet, extract
 from rlm_lsp.runtime.lines import split_lines
 
@@ -120,6 +121,8 @@ class Finding:
     strict: bool = False  # an inconclusive finding fails (`fail-inconclusive`)
     cap: str | None = None  # the pragma's limit for this metric (`memory<=4x`), where it has one
     over_cap: bool = False  # the pragma has limits and this finding is past them (or not named there)
+    carrier: str | None = None  # what carries a growth step (rule "growth"): "nested loop", from the loop nests
+    lines: tuple[int, int] | None = None  # ...and the file lines (first, last) it spans, 1-based
 
     @property
     def failed(self) -> bool:
@@ -328,12 +331,31 @@ def judge(
                     steps = allow if change.new.limits is None else {"over_cap": True}
                     findings.append(Finding(**{**base, "unit": "exponent"}, **steps, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,
-                                            confidence=step.confidence, source="growth step"))
+                                            confidence=step.confidence, source="growth step",
+                                            **carrier(change.new, metric)))
             budget, source = config.budget_for(metric, change.path)
             if budget is not None and new.value > budget.value:
                 findings.append(Finding(**base, **allow, rule="budget", old=old.value if old is not None else None,
                                         new=new.value, ratio=grew, limit=budget.value, source=source))
     return findings
+
+
+# the loop nest that carries each metric's growth (`loop_nests.Reading`)
+NEST_OF = {"latency": "time", "memory": "memory"}
+
+
+def carrier(fn: Function, metric: str) -> dict[str, object]:
+    """What in `fn`'s new text carries `metric`'s growth, as the Finding fields `carrier` and
+    `lines` (file lines): the deepest loop nest over the input (`rlm_lsp.python.loop_nests`), read
+    from the function's own text; {} where none is found or the metric has no nest."""
+    kind = NEST_OF.get(metric)
+    if kind is None:
+        return {}
+    nest = getattr(loop_nests.read(fn.snippet.code), kind)
+    if nest.lines is None or not nest.what:
+        return {}
+    first, last = (fn.snippet.start_line + line for line in nest.lines)  # code line 1 is the snippet's first
+    return {"carrier": nest.what, "lines": (first, last)}
 
 
 def _allowance(fn: Function, metric: str, grew: float | None) -> dict[str, object]:

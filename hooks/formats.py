@@ -54,6 +54,8 @@ def to_markdown(result: GateResult) -> str:
         if f.rule == "growth":
             before, after = growth_class(f.old or 0.0), growth_class(f.new)
             change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent", f"step {f.limit:g}"
+            if f.carrier:
+                change += f" ({report.carried_by(f)})"
         else:
             before = format_value(f.unit, f.old) if f.old is not None else "–"
             after, change = format_value(f.unit, f.new), report.format_ratio(f.ratio) if f.ratio else "–"
@@ -136,6 +138,11 @@ def to_sarif(result: GateResult) -> str:
                            "old": f.old, "new": f.new, "ratio": _finite(f.ratio), "limit": f.limit,
                            "limitSource": f.source or None},
         }
+        if f.carrier:  # the lines that carry a growth step, as a second location a viewer can jump to
+            item["properties"]["carriedBy"] = report.carried_by(f)
+            if f.lines:
+                item["relatedLocations"] = [{"id": 0, **_location(f.path, f.lines[0], f.lines[1]),
+                                             "message": {"text": report.carried_by(f)}}]
         if f.allowed is not None:
             item["suppressions"] = [{"kind": "inSource", "justification": f.allowed}]
         results.append(item)
@@ -169,11 +176,11 @@ def _rule_text(f: Finding) -> str:
             "improved": f"predicted {label} fell by the ratio"}[f.outcome]
 
 
-def _location(path: str, line: int | None) -> dict[str, Any]:
+def _location(path: str, line: int | None, end_line: int | None = None) -> dict[str, Any]:
     """A repository-relative location; the URI percent-encodes the file name's exact bytes."""
     where: dict[str, Any] = {"artifactLocation": {"uri": quote(os.fsencode(path)), "uriBaseId": "%SRCROOT%"}}
     if line is not None:
-        where["region"] = {"startLine": line}
+        where["region"] = {"startLine": line, **({"endLine": end_line} if end_line and end_line != line else {})}
     return {"physicalLocation": where}
 
 

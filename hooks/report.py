@@ -28,6 +28,7 @@ from rlm_lsp.runtime.units import format_value
 REPORT_VERSION = 2  # 2: findings' outcome and limit source, functions' outcome
 EXIT_PASSED, EXIT_REGRESSION, EXIT_ERROR = 0, 1, 2
 METRIC_LABELS = {"memory": "peak memory", "latency": "latency", "kernel_latency": "kernel latency"}
+GROWTH_LABELS = {"memory": "memory", "latency": "time"}  # `parse(): predicted time grows ~n → ~n²`, as the hint says
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,10 @@ def finding_line(finding: Finding) -> str:
     new = format_value(finding.unit, finding.new)
     if finding.rule == "growth":
         old, grown = finding.old or 0.0, finding.new
-        text = (f"{where}{label} growth {growth_class(old)} → {growth_class(grown)} (exponent {old:.1f} → "
-                f"{grown:.1f}), a step of {grown - old:.1f} (limit {finding.limit:g})")
+        why = f"{carried_by(finding)}; " if finding.carrier else ""
+        text = (f"{where}predicted {GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
+                f"{growth_class(old)} → {growth_class(grown)} ({why}exponent {old:.1f} → {grown:.1f}, "
+                f"a step of {grown - old:.1f}, limit {finding.limit:g})")
     elif finding.outcome == "improved":
         old = format_value(finding.unit, finding.old or 0.0)
         fell = format_ratio(1 / finding.ratio) if finding.ratio else "∞×"
@@ -139,6 +142,16 @@ def finding_line(finding: Finding) -> str:
                  else f"; the pragma's limits do not allow {metric_label(finding.metric)}"
                  + (" growth steps" if finding.rule == "growth" else ""))
     return text
+
+
+def carried_by(finding: Finding) -> str:
+    """`nested loop, lines 14–16`: what carries a growth step, where (`compare.carrier`); "" without one."""
+    if not finding.carrier:
+        return ""
+    if finding.lines is None:
+        return finding.carrier
+    first, last = finding.lines
+    return f"{finding.carrier}, " + (f"line {first}" if first == last else f"lines {first}–{last}")
 
 
 def _unsure(finding: Finding) -> str:
@@ -328,6 +341,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                 "level": f.level,
                 "reason": f.allowed,
                 "message": finding_line(f),
+                **({"carried_by": f.carrier, "lines": list(f.lines) if f.lines else None} if f.carrier else {}),
             }
             for f in result.findings
         ],

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from rlm_lsp.runtime import template
-from rlm_lsp.runtime.prediction import Prediction, growth_class, growth_label
+from rlm_lsp.runtime.prediction import Prediction, growth_class, growth_label, growth_name
 from rlm_lsp.runtime.predictor import Predictor, fold_growth
 
 ROOT_BENCH = Path(__file__).resolve().parent.parent / "bench"
@@ -247,8 +247,9 @@ def test_predict_json_gives_growth_and_a_script_row(growth_model_dir, tmp_path, 
     for row in rows:
         for m in ("memory", "latency"):
             p = row[m]
-            assert set(p) == {"value", "low", "high", "unit", "growth", "growth_low", "growth_high"}
-            assert p["growth_low"] <= p["growth_high"]
+            assert set(p) == {"value", "low", "high", "unit", "n", "growth", "growth_low", "growth_high", "growth_class"}
+            assert p["growth_low"] <= p["growth_high"] and p["growth_class"] == growth_name(p["growth"])
+            assert p["n"] is None  # a growth metric of the RLM's own states no size
         assert "memory_growth" not in row
     # the script row is the whole file, read as a process on its stdin
     from rlm_lsp.runtime.predictor import Predictor

@@ -34,10 +34,11 @@ def test_the_gate_flags_a_growth_step_whatever_the_constants():
     assert (f.metric, f.rule, f.old, f.new, f.limit, f.failed) == ("memory", "growth", 1.0, 2.1, 0.75, True)
     assert f.unit == "exponent" and report.to_dict(report.GateResult(GateConfig(), "HEAD", "index", findings=[f]))[
         "findings"][0]["message"] == report.finding_line(f)
-    assert report.finding_line(f) == ("x.py:1: parse(): predicted peak memory growth ~n → ~n² "
-                                      "(exponent 1.0 → 2.1), a step of 1.1 (limit 0.75)")
-    assert "| peak memory | ~n | ~n² | +1.1 in the exponent | step 0.75 |" in formats.to_markdown(
-        report.GateResult(GateConfig(), "HEAD", "index", findings=findings, metrics=["memory"]))
+    assert report.finding_line(f) == ("x.py:1: parse(): predicted memory grows ~n → ~n² (list built in a nested "
+                                      "loop, line 2; exponent 1.0 → 2.1, a step of 1.1, limit 0.75)")
+    assert ("| peak memory | ~n | ~n² | +1.1 in the exponent (list built in a nested loop, line 2) | step 0.75 |"
+            in formats.to_markdown(
+        report.GateResult(GateConfig(), "HEAD", "index", findings=findings, metrics=["memory"])))
     assert compare.judge([_change()], _preds(1.0, 1.5), GateConfig(), ["memory"]) == []
     assert compare.judge([_change()], _preds(None, 2.1), GateConfig(), ["memory"]) == []
 

@@ -5,6 +5,10 @@
     rlm predict FILE... --json     the same as JSON (`rlm_lsp.app.cli_jsonl`: the per-metric fields)
     rlm predict --jsonl IN|-       batch-score rows {"id", "code", "language"}; one JSON row out per row in
                                    (a row longer than the model reads is scored, with "truncated": true)
+    rlm predict FILE... --n 10**5  values at that input size n (from a model that predicts growth; default: a
+                                   function's `# rlm: n=...`, n in [tool.rlm], else the model's reference n)
+    rlm predict prog.py --input data.txt | --input-bytes N
+                                   the <script> row at its input's size in bytes (the file is never read or run)
     rlm predict NET.onnx --device pixel3 [--device gpu ...]
                                    predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import sys
@@ -28,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlm_lsp import __version__
-from rlm_lsp.app import options
+from rlm_lsp.app import cli_sizes, options
 from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -42,7 +47,8 @@ from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their ol
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.runtime import model, source_text
-from rlm_lsp.runtime.errors import FileProblem, ModelError
+from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
+from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.runtime.predictor import Predictor
 from rlm_lsp.runtime.units import format_value
@@ -83,6 +89,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin (also "shape": '
                         'function, stdin or script, for a model that reads it)')
+    p.add_argument("--n", metavar="N", help="input size the values are for, e.g. 100000, 1e5, 10**5, 100k "
+                   "(a model that predicts growth; default: a function's # rlm: n=..., n in [tool.rlm], "
+                   "else the model's reference n)")
+    p.add_argument("--input", type=Path, metavar="FILE", help="a script's input: its size in bytes is the "
+                   "<script> row's n (only the size is read; the program never runs)")
+    p.add_argument("--input-bytes", metavar="N", help="the same as --input, by number")
     p.add_argument("--model", type=Path, help="model directory (default: the shipped model)")
     p.add_argument("--device", action="append", metavar="DEVICE",
                    help="auto, cpu or cuda: where the model runs (default auto); for .onnx files also a target "
@@ -107,6 +119,13 @@ def _predict(args: argparse.Namespace) -> int:
         return 2
     from rlm_lsp.networks import nas
 
+    try:
+        sizes = cli_sizes.from_args(args.n, args.input, args.input_bytes)
+        if args.jsonl and (sizes.n is not None or sizes.input_n is not None):
+            raise ValueError('with --jsonl, give each row its "n" or "input_bytes"')
+    except ValueError as exc:
+        print(f"rlm predict: {exc}", file=sys.stderr)
+        return 2
     device, targets = nas.split_device_args(args.device)
     kwargs = dict(device=device, threads=args.threads, samples=args.samples, seed=args.seed)
     source = None
@@ -142,10 +161,16 @@ def _predict(args: argparse.Namespace) -> int:
     failed = 0
     for path in args.files:
         try:
-            rows.extend(predict_file(predictor, path, notes))
+            rows.extend(predict_file(predictor, path, notes, sizes))
+        except ConfigError as exc:  # n in [tool.rlm]: a setting, as a bad --n
+            print(f"rlm predict: {exc}", file=sys.stderr)
+            return 2
         except FileProblem as exc:
             print(f"rlm: {path}: skipped: {exc}", file=sys.stderr)
             failed += 1
+    if rows and not sizes.used and (sizes.n is not None or sizes.input_n is not None):
+        notes.append("note: this model predicts no growth, so --n, --input and --input-bytes do not apply: "
+                     f"its values are {PER_CALL}")
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         for note in notes:
@@ -154,10 +179,10 @@ def _predict(args: argparse.Namespace) -> int:
         if not failed:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
-        print(format_table(rows, [m.name for m in predictor.config.metrics]))
-        legend = table_legend(rows)
-        if legend:
-            print(legend)
+        print(format_table(rows, [m.name for m in predictor.config.metrics], cli_sizes.marked(sizes, rows)))
+        for line in (table_legend(rows, bool(sizes.used)), cli_sizes.closing_line(sizes, rows)):
+            if line:
+                print(line)
         for note in notes:
             print(note)
         cut = [r["read_tokens"] for r in rows if r.get("truncated")]
@@ -219,7 +244,8 @@ def read_source(path: Path) -> str:
         raise FileProblem(str(exc)) from None
 
 
-def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = None) -> list[dict]:
+def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = None,
+                 sizes: cli_sizes.Sizes | None = None) -> list[dict]:
     """One row per function or kernel; a file of top-level code only gets one `<module>` row. A
     function longer than the model reads is scored by its head and tail: its row says
     `"truncated": true` and `"read_tokens": {"read", "of"}`.
@@ -227,10 +253,16 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     A file with top-level code (`program_shape`: "stdin" or "script"): a model that reads the
     shape gets a `<script>` row for the whole file first, at line 1, predicted for that shape (in
     place of the `<module>` row), and every row says its "shape"; for any other model a line saying the
-    script as a whole is not predicted goes to `notes`."""
+    script as a whole is not predicted goes to `notes`.
+
+    From a model that predicts growth, each row's values are at the n `sizes` asks for it
+    (`cli_sizes`: --n, the function's `# rlm: n=...`, [tool.rlm], --input), else at the model's reference n."""
+    sizes = sizes if sizes is not None else cli_sizes.Sizes()
     source = read_source(path)
     found = snippets.extract(source)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
+    lines = split_lines(source)
+    pragmas = {s.name_line + 1: _pragma_n(lines, s, path, notes) for s in found}
     shape = program_shape(source)
     by_shape = shaped(predictor)
     if by_shape and shape != FUNCTION:  # first: line 1, and the headline of a script
@@ -261,6 +293,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         if result is None:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
+            result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)))
             row.update({m: as_json(p) for m, p in result.items()})
             cut = predictor.read_limit(code, context=context if kind == "script" else None) \
                 if truncated(result) else None
@@ -269,6 +302,16 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
+
+
+def _pragma_n(lines: list[str], s: snippets.Snippet, path: Path, notes: list[str] | None) -> float | None:
+    """A function's `# rlm: n=...`; a malformed one is a note, and the function keeps the default n."""
+    try:
+        return cli_sizes.pragma(lines, s.start_line)
+    except ValueError as exc:
+        if notes is not None:
+            notes.append(f"note: {path}:{s.start_line}: `# rlm: n=` ignored: {exc}")
+        return None
 
 
 def parse_error(source: str) -> str | None:
@@ -292,30 +335,34 @@ def script_note(path: Path, shape: str, has_functions: bool) -> str:
             "the <module> row reads the file as one function, not as the script's whole run")
 
 
-def table_legend(rows: list[dict]) -> str | None:
+def table_legend(rows: list[dict], sized: bool = False) -> str | None:
     """What the table's numbers are for, as the editor's hover says it: a function's per call on a
-    typical large input, a script's per run on its input; the interval is where the middle 80% of
-    the model's samples fall."""
+    typical large input (per call at n, when the values are `sized` by a model that predicts
+    growth: the closing line says the n), a script's per run on its input; the interval is where
+    the middle 80% of the model's samples fall."""
     scored = [r for r in rows if any(m in r for m in ("memory", "latency"))]
     if not scored:
         return None
     parts = []
     if any(r.get("kind") != "script" for r in scored):
-        parts.append(f"functions: {PER_CALL}")
+        parts.append("functions: per call" if sized else f"functions: {PER_CALL}")
     if any(r.get("kind") == "script" for r in scored):
         parts.append("<script>: one run of the whole file on its input")
     return "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
 
 
-def format_table(rows: list[dict], metrics: list[str]) -> str:
+def format_table(rows: list[dict], metrics: list[str], marks: dict | None = None) -> str:
     """`8.2 kB (671 B–337 kB)` per metric, `8.2 kB ~n (671 B–337 kB)` with a growth prediction
-    (`~n?` when unsure of it, as the editor's hint)."""
+    (`~n?` when unsure of it, as the editor's hint); `marks`: (file, line, function) -> ` @ n=10⁶`
+    after the function's name, for a row at its own n."""
+    marks = marks or {}
     metrics = [m for m in metrics if not m.endswith(GROWTH_SUFFIX)] or metrics  # folded into their base
     metrics = [m for m in metrics if any(m in row for row in rows)] or metrics  # no empty columns
     header = ["location", "function"] + [f"{m} (p10–p90)" for m in metrics]
     lines = [header]
     for row in rows:
-        cells = [f"{row['file']}:{row['line']}", row["function"] + (" *" if row.get("truncated") else "")]
+        cells = [f"{row['file']}:{row['line']}", row["function"] + (" *" if row.get("truncated") else "")
+                 + marks.get(cli_sizes.key(row), "")]
         for m in metrics:
             p = row.get(m)
             cells.append(row.get("note", "-") if p is None else

@@ -2,9 +2,15 @@
 out per row in, and the per-metric JSON both it and `rlm predict --json` write.
 
 Each metric's object is {"value", "low", "high", "unit"} (p10 and p90 as low and high); from a
-model that predicts growth also "growth" (the predicted exponent of n), "growth_low" and
-"growth_high" (its p10 and p90). Without a growth prediction the growth keys are omitted, not
-null, so a model without growth writes exactly what it always wrote.
+model that predicts growth also "n" (the input size the value is for; null where the model
+states none), "growth" (the predicted exponent of n), "growth_low" and "growth_high" (its p10
+and p90) and "growth_class" (`1`, `log n`, `n`, `n log n`, `n²`, `n³`, `2ⁿ`). Without a growth
+prediction these keys are omitted, not null, so a model without growth writes exactly what it
+always wrote.
+
+A row may carry "n" (a function's input size) or "input_bytes" (a script's stdin size): its
+values are moved to that size along the predicted curve (`rlm_lsp.runtime.growth.at`); rows
+without keep the model's reference n. A model without growth ignores both.
 
 A model whose template reads the program's shape (`rlm_lsp.runtime.template.shaped`) gets each row's
 "shape" ("function", "stdin" or "script") when the row gives one, else `program_shape` of its
@@ -18,9 +24,9 @@ from collections.abc import Iterable, Iterator
 from typing import IO
 
 from rlm_lsp.python.shapes import SHAPES, program_shape
-from rlm_lsp.runtime import model, template
+from rlm_lsp.runtime import growth, model, sizes, template
 from rlm_lsp.runtime.errors import InputError
-from rlm_lsp.runtime.prediction import Prediction
+from rlm_lsp.runtime.prediction import Prediction, growth_name
 
 JSONL_BATCH = 32
 JSONL_CACHE = 256
@@ -28,10 +34,12 @@ JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded o
 
 
 def as_json(p: Prediction) -> dict:
-    """{"value", "low", "high", "unit"}, and "growth", "growth_low", "growth_high" when predicted."""
+    """{"value", "low", "high", "unit"}, and "n", "growth", "growth_low", "growth_high", "growth_class"
+    when growth is predicted."""
     out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
-    if getattr(p, "growth", None) is not None:
-        out.update(growth=p.growth, growth_low=p.growth_low, growth_high=p.growth_high)
+    g = getattr(p, "growth", None)
+    if g is not None:
+        out.update(n=p.n, growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
     return out
 
 
@@ -86,6 +94,8 @@ def _score(predictor: model.Model, rows: list[dict], language: str, shape: str |
             rows[0]["error"] = _one_line(f"prediction failed: {_describe(exc)}")
         return
     for row, result in zip(rows, results):
+        if row.get("n") is not None:
+            result = {m: growth.at(p, row["n"]) for m, p in result.items()}
         row["result"] = {m: as_json(p) for m, p in result.items()}
         if shape is not None:
             row["result"]["shape"] = shape
@@ -146,6 +156,7 @@ def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict
                                  f"at character {exc.start})") from None
         code, language = str(out["code"]), str(out["language"])  # both checked to be strings above
         predictor.check(code, language)
+        out["n"] = _size_of(row)
         if by_shape:
             out["shape"] = _shape_of(row, code)
     except InputError as exc:
@@ -153,6 +164,23 @@ def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict
     except Exception as exc:  # noqa: BLE001  # the tokenizer or preprocessing on odd code: this row only
         out["error"] = _one_line(f"cannot read this code: {_describe(exc)}")
     return out
+
+
+def _size_of(row: dict) -> float | None:
+    """The row's "n" or "input_bytes" (the size its values are for), parsed; None without either."""
+    given = [k for k in ("n", "input_bytes") if row.get(k) is not None]
+    if len(given) > 1:
+        raise InputError('give "n" or "input_bytes", not both')
+    if not given:
+        return None
+    key, value = given[0], row[given[0]]
+    try:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str)) or len(str(value)) > 40:
+            raise ValueError
+        return sizes.parse_n(value)
+    except (ValueError, OverflowError):
+        raise InputError(f'"{key}" must be a size from 1 to {sizes.MAX_N:.0e} like 100000, 1e5 or "10**5", '
+                         f"got {json.dumps(value)[:40]}") from None
 
 
 def _shape_of(row: dict, code: str) -> str:

@@ -18,6 +18,8 @@ include = ["src/**"]               # only these paths (fnmatch on the repository
 exclude = ["tests/**", "*_pb2.py"]
 fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
 fail-inconclusive = true           # an inconclusive growth fails too (default false: reported only)
+n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
+                                   #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
 
 [tool.rlm.budgets]                 # budgets per path glob: the first glob that matches a file wins
 "src/hot/**" = { latency = "10 ms", memory = "64 MB" }
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from rlm_lsp.app import rules
-from rlm_lsp.runtime import source_text
+from rlm_lsp.runtime import sizes, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem  # noqa: F401 - ConfigError's old home; callers import it from here
 
 DEFAULT_RATIO = 2.0
@@ -81,6 +83,7 @@ class GateConfig:
     confidence: float | None = None  # share of paired draws over the ratio; None: each metric's (rules.level_for)
     fail_inconclusive: bool = False  # an inconclusive growth (estimates past the ratio, model unsure) fails
     path_budgets: tuple[tuple[str, dict[str, Budget]], ...] = ()  # (glob, metric -> budget), in file order
+    n: float | None = None  # the input size values are shown at (`rlm predict`, the editor); None: the model's
     source: str | None = None  # the pyproject.toml read, for messages
 
     def ratio(self, metric: str) -> float:
@@ -160,6 +163,11 @@ def load(pyproject: Path | None) -> GateConfig:
     """Defaults overlaid with `[tool.rlm]` of `pyproject` (None: defaults only)."""
     if pyproject is None:
         return GateConfig()
+    return from_table(read_table(pyproject), base_dir=pyproject.parent, source=str(pyproject))
+
+
+def read_table(pyproject: Path) -> dict[str, Any]:
+    """The `[tool.rlm]` table of `pyproject` ({} without one); ConfigError when it cannot be read."""
     try:
         # A FIFO or a device named as the config would block or never end: checked before reading.
         data = tomllib.loads(source_text.read_bytes(pyproject, MAX_CONFIG_BYTES).decode("utf-8"))
@@ -171,7 +179,22 @@ def load(pyproject: Path | None) -> GateConfig:
     table = tool.get("rlm", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{pyproject}: [tool.rlm] must be a table")
-    return from_table(table, base_dir=pyproject.parent, source=str(pyproject))
+    return table
+
+
+def nearest_pyproject(path: Path) -> Path | None:
+    """The pyproject.toml of the nearest folder above `path`, as the editor finds a document's."""
+    return next((found for d in path.resolve().parents if (found := find_pyproject(d))), None)
+
+
+def parse_n(value: Any, where: str) -> float:
+    """`n` as `rlm_lsp.runtime.sizes.parse_n` reads it; ConfigError naming `where` otherwise."""
+    try:
+        return sizes.parse_n(value)
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except OverflowError:  # 1e999
+        raise ConfigError(f"{where}: n must be from 1 to {sizes.MAX_N:.0e}, not {value!r}") from None
 
 
 def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]") -> GateConfig:
@@ -211,6 +234,8 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
                 config = replace(config, fail_inconclusive=value)
     if "budgets" in settings:
         config = replace(config, path_budgets=_path_budgets(settings["budgets"], f"{source}: budgets"))
+    if "n" in settings:
+        config = replace(config, n=parse_n(settings["n"], f"{source}: n"))
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
