@@ -39,7 +39,10 @@ def parse_n(text: str | int | float) -> float:
                 raise ValueError(f"n={text} is past the largest size, {MAX_N:.0e}")
             value = base ** int(m.group(2))
         elif m.group(3) is not None:
-            value = base * 10.0 ** max(-400, min(400, int(m.group(3))))
+            e = int(m.group(3))
+            if e > 12 or e < -12:  # also keeps 10.0 ** e from overflowing
+                raise ValueError(f"n must be from 1 to {MAX_N:.0e}, not {text!r}")
+            value = base * 10.0 ** e
         elif m.group(4) is not None:
             value = base * _SUFFIX[m.group(4).lower()]
         else:
