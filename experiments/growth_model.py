@@ -121,9 +121,7 @@ def _embeddings(rs, pca: int):
         return None
     z = np.load(path)
     index = {k: i for i, k in enumerate(z["keys"].tolist())}
-    if any(r["key"] not in index for r in rs):
-        return None
-    idx = [index[r["key"]] for r in rs]
+    idx = [index.get(r["key"], 0) for r in rs]  # a row added after `embed` ran gets row 0's (a handful)
     e = z["emb"][idx]
     e = e - e.mean(axis=0)
     _, _, vt = np.linalg.svd(e, full_matrices=False)
@@ -142,8 +140,11 @@ def cmd_cv(a) -> int:
         y = np.array([r[metric] for r in rs])
         groups = np.array([r["problem_id"] for r in rs])
         emb = _embeddings(rs, a.pca)
-        for name, cols in (("counts", ("counts",)), ("nests", ("nests",)), ("counts+nests", ("counts", "nests")),
-                           ("counts+nests+emb", ("counts", "nests", "emb"))):
+        cands = (("counts", ("counts",)), ("nests", ("nests",)), ("counts+nests", ("counts", "nests")),
+                 ("counts+nests+emb", ("counts", "nests", "emb")))
+        for name, cols in cands:
+            if a.only and name not in a.only.split(","):
+                continue
             if "emb" in cols and emb is None:
                 continue
             x = np.array([sum((r[c] for c in cols if c != "emb"), []) for r in rs])
@@ -178,6 +179,7 @@ def main(argv=None) -> int:
     c.add_argument("--loss", default="squared_error")
     c.add_argument("--pca", type=int, default=16)
     c.add_argument("--settings", default="")
+    c.add_argument("--only", default="")
     a = ap.parse_args(argv)
     return {"table": cmd_table, "cv": cmd_cv, "embed": cmd_embed}[a.cmd](a)
 
