@@ -119,7 +119,7 @@ def svg(curves: Mapping[str, list[tuple[int, float]]], names: Mapping[str, str])
              'font-size="9">', f'<rect width="{w}" height="{h}" fill="white"/>',
              f'<line x1="{left}" y1="{h - bottom}" x2="{w - 4}" y2="{h - bottom}" stroke="#888"/>',
              f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="#888"/>',
-             f'<text x="2" y="{top + 8}" fill="#555">×10^{span:.0f}</text>',
+             f'<text x="2" y="{top + 8}" fill="#555">×{format_n(10 ** round(span))}</text>',
              f'<text x="4" y="{h - bottom}" fill="#555">×1</text>']
     for n, _ in rows[0][1]:
         x = xy(n, 0).split(",")[0]
@@ -159,10 +159,10 @@ def carriers(result: Any) -> dict[str, tuple[str, int, int]]:
 
 
 def why(p: Any, carrier: tuple[str, int, int] | None) -> str:
-    """`grows ~n² from the nested loop, lines 14–16`; '' when flat or nothing carries it."""
+    """`from the nested loop, lines 14–16` (what carries the growth of `p`); '' when flat or nothing does."""
     grows = getattr(p, "growth", None)
     if grows is None or carrier is None or growth_class(grows) in ("~1", "?"):
         return ""
     what, first, last = carrier
     where = f"line {first}" if first == last else f"lines {first}–{last}"
-    return f"grows {growth_class(grows)} from the {what}, {where}"
+    return f"from the {what}, {where}"

@@ -117,12 +117,9 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
         if definitions.get(m):
             items.append(f"  - measures: {definitions[m]}")
         items.append(f"  - {sureness(p, m, usual) if p is r.predictions[m] else sureness_moved(r.predictions[m], p, m, usual)}")
-        line = growth_line(p)
+        line = growth_line(p, curves.why(p, why.get(m)))
         if line:
             items.append(f"  - {line}")
-        because = curves.why(p, why.get(m))
-        if because:
-            items.append(f"  - {because}")
         items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
     n = curves.shown_n(at_n) if grows else None
     title = (f"**{r.snippet.qualname}**: rlm's estimate per call at n = {format_n(n)} ({choice.source})"

@@ -84,9 +84,10 @@ def growth_suffix(p: Any, metric: str = "", usual: UsualSpread = FIXED) -> str:
     return f" {growth_class(grows)}{'?' if usual.growth_unsure(metric, p) else ''} ·"
 
 
-def growth_line(p: Any) -> str | None:
+def growth_line(p: Any, source: str = "") -> str | None:
     """`grows ~n² with the input (exponent 2.1; p10–p90 1.6–2.4)`, `~1: does not grow with the
-    input (...)`; None without a growth prediction."""
+    input (...)`; None without a growth prediction. `source`: what carries it, in place of "with
+    the input" (`grows ~n² from the nested loop, lines 14–16 (...)`)."""
     grows = getattr(p, "growth", None)
     if grows is None:
         return None
@@ -97,7 +98,7 @@ def growth_line(p: Any) -> str | None:
         numbers += f"; p10–p90 {_exponent(low)}–{_exponent(high)}"
     if words == "~1":
         return f"~1: does not grow with the input ({numbers})"
-    return f"grows {words} with the input ({numbers})"
+    return f"grows {words} {source or 'with the input'} ({numbers})"
 
 
 def _exponent(x: float) -> str:
