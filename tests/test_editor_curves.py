@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 

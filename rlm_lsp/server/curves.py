@@ -133,6 +133,8 @@ def svg(curves: Mapping[str, list[tuple[int, float]]], names: Mapping[str, str])
 
 
 def data_uri(svg_text: str) -> str:
+    # base64, not percent-encoded: VS Code's hover renders base64 data: images, SVG among them (as a
+    # picture, never inline markup; microsoft/vscode#51290, #212565)
     return "data:image/svg+xml;base64," + base64.b64encode(svg_text.encode("utf-8")).decode("ascii")
 
 

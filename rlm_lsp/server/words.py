@@ -23,7 +23,7 @@ from typing import Any
 
 from rlm_lsp.runtime.prediction import PER_CALL, growth_class  # noqa: F401 - PER_CALL: the hint and hover read it here
 from rlm_lsp.runtime.units import format_value
-from rlm_lsp.server.unsure import FIXED, UNSURE_SPREAD, UsualSpread
+from rlm_lsp.server.unsure import FIXED, UsualSpread
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
 SHORT = {"memory": "mem", "latency": "time", "kernel_latency": "kernel time"}
