@@ -61,7 +61,7 @@ def create_server() -> RlmServer:
             return []
         ls.visible[uri] = (params.range.start.line, params.range.end.line)
         functions, lines = ls.cached(uri)
-        return hints_feature.inlay_hints(functions, lines, params.range, settings, ls.client_col(lines))
+        return hints_feature.inlay_hints(functions, lines, params.range, settings, ls.client_col(lines), ls.usual_spread)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: RlmServer, params: types.CodeLensParams) -> list[types.CodeLens]:
@@ -101,12 +101,14 @@ def create_server() -> RlmServer:
             return None
         config = analyzer.predictor.config
         definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
+        formats = ls._cap("text_document", "hover", "content_format")
+        markdown = not formats or types.MarkupKind.Markdown in formats
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
-                                      note=hover_feature.reading_note(found, analyzer.predictor))
+                                      note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
+                                      usual=ls.usual_spread, images=markdown)
         if text is None:
             return None
-        formats = ls._cap("text_document", "hover", "content_format")
-        if formats and types.MarkupKind.Markdown not in formats:  # e.g. plain-text-only clients
+        if not markdown:  # e.g. plain-text-only clients
             contents = types.MarkupContent(kind=types.MarkupKind.PlainText, value=hover_feature.plain(text))
         else:
             contents = types.MarkupContent(kind=types.MarkupKind.Markdown, value=text)

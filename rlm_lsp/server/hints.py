@@ -1,5 +1,6 @@
-"""textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py), with
-each metric's growth class after its value when the model predicts growth (`≈ mem 48 MB ~n · time 120 ms ~n²`).
+"""textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py); when the
+model predicts growth each metric leads with its class, then its value at the function's n
+(curves.choose_n), said once at the end: `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`.
 
 On a one-line `def f(x): return ...` the hint goes to the end of the line, not between the
 colon and the body.
@@ -14,25 +15,37 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
+from rlm_lsp.runtime.sizes import format_n
+from rlm_lsp.server import curves
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
+from rlm_lsp.server.unsure import FIXED, UsualSpread
 from rlm_lsp.server.words import PER_CALL, hint_label
 
 PREFIX = "≈ "
 
 
-def label(result: FunctionResult, settings: Settings) -> str | None:
-    """`≈ mem 48 MB · time 120 ms`, or None when no enabled metric has a prediction."""
-    text = hint_label(result.predictions, [m for m in result.predictions if settings.metric_enabled(m)])
-    return PREFIX + text if text else None
+def label(result: FunctionResult, settings: Settings, lines: Sequence[str] = (),
+          usual: UsualSpread = FIXED) -> str | None:
+    """`≈ mem 48 MB · time 120 ms`, `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`, or None when no
+    enabled metric has a prediction. `lines`: the document's, for a `# rlm: n=` comment."""
+    shown = [m for m in result.predictions if settings.metric_enabled(m)]
+    if not curves.has_growth(result.predictions):
+        text = hint_label(result.predictions, shown, usual)
+        return PREFIX + text if text else None
+    at_n = curves.moved(result.predictions, curves.choose_n(result, lines, settings).n)
+    text = hint_label(at_n, shown, usual, judged=result.predictions)
+    n = curves.shown_n({m: at_n[m] for m in shown})
+    return PREFIX + text + (f" @ n={format_n(n)}" if n else "") if text else None
 
 
 def tooltip(result: FunctionResult) -> str:
-    """What the hint is; with growth, what `~n` means."""
-    text = f"rlm: predicted for {result.snippet.qualname}, {PER_CALL}"
-    if any(getattr(p, "growth", None) is not None for p in result.predictions.values()):
-        text += "; ~n, ~n² ...: how it grows with the input's size n"
-    return text + "; hover the name for how sure the model is"
+    """What the hint is; with growth, what `~n` and `@ n=` mean."""
+    if not any(getattr(p, "growth", None) is not None for p in result.predictions.values()):
+        return f"rlm: predicted for {result.snippet.qualname}, {PER_CALL}; hover the name for how sure the model is"
+    return (f"rlm: predicted for {result.snippet.qualname}: ~n, ~n² ...: how it grows with the input's size n; "
+            "then its value at that n (set by a `# rlm: n=10**6` comment above the function, the rlm.n "
+            "setting or the model's own); `?`: wider than the model's usual spread; hover the name for the curve")
 
 
 def position(result: FunctionResult, lines: Sequence[str]) -> tuple[int, int]:
@@ -51,6 +64,7 @@ def inlay_hints(
     visible: types.Range,
     settings: Settings,
     client_col,
+    usual: UsualSpread = FIXED,
 ) -> list[types.InlayHint]:
     """Hints for the functions whose header lies in `visible`.
 
@@ -61,8 +75,10 @@ def inlay_hints(
         s = r.snippet
         if not visible.start.line <= s.header_end_line <= visible.end.line:
             continue
-        text = label(r, settings)
-        if text is None or not still_valid(r, lines):
+        if not still_valid(r, lines):
+            continue
+        text = label(r, settings, lines, usual)
+        if text is None:
             continue
         line, char = position(r, lines)
         out.append(

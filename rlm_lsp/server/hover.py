@@ -1,6 +1,11 @@
 """textDocument/hover on a function name: every metric's estimate, what it measures, how sure
 the model is (in words, words.py), which model, and the change against the committed (HEAD)
 version of the same function. Answered from the cache, like hints.
+
+With growth (curves.py) the estimate is at the function's n, and the hover adds the curve: the
+values at n = 10², 10³ … 10⁶ as a table, a text sparkline per metric (every client), a plot (an
+SVG data: image, for clients that render markdown) and which lines carry the growth
+("grows ~n² from the nested loop, lines 14–16").
 """
 
 from __future__ import annotations
@@ -10,11 +15,15 @@ from collections.abc import Callable, Mapping, Sequence
 
 from lsprotocol import types
 
+from rlm_lsp.runtime import growth
 from rlm_lsp.runtime.prediction import growth_class
+from rlm_lsp.runtime.sizes import format_n
 from rlm_lsp.runtime.units import format_ratio, format_value
+from rlm_lsp.server import curves
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.settings import Settings
-from rlm_lsp.server.words import PER_CALL, growth_line, long_name, size_words, sureness
+from rlm_lsp.server.unsure import FIXED, UsualSpread
+from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_words, sureness
 
 
 def find(
@@ -89,29 +98,40 @@ def reading_note(r: FunctionResult, predictor) -> str:
 
 
 def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
-             note: str = "") -> str | None:
+             note: str = "", lines: Sequence[str] = (), usual: UsualSpread = FIXED, images: bool = True) -> str | None:
     """The hover in words: per metric the estimate, what it measures, how sure the model is, and the
-    change against HEAD. A list, not a table, so it still reads where markdown is not rendered.
-    `model` is the model in words (`the shipped model on CPU`), never its id."""
+    change against HEAD. A list, not a table, so it still reads where markdown is not rendered;
+    with growth, the curve after it (`images`: with its plot). `model` is the model in words
+    (`the shipped model on CPU`), never its id. `lines`: the document's, for a `# rlm: n=` comment."""
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
+    grows = curves.has_growth(r.predictions)
+    choice = curves.choose_n(r, lines, settings) if grows else None
+    at_n = curves.moved(dict(shown), choice.n) if choice else dict(shown)
+    why = curves.carriers(r) if grows else {}
     items = []
-    for m, p in shown:
+    for m, _ in shown:
+        p = at_n[m]
         items.append(f"- **{long_name(m)}** ≈ {format_value(p.unit, p.value)}{size_words(p)}")
         if definitions.get(m):
             items.append(f"  - measures: {definitions[m]}")
-        items.append(f"  - {sureness(p)}")
-        grows = growth_line(p)
-        if grows:
-            items.append(f"  - {grows}")
+        items.append(f"  - {sureness(p, m, usual) if p is r.predictions[m] else sureness_moved(r.predictions[m], p, m, usual)}")
+        line = growth_line(p, curves.why(p, why.get(m)))
+        if line:
+            items.append(f"  - {line}")
         items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
+    n = curves.shown_n(at_n) if grows else None
+    title = (f"**{r.snippet.qualname}**: rlm's estimate per call at n = {format_n(n)} ({choice.source})"
+             if n and choice else f"**{r.snippet.qualname}**: rlm's estimate {PER_CALL}")
     return (
         "\n".join(
             [
-                f"**{r.snippet.qualname}**: rlm's estimate {PER_CALL}",
+                title,
                 "",
                 *items,
+                *(curve_section(at_n, images) if grows else []),
+                *(["", f"_{choice.problem}_"] if choice and choice.problem else []),
                 "",
                 f"_Predicted from the code's text by {model}; read it as a rough size, not a measurement._",
                 *(["", note] if note else []),
@@ -121,6 +141,34 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
     )
 
 
+def sureness_moved(ref, p, metric: str, usual: UsualSpread) -> str:
+    """How sure, for a value moved to another n: the words judged at the reference n (where the
+    usual spread was measured), the range at this n (wider: the growth is not sure either)."""
+    words = sureness(ref, metric, usual).split(":", 1)[0]
+    return (f"{words}: likely between {format_value(p.unit, p.low)} and {format_value(p.unit, p.high)} "
+            f"at this n (p10–p90)")
+
+
+def curve_section(at_n: Mapping, images: bool) -> list[str]:
+    """The curve of every metric with growth: table, sparklines, plot."""
+    curves_of = {m: growth.curve(p, curves.SIZES) for m, p in at_n.items() if getattr(p, "growth", None) is not None}
+    curves_of = {m: c for m, c in curves_of.items() if c}
+    if not curves_of:
+        return []
+    units = {m: at_n[m].unit for m in curves_of}
+    names = {m: long_name(m) for m in curves_of}
+    sparks = " · ".join(f"{SHORT.get(m, m)} `{curves.sparkline([v for _, v in c])}` {growth_class(at_n[m].growth)}"
+                        for m, c in curves_of.items())
+    out = ["", "**How it grows** (n = 10² … 10⁶): " + sparks, "", curves.table(curves_of, units, names)]
+    plot = curves.svg(curves_of, names) if images else ""
+    if plot:
+        out += ["", f"![cost curve: each metric relative to its value at n = 10², log scales]({curves.data_uri(plot)})"]
+    return out
+
+
 def plain(md: str) -> str:
-    """The hover for a client that cannot render markdown: the same lines without the markup."""
+    """The hover for a client that cannot render markdown: the same lines without the markup (and
+    without the plot, an image; a table's rows read as `| n | 10² | ...`)."""
+    md = re.sub(r"(?m)^!\[[^\]]*\]\([^)]*\)\n?", "", md)
+    md = re.sub(r"(?m)^\|---.*\n", "", md)
     return re.sub(r"(?m)^_(.*)_$", r"\1", md.replace("**", "").replace("`", "")).strip() + "\n"

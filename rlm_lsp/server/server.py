@@ -41,6 +41,7 @@ from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.threads import LoopBridge
+from rlm_lsp.server.unsure import FIXED, UsualSpread, of_config
 from rlm_lsp.server.worker import Worker
 
 logger = logging.getLogger("rlm_lsp.server")
@@ -125,6 +126,7 @@ class RlmServer(LanguageServer):
         self._model_key: tuple | None = None
         self.report = Reporter(self, self.bridge, self._cap)
         self.model_desc = ""  # "the shipped model on CPU", for the client's status
+        self.usual_spread: UsualSpread = FIXED  # the loaded model's, for the unsure mark (unsure.py)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -267,6 +269,7 @@ class RlmServer(LanguageServer):
             self._clear_all()
             return
         self.analyzer, self.model_error = loaded.analyzer, None
+        self.usual_spread = of_config(loaded.analyzer.predictor.config)
         self.model_desc = loaded.words
         self.report.end(token, f"{loaded.words}: loaded")
         self.report.status("ready", loaded.words)

@@ -14,7 +14,8 @@ falls back to the default, so a typo in a user's settings never stops the server
      "exclude": ["**/tests/**"],                              # globs: files that get nothing
      "logLevel": "warning",                                   # error | warning | info | debug
      "showNotifications": "off",                              # off | onError | onWarning | always
-     "settleMs": 1500}                                        # regression warnings wait this long
+     "settleMs": 1500,                                        # regression warnings wait this long
+     "n": null}                                               # the input size hints are for; null: the model's
 
 Per-folder (resource-scoped) values come from `workspace/configuration` with each workspace
 folder's `scopeUri`; a client without `workspace/configuration` (Neovim 0.7) gets what it sent
@@ -30,6 +31,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from rlm_lsp.app import options
+from rlm_lsp.runtime.sizes import parse_n
 from rlm_lsp.server.globs import MAX_PATTERN, compile_glob
 
 logger = logging.getLogger(__name__)
@@ -94,6 +96,9 @@ class Settings:
     log_level: str = ""  # "": the command line's --log-level (WARNING by default)
     show_notifications: str = "off"
     settle_ms: int = 1500  # a regression warning waits until the document was this long unchanged
+    # The input size n the hints and hovers give values at (`rlm_lsp.runtime.sizes`); None: `[tool.rlm]`'s
+    # n, else the model's reference n. A function's own `# rlm: n=...` comment goes before it.
+    n: float | None = None
 
     def excluded(self, path: str, folder: str | None = None) -> str | None:
         """The first `exclude` glob matching `path` (relative to `folder` when inside it), or None.
@@ -240,6 +245,11 @@ def _ratio(v: Any) -> float:
     return r
 
 
+def _n(v: Any) -> float | None:
+    """`100000`, `"1e5"`, `"10**5"`; "" is unset (the next source's n)."""
+    return None if isinstance(v, str) and not v.strip() else parse_n(v)
+
+
 _KEYS = (
     ("modelPath", "model_path", _str),
     ("device", "device", _device),
@@ -254,4 +264,5 @@ _KEYS = (
     ("logLevel", "log_level", _choice(LOG_LEVELS)),
     ("showNotifications", "show_notifications", _choice(NOTIFICATIONS)),
     ("settleMs", "settle_ms", _int_range(0, 60_000)),
+    ("n", "n", _n),
 )

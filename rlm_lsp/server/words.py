@@ -5,12 +5,13 @@ status line, so every place says the same thing. A prediction is per call of the
 a typical large input (the measured training rows ran each function on a large input).
 
 How sure: the p10–p90 interval of the samples, as a ratio high/low. The shipped model's
-intervals span about 100–800× (median 400–600×), so a figure is never precise; above `UNSURE_SPREAD` the hint
-prints one significant digit and a `?` instead of a precise-looking number.
+intervals span about 100–3000×, so a figure is never precise; an interval wider than the model's
+usual spread (`rlm_lsp.server.unsure`: the widest fifth of its intervals on validation rows) makes
+the hint print one significant digit and a `?` instead of a precise-looking number.
 
 How it grows: a model that predicts growth gives each metric the exponent of n it grows by
-(`Prediction.growth`); the hint names its class after the value (`mem 1.1 kB ~n`), the hover
-says it in a sentence with the number. The classes are `rlm_lsp.runtime.prediction.growth_class`'s,
+(`Prediction.growth`); the hint leads with its class, then the value at n (`mem ~n · 1.1 kB`),
+the hover says it in a sentence with the number. The classes are `rlm_lsp.runtime.prediction.growth_class`'s,
 which the CLI table and the gate's messages use too. Nothing changes for a prediction without it.
 """
 
@@ -20,8 +21,9 @@ import math
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rlm_lsp.runtime.prediction import PER_CALL, growth_class, growth_label  # noqa: F401 - PER_CALL: the hint and hover read it here
+from rlm_lsp.runtime.prediction import PER_CALL, growth_class  # noqa: F401 - PER_CALL: the hint and hover read it here
 from rlm_lsp.runtime.units import format_value
+from rlm_lsp.server.unsure import FIXED, UsualSpread
 
 # Short hint labels (as Import Cost labels its sizes); a metric not listed keeps its own name.
 SHORT = {"memory": "mem", "latency": "time", "kernel_latency": "kernel time"}
@@ -30,7 +32,6 @@ LONG = {"memory": "peak memory", "latency": "run time", "kernel_latency": "kerne
 LARGE = {"bytes": 100e6, "ms": 1000.0}
 LARGE_WORDS = {"bytes": "over 100 MB", "ms": "over 1 s"}
 FLAG = "⚠ "
-UNSURE_SPREAD = 1000.0  # p90/p10 above this (about a third of latency, a tenth of memory predictions): `~1 kB?`
 ROUGH_SPREAD = 100.0  # above this: "unsure" (most predictions of the shipped model)
 
 
@@ -39,8 +40,8 @@ def spread(p: Any) -> float:
     return p.high / p.low if p.low > 0 else math.inf
 
 
-def unsure(p: Any) -> bool:
-    return spread(p) > UNSURE_SPREAD
+def unsure(p: Any, metric: str = "", usual: UsualSpread = FIXED) -> bool:
+    return usual.value_unsure(metric, p)
 
 
 def large(p: Any) -> bool:
@@ -48,11 +49,12 @@ def large(p: Any) -> bool:
     return limit is not None and p.value >= limit
 
 
-def sureness(p: Any) -> str:
-    """`very unsure: the real value may be anywhere from 1 kB to 337 kB (p10–p90, 337×)`."""
+def sureness(p: Any, metric: str = "", usual: UsualSpread = FIXED) -> str:
+    """`very unsure: the real value may be anywhere from 1 kB to 337 kB (p10–p90, 337×)`; "very
+    unsure" where the hint says `?` (wider than the model's usual spread)."""
     s = spread(p)
     span = "∞" if math.isinf(s) else f"{s:.0f}×"
-    words = "very unsure" if s > UNSURE_SPREAD else "unsure" if s > ROUGH_SPREAD else "fairly sure"
+    words = "very unsure" if usual.value_unsure(metric, p) else "unsure" if s > ROUGH_SPREAD else "fairly sure"
     return (f"{words}: likely between {format_value(p.unit, p.low)} and {format_value(p.unit, p.high)} "
             f"(p10–p90, a {span} range)")
 
@@ -64,24 +66,28 @@ def rough(unit: str, value: float) -> str:
     return f"~{format_value(unit, value)}?"
 
 
-def short(metric: str, p: Any) -> str:
-    """`mem 1.1 kB`, `time ~20 µs?` (very unsure), `⚠ mem 120 MB` (large), `mem 1.1 kB ~n` (grows
-    linearly with the input), `mem 1.1 kB ~n?` (unsure how it grows)."""
-    number = rough(p.unit, p.value) if unsure(p) else format_value(p.unit, p.value)
-    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)} {number}{growth_suffix(p)}"
+def short(metric: str, p: Any, usual: UsualSpread = FIXED, judged: Any = None) -> str:
+    """`mem 1.1 kB`, `time ~20 µs?` (unsure relative to the model's usual spread), `⚠ mem 120 MB`
+    (large); with growth it leads: `mem ~n · 1.1 kB`, `time ~n²? · 19 µs` (unsure how it grows).
+    `judged`: the prediction the value's `?` is judged on (`p` at the model's reference n, where
+    the usual spread was measured), when `p` was moved to another n."""
+    vague = usual.value_unsure(metric, judged if judged is not None else p)
+    number = rough(p.unit, p.value) if vague else format_value(p.unit, p.value)
+    return f"{FLAG if large(p) else ''}{SHORT.get(metric, metric)}{growth_suffix(p, metric, usual)} {number}"
 
 
-def growth_suffix(p: Any) -> str:
-    """` ~n`, ` ~n²?` (very unsure: `rlm_lsp.runtime.prediction.UNSURE_GROWTH`), or '' without growth."""
+def growth_suffix(p: Any, metric: str = "", usual: UsualSpread = FIXED) -> str:
+    """` ~n ·`, ` ~n²? ·` (unsure how it grows: `unsure.UsualSpread.growth_unsure`), '' without growth."""
     grows = getattr(p, "growth", None)
     if grows is None:
         return ""
-    return " " + growth_label(grows, getattr(p, "growth_low", None), getattr(p, "growth_high", None))
+    return f" {growth_class(grows)}{'?' if usual.growth_unsure(metric, p) else ''} ·"
 
 
-def growth_line(p: Any) -> str | None:
+def growth_line(p: Any, source: str = "") -> str | None:
     """`grows ~n² with the input (exponent 2.1; p10–p90 1.6–2.4)`, `~1: does not grow with the
-    input (...)`; None without a growth prediction."""
+    input (...)`; None without a growth prediction. `source`: what carries it, in place of "with
+    the input" (`grows ~n² from the nested loop, lines 14–16 (...)`)."""
     grows = getattr(p, "growth", None)
     if grows is None:
         return None
@@ -92,17 +98,19 @@ def growth_line(p: Any) -> str | None:
         numbers += f"; p10–p90 {_exponent(low)}–{_exponent(high)}"
     if words == "~1":
         return f"~1: does not grow with the input ({numbers})"
-    return f"grows {words} with the input ({numbers})"
+    return f"grows {words} {source or 'with the input'} ({numbers})"
 
 
 def _exponent(x: float) -> str:
     return f"{x:.1f}".replace("-0.0", "0.0").replace("-", "−")
 
 
-def hint_label(predictions: Mapping[str, Any], shown: Iterable[str]) -> str | None:
-    """`mem 1.1 kB · time 19 µs`, or None when no shown metric has a prediction."""
+def hint_label(predictions: Mapping[str, Any], shown: Iterable[str], usual: UsualSpread = FIXED,
+               judged: Mapping[str, Any] | None = None) -> str | None:
+    """`mem 1.1 kB · time 19 µs`, `mem ~n · 1.1 kB · time ~n² · 19 µs`, or None when no shown metric
+    has a prediction. `judged`: the predictions at the reference n (see `short`)."""
     wanted = set(shown)
-    parts = [short(m, p) for m, p in predictions.items() if m in wanted]
+    parts = [short(m, p, usual, (judged or {}).get(m)) for m, p in predictions.items() if m in wanted]
     return " · ".join(parts) if parts else None
 
 

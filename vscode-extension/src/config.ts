@@ -33,6 +33,7 @@ const SERVER_KEYS = [
   "logLevel",
   "showNotifications",
   "settleMs",
+  "n",
 ];
 
 /** The interpreter, in the order ruff and the Python tools template use: `rlm.interpreter`, then

@@ -64,6 +64,7 @@ test("initializationOptions carries the server settings with the server's keys",
       exclude: ["**/tests/**"],
       logLevel: "info",
       showNotifications: "off",
+      n: "1e5",
       trace: { server: "off" },
     }),
   );
@@ -80,6 +81,7 @@ test("initializationOptions carries the server settings with the server's keys",
     exclude: ["**/tests/**"],
     logLevel: "info",
     showNotifications: "off",
+    n: "1e5",
   });
   assert.deepEqual(initializationOptions(reader({})), {});
 });
