@@ -20,8 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-CACHE = Path(os.environ.get("RLM_GROWTH_CACHE", "/work/growth-cache"))
-DATA = Path(__file__).resolve().parents[1] / "training" / "data"
+CACHE = "/work/growth-cache"  # RLM_GROWTH_CACHE overrides it (`_cache`)
+
+
+def _data() -> Path:
+    return Path(__file__).resolve().parents[1] / "training" / "data"
+
+
+def _cache() -> Path:
+    return Path(os.environ.get("RLM_GROWTH_CACHE", CACHE))
 
 
 def _read(path):
@@ -33,7 +40,7 @@ def _read(path):
 
 def targets(curves_growth: Path) -> dict:
     out = {}
-    for g in _read(DATA / "leetcode_v2.growth.jsonl.gz"):
+    for g in _read(_data() / "leetcode_v2.growth.jsonl.gz"):
         if g.get("growth_memory") is not None:
             out[g["key"]] = {"problem_id": g["problem_id"], "memory": g["growth_memory"], "time": None,
                              "from": "ladder"}
@@ -55,9 +62,9 @@ def cmd_table(a) -> int:
     P = bd.problems()
     code = {p.key: p.code for pr in P.values() for p in pr.programs}
     T = targets(Path(a.curves))
-    CACHE.mkdir(parents=True, exist_ok=True)
+    _cache().mkdir(parents=True, exist_ok=True)
     n = 0
-    with open(CACHE / "table.jsonl", "w") as f:
+    with open(_cache() / "table.jsonl", "w") as f:
         for key, t in T.items():
             if key not in code:
                 continue
@@ -74,7 +81,7 @@ def cmd_embed(a) -> int:
     from training.measuring import build_dataset as bd
     P = bd.problems()
     code = {p.key: p.code for pr in P.values() for p in pr.programs}
-    rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
+    rows = [json.loads(line) for line in open(_cache() / "table.jsonl")]
     pr = Predictor.default(threads=1)
     embs, preds = [], []
     for i, r in enumerate(rows):
@@ -87,13 +94,13 @@ def cmd_embed(a) -> int:
         preds.append([np.log10(max(p["memory"].value, 1e-9)), np.log10(max(p["latency"].value, 1e-9))])
         if i % 500 == 0:
             print(i, flush=True)
-    np.savez(CACHE / "embed.npz", keys=np.array([r["key"] for r in rows]), emb=np.array(embs, dtype=np.float32),
+    np.savez(_cache() / "embed.npz", keys=np.array([r["key"] for r in rows]), emb=np.array(embs, dtype=np.float32),
              pred=np.array(preds, dtype=np.float32))
     return 0
 
 
 def _load():
-    rows = [json.loads(line) for line in open(CACHE / "table.jsonl")]
+    rows = [json.loads(line) for line in open(_cache() / "table.jsonl")]
     from training.learning.dataset import is_validation
     for r in rows:
         r["validation"] = is_validation(str(r["problem_id"]))
@@ -116,7 +123,7 @@ def scores(y, p) -> dict:
 def _embeddings(rs, pca: int):
     """(rows, pca + 2): the encoder state reduced by PCA (fitted on all training rows: no labels
     used) and the shipped model's two estimates; None before `embed` ran."""
-    path = CACHE / "embed.npz"
+    path = _cache() / "embed.npz"
     if not path.exists():
         return None
     z = np.load(path)
@@ -173,7 +180,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("table")
-    t.add_argument("--curves", default=str(DATA / "leetcode_curves.growth.jsonl.gz"))
+    t.add_argument("--curves", default=str(_data() / "leetcode_curves.growth.jsonl.gz"))
     sub.add_parser("embed")
     c = sub.add_parser("cv")
     c.add_argument("--loss", default="squared_error")

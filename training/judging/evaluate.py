@@ -81,15 +81,17 @@ def coverage(true: Sequence[float], low: Sequence[float], high: Sequence[float])
     return float(np.mean([lo <= t <= hi for t, lo, hi in zip(true, low, high)]))
 
 
-ISSUE_CLASSES = {"flat": "flat", "~n": "linear", "~n²": "superlinear", "~n³": "superlinear",
-                 "faster than ~n³": "superlinear"}  # the hint's words -> issue 25's three classes
-
-
 def growth_class(exponent: float) -> str | None:
-    """Issue 25's classes of a growth, read off the words the hint shows (`rlm_lsp.runtime.prediction`, one
-    set of bounds): flat < 0.25, linear 0.75–1.25, superlinear ≥ 1.75; None between them (~√n,
-    ~n^1.5: those rows are not scored)."""
-    return ISSUE_CLASSES.get(prediction.growth_class(exponent))
+    """Issue 25's classes of a growth: flat < 0.25, linear 0.75–1.25, superlinear ≥ 1.75; None
+    between them (those rows are not scored). Its own bounds: the hint's classes
+    (`rlm_lsp.runtime.prediction.growth_class`) are BigO(Bench)'s seven since session 32."""
+    if exponent != exponent:  # nan
+        return None
+    if exponent < 0.25:
+        return "flat"
+    if 0.75 <= exponent < 1.25:
+        return "linear"
+    return "superlinear" if exponent >= 1.75 else None
 
 
 def growth_class_accuracy(true: Sequence[float], pred: Sequence[float]) -> float:
