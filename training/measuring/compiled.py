@@ -196,10 +196,8 @@ def run(b: Build, stdin: bytes, *, runs: int = 3, time_limit_s: float = 10.0, me
     killed = None
     try:
         drop = kind == "bwrap" and os.getuid() == 0
-        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), "--", *argv]
-        # fd 3 in the launcher: bwrap keeps the fds it inherits; a dup onto 3 happens in the child
-        move = "" if res_w == 3 else "exec 3>&%d %d>&-; " % (res_w, res_w)
-        p = spawn_argv(["/bin/sh", "-c", move + 'exec "$@"', "sh", *full], limits,
+        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), str(res_w), "--", *argv]
+        p = spawn_argv(full, limits,
                        drop=drop, binds=binds, stage_dir=stage, pass_fds=(res_w,), stdin=subprocess.DEVNULL,
                        stdout=out_w, stderr=err_w)
     except BaseException:

@@ -50,8 +50,10 @@ def program(code: str, language: str, entry: str | None, args: list | None = Non
     if language == "cpp":
         if not re.search(r"\b(class|struct)\s+Solution\b", code):
             return None, "no class Solution"
-        nodes = "" if _defines(code, "struct", "ListNode") or _defines(code, "struct", "TreeNode") else _part("nodes.cpp")
-        return _part("head.cpp") + nodes + "\n" + code + "\n" + _part("tail.cpp").replace("RLM_ENTRY", entry), None
+        tail = _part("tail.cpp").replace("RLM_ENTRY", entry)
+        if _defines(code, "struct", "ListNode") or _defines(code, "struct", "TreeNode"):  # its own node types
+            return _part("head.cpp") + code + "\n" + _part("lib.cpp") + tail, None
+        return _part("head.cpp") + _part("nodes.cpp") + _part("lib.cpp") + "\n" + code + "\n" + tail, None
     if language == "java":
         if not re.search(r"\bclass\s+Solution\b", code):
             return None, "no class Solution"

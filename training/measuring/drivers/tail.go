@@ -145,6 +145,12 @@ func rlmPut(b *[]byte, v rlmReflect.Value) {
 			rlmPut(b, v.Index(i))
 		}
 		*b = append(*b, ']')
+	case rlmReflect.Interface:
+		if v.IsNil() {
+			*b = append(*b, []byte("null")...)
+		} else {
+			rlmPut(b, v.Elem())
+		}
 	case rlmReflect.Ptr:
 		if l, ok := v.Interface().(*ListNode); ok {
 			*b = append(*b, '[')

@@ -1,10 +1,10 @@
 /* rlm wait4 launcher (training/measuring/compiled.py): pid 1 of the sandbox.  Runs ARGV N times, each a fresh
  * child with INPUT on stdin (the first run's stdout is the launcher's, the others' go to /dev/null), and writes
- * one line per run to fd 3: "run <i> <status> <ru_maxrss kB> <utime s> <stime s>", from wait4 on that child.
+ * one line per run to fd RESFD: "run <i> <status> <ru_maxrss kB> <utime s> <stime s>", from wait4 on that child.
  * Why a launcher: the harness's own wait4 counts the pages the harness had when it forked bwrap (exec keeps
  * the old peak), so only a small parent that forked the program itself gives the program's own peak RSS.
- * fd 3 is closed in the child and the launcher is not dumpable, so the program cannot write its lines.
- * usage: rlm-wait4 N INPUT STACK_BYTES -- ARGV... */
+ * RESFD is closed in the child and the launcher is not dumpable, so the program cannot write its lines.
+ * usage: rlm-wait4 N INPUT STACK_BYTES RESFD -- ARGV... */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +15,13 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc < 6) return 2;
+    if (argc < 7) return 2;
     int n = atoi(argv[1]);
     const char *input = argv[2];
     rlim_t stack = (rlim_t)atoll(argv[3]);
-    char **prog = argv + 5;
+    char **prog = argv + 6;
     prctl(PR_SET_DUMPABLE, 0);
-    FILE *res = fdopen(3, "w");
+    FILE *res = fdopen(atoi(argv[4]), "w");
     if (!res) return 2;
     for (int i = 0; i < n; i++) {
         pid_t pid = fork();
