@@ -36,7 +36,7 @@ class PolyglotUnavailable(RuntimeError):
     """tree-sitter or a language's grammar is not installed."""
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser(language: str):
     if language not in _MODULES:
         raise ValueError("unknown language %r (one of %s)" % (language, ", ".join(LANGUAGES)))

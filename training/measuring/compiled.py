@@ -58,7 +58,7 @@ def build_root() -> Path:
     return WORK / "polyglot" / "build"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compiler_version(language: str) -> str:
     """The compiler's version line; raises ``CompilerMissing`` with the install line where it is absent."""
     cmd = {"cpp": ["g++", "--version"], "java": ["javac", "-version"], "go": ["go", "version"]}[language]
