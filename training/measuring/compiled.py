@@ -331,7 +331,7 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
     b = build(source, language)
     row.update(compile_s=b.seconds, compile_cached=b.cached)
     if not b.ok:
-        why = drivers.compile_skip(b.error)
+        why = drivers.compile_skip(b.error, entry or "")
         row.update(status="skipped" if why else "compile_error", reason=why, error=None if why else b.error[-300:])
         return row
     base = baseline(language, memory_mb=memory_mb)

@@ -92,13 +92,14 @@ def digests(stdout: str, n: int) -> list | None:
         return None
 
 
-def compile_skip(error: str) -> str | None:
+def compile_skip(error: str, entry: str = "") -> str | None:
     """The skip reason hidden in a compile error (the C++ driver refuses a type at compile time), else None."""
     if "RLM_UNSUPPORTED_TYPE" in error:
         m = re.search(r"conv<([^>]*(?:<[^>]*>)*[^>]*)>|put\(const T&\) \[with T = ([^\]]+)\]", error)
         what = (m.group(1) or m.group(2)) if m else "a type"
         return "RLM_UNSUPPORTED_TYPE: %s" % what.strip()[:120]
-    if re.search(r"has no member named|is not a member of .Solution|undefined: ", error):
+    # Go: only the entry undefined (``undefined: slices`` is Go 1.19 missing a package: a compile error)
+    if re.search(r"has no member named .%s|.%s. is not a member of .Solution|undefined: %s\b" % ((re.escape(entry),) * 3), error):
         return "no entry method of that name"
     if "no matching function for call to .call(" in error or "couldn't deduce template parameter" in error:
         return "the entry is overloaded or a template"
