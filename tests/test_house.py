@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = "rlm_lsp.runtime"
-FAMILIES = ("rlm_lsp.python", "rlm_lsp.triton", "rlm_lsp.networks")
+FAMILIES = ("rlm_lsp.python", "rlm_lsp.triton", "rlm_lsp.networks", "rlm_lsp.polyglot")
 APPLICATION = ("rlm_lsp.app", "rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export")
 
 

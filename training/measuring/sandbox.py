@@ -291,6 +291,17 @@ def _spawn(python, args, limits, *, drop, extra_binds, stage_dir, pass_fds=(), i
     keep it until the child has exited."""
     prefix = _prefix_of(python)
     binds = ([] if (prefix + "/").startswith("/usr/") else [(prefix, prefix)]) + list(extra_binds)
+    return spawn_argv(list(wrapper) + [os.path.realpath(python)] + list(args), limits, drop=drop, binds=binds,
+                      stage_dir=stage_dir, pass_fds=pass_fds, info_fd=info_fd, **popen)
+
+
+def spawn_argv(argv, limits, *, drop, binds, stage_dir, pass_fds=(), info_fd=None, **popen):
+    """Popen of any ``argv`` inside bwrap with ``limits``, the folders of ``binds`` ((host path, sandbox path))
+    read-only; the compiled programs' runs (``training.measuring.compiled``) use it as the interpreter's do.
+
+    ``stage_dir`` (an empty host folder) holds the mount points of the staged binds (paths nobody cannot
+    reach, when root drops to nobody); keep it until the child has exited."""
+    binds = list(binds)
     stage = []
     if drop:
         os.chmod(stage_dir, 0o711)
@@ -304,8 +315,8 @@ def _spawn(python, args, limits, *, drop, extra_binds, stage_dir, pass_fds=(), i
                     os.chmod(point, 0o644)
                 stage.append((src, point))
                 binds[i] = (point, dst)
-    argv = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits)) + list(wrapper) + [os.path.realpath(python)] + list(args)
-    return subprocess.Popen(argv, env=child_env(), start_new_session=True, close_fds=True,
+    full = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits)) + list(argv)
+    return subprocess.Popen(full, env=child_env(), start_new_session=True, close_fds=True,
                             pass_fds=tuple(pass_fds) + ((info_fd,) if info_fd is not None else ()),
                             preexec_fn=_preexec(limits, stage, drop), **popen)
 

@@ -32,8 +32,11 @@ from training.measuring import execute, sources
 from training.measuring.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
 
 SOURCES = sources.SOURCES + ("leetcode", "variants", "curves")
+# LeetCode's C++, Java and Go solutions on the Python ladders' rungs (issue 51; not in "all": compilers needed)
+POLYGLOT = ("leetcode-cpp", "leetcode-java", "leetcode-go")
 # the committed file of a source, where it is not "<source>_v2"
-DATA_NAMES = {"curves": "leetcode_curves"}
+DATA_NAMES = {"curves": "leetcode_curves", "leetcode-cpp": "leetcode_cpp_v2", "leetcode-java": "leetcode_java_v2",
+              "leetcode-go": "leetcode_go_v2"}
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
@@ -133,6 +136,9 @@ def _stopped(task: dict, stopped: dict) -> dict | None:
 
 def _measure(args):
     task, opts = args
+    if task.get("language"):
+        from training.measuring import polyglot_ladders
+        return polyglot_ladders.measure(task, opts)
     if task.get("shape") == "function":
         from training.measuring import leetcode_ladders as leetcode
         return leetcode.measure(task, opts)
@@ -147,6 +153,9 @@ def source_tasks(source: str, a) -> list:
     if source == "curves":
         from training.measuring import leetcode_ladders as leetcode
         return leetcode.curve_tasks()
+    if source in POLYGLOT:
+        from training.measuring import polyglot_ladders
+        return polyglot_ladders.tasks(source.split("-", 1)[1])
     if source == "variants":
         from training.measuring import variants
         return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3),
@@ -173,7 +182,8 @@ def run_source(source: str, a) -> dict:
     opts = {"time_limit": a.time_limit, "memory_mb": a.memory_limit, "repeats": a.repeats,
             "memory_only": a.memory_only, "python": platform.python_version(),
             "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")},
-            "ref_cache": str(work_path(source).with_name(source + "_refs.jsonl")) if source == "curves" else None}
+            "ref_cache": (str(work_path(source).with_name(source + "_refs.jsonl")) if source == "curves" else
+                          str(work_path(source).with_name("polyglot_refs.jsonl")) if source in POLYGLOT else None)}
     from tqdm import tqdm
     bar = tqdm(total=len(todo), desc=source, unit="row", file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
                disable=not sys.stderr.isatty())
@@ -185,7 +195,7 @@ def run_source(source: str, a) -> dict:
     # curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
     # larger ones are not run (the program keeps the sizes it finished, and the reason)
     stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
-               if r.get("status") in ("timeout", "memory_limit")} if source == "curves" else {}
+               if r.get("status") in ("timeout", "memory_limit")} if source in ("curves",) + POLYGLOT else {}
     top = {r["key"] for r in read_rows(work_path(source)) if r.get("rung") == "4" and r.get("status") == "ok"}
     stopped.update({k: "ran:4" for k in top if k not in stopped})
     work = ((_unpaired(t, ran) or _stopped(t, stopped) or t, opts) for t in todo)
@@ -201,7 +211,7 @@ def run_source(source: str, a) -> dict:
                 row["harness"] = HARNESS
                 if row.get("role") == "parent":
                     ran[(row["key"], row["input_id"])] = row["status"]
-                if source == "curves" and row["status"] in ("timeout", "memory_limit"):
+                if source in ("curves",) + POLYGLOT and row["status"] in ("timeout", "memory_limit"):
                     stopped.setdefault(row["key"], row.get("rung"))
                 elif source == "curves" and row.get("rung") == "4" and row["status"] == "ok":
                     stopped.setdefault(row["key"], "ran:4")
@@ -232,6 +242,13 @@ def cmd_run(a) -> int:
     if kind is None:
         print("measure_v2: %s" % SandboxUnavailable(why), file=sys.stderr)
         return 2
+    if a.source in POLYGLOT:
+        from training.measuring.compiled import CompilerMissing, compiler_version
+        try:
+            compiler_version(a.source.split("-", 1)[1])
+        except CompilerMissing as e:
+            print("measure_v2: %s" % e, file=sys.stderr)
+            return 2
     for source in SOURCES if a.source == "all" else [a.source]:
         print(json.dumps(run_source(source, a)), file=sys.stderr)
     return 0
@@ -395,7 +412,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.measuring.streams", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="measure (resumable, append-only)")
-    r.add_argument("--source", choices=SOURCES + ("all",), default="all")
+    r.add_argument("--source", choices=SOURCES + POLYGLOT + ("all",), default="all")
     r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
@@ -410,7 +427,7 @@ def main(argv=None) -> int:
                    help="measure again the rows that failed with an error containing TEXT (after a harness fix); "
                         "pack keeps the new row where it ran")
     p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
-    p.add_argument("--source", choices=SOURCES + ("all",), default="all")
+    p.add_argument("--source", choices=SOURCES + POLYGLOT + ("all",), default="all")
     a = ap.parse_args(argv)
     return cmd_run(a) if a.cmd == "run" else cmd_pack(a)
 
