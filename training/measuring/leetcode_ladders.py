@@ -198,6 +198,19 @@ def reference(pid: int, label: str, seed: int, time_limit: float, plan: str = "l
     return tuple(tuple(x) if x else None for x in d)
 
 
+def judged(row: dict, digests: list, fn: dict, time_limit: float, plan: str, ref_cache) -> dict:
+    """`row` with its output digest and its verdict against the reference's outputs on the same rung
+    (``ok``, or ``wrong_answer`` where a known output differs): one rule for every language's programs."""
+    row["output_digest"] = digest(digests)
+    ref = reference_cached(fn["pid"], fn["label"], fn["seed"], time_limit, plan, ref_cache)
+    if ref is not None and len(ref) == len(digests):
+        known = [_bd()._same(d, e) for d, e in zip(digests, ref) if e is not None]
+        if known:
+            row.update(checked=True, correct=all(known))
+    row["status"] = "wrong_answer" if row["correct"] is False else "ok"
+    return row
+
+
 def measure(task: dict, opts: dict) -> dict:
     """The row of one function-shape task (a ladder rung, or a variant when ``task["code"]`` is set)."""
     t0 = time.perf_counter()
@@ -254,14 +267,7 @@ def measure(task: dict, opts: dict) -> dict:
             if r["status"] not in ("ok", "wrong"):
                 row.update(status=STATUS.get(r["status"], "error"), error=(r.get("error") or "")[:200])
                 return row
-        row["output_digest"] = digest(digests)
-        ref = reference_cached(fn["pid"], fn["label"], fn["seed"], T, plan, opts.get("ref_cache"))
-        if ref is not None and len(ref) == len(digests):
-            known = [bd._same(d, e) for d, e in zip(digests, ref) if e is not None]
-            if known:
-                row.update(checked=True, correct=all(known))
-        row["status"] = "wrong_answer" if row["correct"] is False else "ok"
-        return row
+        return judged(row, digests, fn, T, plan, opts.get("ref_cache"))
     except Exception as e:  # noqa: BLE001 - a row, not a crash of the whole run
         from training.measuring.sandbox import SandboxUnavailable
         if isinstance(e, SandboxUnavailable):

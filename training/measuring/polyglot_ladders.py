@@ -101,14 +101,7 @@ def measure(task: dict, opts: dict) -> dict:
         row.update(m)
         if m["status"] != "ok":
             return row
-        row["output_digest"] = leetcode.digest(digests)
-        ref = leetcode.reference_cached(fn["pid"], fn["label"], fn["seed"], T, "ladder", opts.get("ref_cache"))
-        if ref is not None and len(ref) == len(digests):
-            known = [leetcode._bd()._same(d, e) for d, e in zip(digests, ref) if e is not None]
-            if known:
-                row.update(checked=True, correct=all(known))
-        row["status"] = "wrong_answer" if row["correct"] is False else "ok"
-        return row
+        return leetcode.judged(row, digests, fn, T, "ladder", opts.get("ref_cache"))
     except Exception as e:  # noqa: BLE001 - a row, not a crash of the whole run
         from training.measuring.sandbox import SandboxUnavailable
         if isinstance(e, SandboxUnavailable):
