@@ -83,6 +83,16 @@ def section(data: Path = DATA) -> str:
                          f"{sum(s < 0.3 for s in spread) / len(spread):.0%} |")
         else:
             lines.append(f"| {metric} | {len(spread)} | - | - | - |")
+    again = data / "remeasure_curves.json"
+    if again.exists():
+        r = json.loads(again.read_text())["summary"]
+        lines += ["", f"Re-measurement (`python -m training.measuring.curves_remeasure`, {r['when']}: "
+                  f"{r['programs']} random programs with 5+ sizes, every rung again, {r['rows_again_ok']} rows ok):", "",
+                  "| check | result | target |", "|---|---|---|",
+                  f"| time (CPU, min of 3) Spearman | {r['latency_spearman']} | 0.95 |",
+                  f"| fitted time exponents within 0.15 | {r['time_exponent_within_0.15']:.1%} | 90% |",
+                  f"| memory Spearman / identical | {r['memory_spearman']} / {r['memory_identical']:.0%} | - |",
+                  "", "Run on the day of the measurement; the issue asks for another day: the next session runs it again."]
     machines = Counter(r.get("machine", {}).get("cpu_model") for r in ok)
     lines += ["", "Machines: " + ", ".join(f"{k} ({v} rows)" for k, v in machines.items()) + "."]
     return "\n".join(lines)
