@@ -400,3 +400,36 @@ def test_kattis_solutions_of_a_packaged_problem_run_on_its_inputs(tmp_path):
     assert len(tasks) == 4 and {t["row"]["problem_id"] for t in tasks} == {"fake/sums"}
     assert all(t["row"]["verdict_dir"] == "kattis_solutions" and t["expected"] for t in tasks)  # checked
     assert v4_data.program_codes("kattis", root)["sol/kattis:src/Sums/sums.py"] == SUM
+
+
+def _curve_row(key, rung, n, mem, ms, **kw):
+    r = {"source": "curves", "shape": "function", "key": key, "problem_id": 7, "input_id": f"curve:{rung}:s0",
+         "rung": rung, "input_size": n, "status": "ok", "memory_bytes": mem, "latency_ms": ms, "clock": "cpu_min",
+         "output_digest": "d%s" % n, "harness": measure_v2.HARNESS}
+    r.update(kw)
+    return r
+
+
+def test_curves_pack_fits_both_metrics_and_pairs_the_variants_with_their_parents(tmp_path, monkeypatch):
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    sizes = {"1/64": 100, "1/16": 400, "1/4": 1600, "1": 6400, "4": 25600}
+    parent = [_curve_row("p", rung, n, 64 * n, 0.001 * n) for rung, n in sizes.items()]  # ~n both
+    variant = [_curve_row("p#nest", rung, n, 64 * n, 1e-6 * n * n, source="variant-curves", parent="p",
+                          mutation="nest", role="variant", expected_direction="regression",
+                          expected_metrics=["latency"]) for rung, n in sizes.items()]  # time ~n²
+    variant[-1].update(status="timeout", memory_bytes=None, latency_ms=None)
+    for source, rows in (("curves", parent), ("variant-curves", variant)):
+        p = measure_v2.work_path(source)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    measure_v2.pack("curves")
+    info = measure_v2.pack("variant-curves")
+    [g] = [json.loads(line) for line in gzip.open(measure_v2.growth_path("curves"), "rt")]
+    assert (g["time_class"], g["memory_class"], g["n_sizes"], g["span"]) == ("n", "n", 5, 256.0)
+    assert g["time_exponent"] == pytest.approx(1.0, abs=1e-3) and g["time_r2"] == pytest.approx(1.0)
+    [v] = [json.loads(line) for line in gzip.open(measure_v2.growth_path("variant-curves"), "rt")]
+    assert v["time_class"] == "n²" and v["n_sizes"] == 4 and v["stopped"] == "timeout at rung 4"
+    pairs = [json.loads(line) for line in gzip.open(measure_v2.DATA / "leetcode_variant_curves.pairs.jsonl.gz", "rt")]
+    assert info["pairs"] == 5 and info["pairs_both_ok"] == 4
+    assert {p["input_id"] for p in pairs} == {f"curve:{r}:s0" for r in sizes}

@@ -110,6 +110,48 @@ def curve_tasks(seed: int = 0) -> list:
     return out
 
 
+def variant_curve_tasks(seed: int = 0) -> list:
+    """The LeetCode variants of data v2 (``variants_v2.jsonl.gz``: rows with ``role: "variant"`` that
+    ran) at their parent's cost-curve rungs (issue 47: "variants at the same sizes as their parents"):
+    one task per (variant, rung), with the same input ids as the parent's ``curves`` rows, so
+    ``streams pack --source variant-curves`` pairs them. The variant's code is made again by
+    ``mutations.mutate(parent code, kind, seed=0)`` (deterministic); no code is stored."""
+    from training.measuring.ladders import CURVE_RUNGS
+    from training.measuring.mutations import EXPECTED, mutate
+    from training.measuring.streams import DATA
+    path = DATA / "variants_v2.jsonl.gz"
+    if not path.exists():
+        return []
+    seen, picked = set(), []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if (r.get("role") == "variant" and r.get("source") == "leetcode" and r.get("status") == "ok"
+                    and r["key"] not in seen):
+                seen.add(r["key"])
+                picked.append((r["problem_id"], r["parent"], r["mutation"]))
+    P = problems()
+    order = {pid: i for i, pid in enumerate(_order({pid for pid, _, _ in picked}))}
+    out = []
+    for pid, parent, kind in sorted(picked, key=lambda x: (order[x[0]], x[1], x[2])):
+        if pid not in P:
+            continue
+        try:
+            v = mutate(program(pid, parent).code, kind, seed=0)
+        except StopIteration:
+            continue
+        if v is None:
+            continue
+        exp, metrics = EXPECTED[kind]
+        row = dict(base_row(pid, parent), source="variant-curves", key="%s#%s" % (parent, kind), parent=parent,
+                   mutation=kind, expected_direction=exp, expected_metrics=list(metrics), role="variant")
+        for label, _div in sorted(CURVE_RUNGS, key=lambda r: r[0] == "1/2"):
+            out.append({"shape": "function", "code": v.code,
+                        "fn": {"pid": pid, "key": parent, "label": label, "seed": seed, "plan": "curve"},
+                        "row": dict(row, input_id="curve:%s:s%d" % (label, seed), rung=label)})
+    return out
+
+
 def ladder_tasks(seed: int = 0, labels=None) -> list:
     """One task per (program, rung label); ``labels`` keeps only those rungs (e.g. ``("1/4",)``).
 

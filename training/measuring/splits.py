@@ -35,7 +35,7 @@ def validation(row: dict, fraction: float = 0.1) -> bool | None:
     src = row.get("source")
     if src == "kattis":
         return is_kattis_validation(kattis_name(row), fraction)
-    if src in ("leetcode", "curves"):  # curves: the LeetCode programs at five sizes, the same split
+    if src in ("leetcode", "curves", "variant-curves"):  # the LeetCode programs (and variants) at five sizes: one split
         return is_validation(str(row["problem_id"]), fraction)
     return None
 

@@ -31,12 +31,13 @@ from pathlib import Path
 from training.measuring import execute, sources
 from training.measuring.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
 
-SOURCES = sources.SOURCES + ("leetcode", "variants", "curves")
+SOURCES = sources.SOURCES + ("leetcode", "variants", "curves", "variant-curves")
 # LeetCode's C++, Java and Go solutions on the Python ladders' rungs (issue 51; not in "all": compilers needed)
 POLYGLOT = ("leetcode-cpp", "leetcode-java", "leetcode-go")
 # the committed file of a source, where it is not "<source>_v2"
-DATA_NAMES = {"curves": "leetcode_curves", "leetcode-cpp": "leetcode_cpp_v2", "leetcode-java": "leetcode_java_v2",
-              "leetcode-go": "leetcode_go_v2"}
+DATA_NAMES = {"curves": "leetcode_curves", "variant-curves": "leetcode_variant_curves",
+              "leetcode-cpp": "leetcode_cpp", "leetcode-java": "leetcode_java", "leetcode-go": "leetcode_go"}
+CURVED = ("curves", "variant-curves")  # sources measured at the cost curves' rungs
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
@@ -153,6 +154,9 @@ def source_tasks(source: str, a) -> list:
     if source == "curves":
         from training.measuring import leetcode_ladders as leetcode
         return leetcode.curve_tasks()
+    if source == "variant-curves":
+        from training.measuring import leetcode_ladders as leetcode
+        return leetcode.variant_curve_tasks()
     if source in POLYGLOT:
         from training.measuring import polyglot_ladders
         return polyglot_ladders.tasks(source.split("-", 1)[1])
@@ -182,7 +186,7 @@ def run_source(source: str, a) -> dict:
     opts = {"time_limit": a.time_limit, "memory_mb": a.memory_limit, "repeats": a.repeats,
             "memory_only": a.memory_only, "python": platform.python_version(),
             "machine": {k: info[k] for k in ("cpu_model", "cpu_count", "platform")},
-            "ref_cache": (str(work_path(source).with_name(source + "_refs.jsonl")) if source == "curves" else
+            "ref_cache": (str(work_path(source).with_name("curves_refs.jsonl")) if source in CURVED else
                           str(work_path(source).with_name("polyglot_refs.jsonl")) if source in POLYGLOT else None)}
     from tqdm import tqdm
     bar = tqdm(total=len(todo), desc=source, unit="row", file=sys.stderr, dynamic_ncols=True, smoothing=0.05,
@@ -195,7 +199,7 @@ def run_source(source: str, a) -> dict:
     # curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
     # larger ones are not run (the program keeps the sizes it finished, and the reason)
     stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
-               if r.get("status") in ("timeout", "memory_limit")} if source in ("curves",) + POLYGLOT else {}
+               if r.get("status") in ("timeout", "memory_limit")} if source in CURVED + POLYGLOT else {}
     top = {r["key"] for r in read_rows(work_path(source)) if r.get("rung") == "4" and r.get("status") == "ok"}
     stopped.update({k: "ran:4" for k in top if k not in stopped})
     work = ((_unpaired(t, ran) or _stopped(t, stopped) or t, opts) for t in todo)
@@ -211,9 +215,9 @@ def run_source(source: str, a) -> dict:
                 row["harness"] = HARNESS
                 if row.get("role") == "parent":
                     ran[(row["key"], row["input_id"])] = row["status"]
-                if source in ("curves",) + POLYGLOT and row["status"] in ("timeout", "memory_limit"):
+                if source in CURVED + POLYGLOT and row["status"] in ("timeout", "memory_limit"):
                     stopped.setdefault(row["key"], row.get("rung"))
-                elif source == "curves" and row.get("rung") == "4" and row["status"] == "ok":
+                elif source in CURVED and row.get("rung") == "4" and row["status"] == "ok":
                     stopped.setdefault(row["key"], "ran:4")
                 out.write(json.dumps(row, sort_keys=True) + "\n")
                 out.flush()
@@ -386,11 +390,17 @@ def pack(source: str) -> dict:
         if bad:
             raise ValueError("row %s carries %s" % (r["key"], sorted(bad)))
         r["validation"] = validation(r)  # whole problems, by hash (training.measuring.splits)
-    g = curves(rows) if source == "curves" else growth(rows)
+    g = curves(rows) if source in CURVED else growth(rows)
     _write_gz(data_path(source), rows)
     _write_gz(growth_path(source), g)
     info = {"source": source, "rows": len(rows), "status": dict(Counter(r["status"] for r in rows)),
             "growth_programs": len(g), "path": str(data_path(source))}
+    if source == "variant-curves":  # each variant row beside its parent's curves row on the same input
+        parents = {(r["key"], r["input_id"]): r for r in read_rows(data_path("curves"))}
+        pr = pairs([dict(p, role="parent") for p in parents.values()] + rows)
+        _write_gz(DATA / "leetcode_variant_curves.pairs.jsonl.gz", pr)
+        info["pairs"] = len(pr)
+        info["pairs_both_ok"] = sum(p["status_parent"] == p["status_variant"] == "ok" for p in pr)
     if source == "variants":
         pr = pairs(rows)
         _write_gz(pairs_path(), pr)
