@@ -116,10 +116,12 @@ def variant_curve_tasks(seed: int = 0) -> list:
     one task per (variant, rung), with the same input ids as the parent's ``curves`` rows, so
     ``streams pack --source variant-curves`` pairs them. The variant's code is made again by
     ``mutations.mutate(parent code, kind, seed=0)`` (deterministic); no code is stored."""
-    from training.measuring.ladders import CURVE_RUNGS
+    import os
+    from pathlib import Path
+
+    from training.measuring.ladders import CURVE_RUNGS, RECIPES
     from training.measuring.mutations import EXPECTED, mutate
-    from training.measuring.streams import DATA
-    path = DATA / "variants_v2.jsonl.gz"
+    path = Path(os.environ.get("RLM_TRAINING_DATA", RECIPES.parent)) / "variants_v2.jsonl.gz"  # streams.DATA
     if not path.exists():
         return []
     seen, picked = set(), []
