@@ -151,7 +151,7 @@ def test_input_sizes_a_script_by_its_input_file_and_never_reads_it(tmp_path, sha
 @pytest.mark.parametrize("args, message", [
     (["--n", "abc"], "rlm predict: --n abc: n must be a size like 100000, 1e5 or 10**5, not 'abc'"),
     (["--n", "0"], "rlm predict: --n 0: n must be from 1 to 1e+12, not '0'"),
-    (["--n", "1e999"], "rlm predict: --n 1e999: n must be from 1 to 1e+12"),
+    (["--n", "1e999"], "rlm predict: --n 1e999: n must be from 1 to 1e+12, not '1e999'"),
     (["--input-bytes", "-3"], "rlm predict: --input-bytes -3: n must be a size like 100000, 1e5 or 10**5, not '-3'"),
     (["--input-bytes", "5", "--input", "x"], "rlm predict: give --input or --input-bytes, not both"),
     (["--input", "/dev/zero"], "rlm predict: --input /dev/zero: not a regular file (a character device)"),
