@@ -186,3 +186,19 @@ def _location(path: str, line: int | None, end_line: int | None = None) -> dict[
 
 def _finite(x: float | None) -> float | None:
     return None if x is None or x != x or x in (float("inf"), float("-inf")) else x
+
+
+def render(fmt: str, result: GateResult, verbose: bool = False) -> str:
+    """The report in one of FORMATS (`rlm gate --format`)."""
+    if fmt == "json":
+        return report.to_json(result)
+    if fmt == "markdown":
+        return to_markdown(result)
+    if fmt == "github":
+        return to_github(result)
+    if fmt == "sarif":
+        return to_sarif(result)
+    return report.text(result, verbose=verbose)
+
+
+FORMATS = ("text", "json", "github", "sarif", "markdown")
