@@ -48,3 +48,35 @@ def test_malformed_growth_trees_are_one_model_error(growth_model_dir, tmp_path):
     (dest / "rlm_config.json").write_text(json.dumps(cfg))
     with pytest.raises(ModelError, match="other features"):
         Predictor.from_dir(dest)
+
+
+def test_trees_that_read_the_encoder_get_its_state_from_the_predictor(tiny_model_dir, tmp_path):
+    import shutil
+
+    import numpy as np
+    from sklearn.ensemble import HistGradientBoostingRegressor
+
+    from rlm_lsp.python.reader import GROWTH_FEATURE_NAMES, growth_features
+    from training.learning.growth_trees import ESTIMATES, with_encoder, write
+
+    dest = tmp_path / "m"
+    shutil.copytree(tiny_model_dir, dest)
+    pr = Predictor.from_dir(dest, samples=4)
+    codes = list(GROWTH_CODES)
+    x = np.array([growth_features(c, "canon_v1") for c in codes])
+    pooled = pr.pooled_states(codes)
+    est = np.array([[np.log10(p[m].value) for m in ESTIMATES] for p in pr.predict(codes)])
+    xe, mean, axes = with_encoder(x, pooled, est, 2)
+    assert xe.shape == (len(codes), len(GROWTH_FEATURE_NAMES) + 2 + 2)
+    depth = GROWTH_FEATURE_NAMES.index("nest_time_depth")
+    models = {m: [HistGradientBoostingRegressor(max_iter=5, min_samples_leaf=1, random_state=k).fit(
+        np.repeat(xe, 4, axis=0), np.repeat(x[:, depth], 4)) for k in range(2)] for m in ("memory", "latency")}
+    write(dest, models, 2, 10_000, {"fitted_on": "tests"}, (mean, axes))
+    pr = Predictor.from_dir(dest, samples=4)
+    got = [pr.predict([c])[0]["latency"] for c in codes]
+    assert all(p.growth is not None and p.n == 10_000 for p in got)
+    # the trees see the same row through the Predictor as the fitter built
+    want = [float(np.median([m.predict(xe[i:i + 1])[0] for m in models["latency"]])) for i in range(len(codes))]
+    assert [p.growth for p in got] == pytest.approx(want, abs=1e-6)
+    with pytest.raises(ModelError, match="encoder"):
+        pr.growth.row(codes[0])

@@ -40,19 +40,25 @@ class GrowthSpec:
     metrics: tuple[str, ...]
     bags: int
     reference_n: int
+    # Trees that also read the encoder: its mean state projected on `encoder` principal axes
+    # (`encoder/mean`, `encoder/axes` in the trees' file) and the model's own log10 estimates of
+    # `estimates` (metric names), after the code's features. 0 / (): the code's features alone.
+    encoder: int = 0
+    estimates: tuple[str, ...] = ()
 
     @classmethod
     def parse(cls, raw: Mapping) -> GrowthSpec:
         try:
             spec = cls(str(raw["file"]), str(raw["preprocess"]), tuple(str(m) for m in raw["metrics"]),
-                       int(raw["bags"]), int(raw["reference_n"]))
+                       int(raw["bags"]), int(raw["reference_n"]), int(raw.get("encoder", 0)),
+                       tuple(str(m) for m in raw.get("estimates", ())))
             features = tuple(raw["features"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"growth_trees entry of rlm_config.json is malformed: {exc}") from None
         if features != feature_names():
             raise ModelError("growth_trees were fitted on other features than this runtime computes; "
                              "refit them (python -m training.learning.growth_trees)")
-        if spec.bags < 1 or spec.reference_n < 1 or not spec.metrics:
+        if spec.bags < 1 or spec.reference_n < 1 or not spec.metrics or spec.encoder < 0:
             raise ModelError("growth_trees: bags, reference_n and metrics must be positive and non-empty")
         return spec
 
@@ -80,20 +86,50 @@ class GrowthTrees:
 
     def __init__(self, model_dir: Path, spec: GrowthSpec):
         self.spec = spec
+        self.path = model_dir / spec.file
         names = tuple(bag_name(m, k) for m in spec.metrics for k in range(spec.bags))
-        self.trees = FeatureTrees(model_dir / spec.file, names, spec.preprocess)
+        self.trees = FeatureTrees(self.path, names, spec.preprocess)
         self.draws = functools.lru_cache(maxsize=4096)(self._draws)
+        self._axes: tuple[np.ndarray, np.ndarray] | None = None
 
-    def _draws(self, code: str) -> dict[str, tuple[float, ...]]:
-        row = np.array([features(code, self.spec.preprocess)])
+    def encoder_axes(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mean (D,), axes (K, D)) of the encoder's state, read on first use."""
+        if self._axes is None:
+            try:
+                with np.load(self.path, allow_pickle=False) as data:
+                    self._axes = (data["encoder/mean"], data["encoder/axes"])
+            except (OSError, KeyError, ValueError) as exc:
+                raise ModelError(f"growth trees {self.path} lack the encoder's axes: {exc}") from None
+        return self._axes
+
+    def row(self, code: str, pooled: np.ndarray | None = None, estimates: tuple[float, ...] = ()) -> np.ndarray:
+        """What the trees read for `code`: its features, then (trees that read the encoder) the
+        projected mean state and the model's log10 estimates."""
+        x = list(features(code, self.spec.preprocess))
+        if self.spec.encoder:
+            if pooled is None:
+                raise ModelError("these growth trees read the encoder's state, and none was given")
+            mean, axes = self.encoder_axes()
+            x += list((np.asarray(pooled, dtype=np.float64) - mean) @ axes.T) + [math.log10(max(v, 1e-12))
+                                                                                 for v in estimates]
+        return np.array([x])
+
+    def _draws(self, code: str, pooled: tuple[float, ...] = (), estimates: tuple[float, ...] = ()
+               ) -> dict[str, tuple[float, ...]]:
+        row = self.row(code, np.array(pooled) if pooled else None, estimates)
         return {m: tuple(float(self.trees.predict(row, bag_name(m, k))[0]) for k in range(self.spec.bags))
                 for m in self.spec.metrics}
 
-    def fold(self, predictions: dict[str, Prediction], code: str) -> dict[str, Prediction]:
+    def fold(self, predictions: dict[str, Prediction], code: str,
+             pooled: np.ndarray | None = None) -> dict[str, Prediction]:
         """Each covered metric's Prediction with its growth (median draw, p10, p90, the draws) and the
         size its value is for (the reference n)."""
         out = dict(predictions)
-        for metric, draws in self.draws(code).items():
+        extra: tuple = ()
+        if self.spec.encoder and pooled is not None:
+            extra = (tuple(float(v) for v in pooled),
+                     tuple(predictions[m].value for m in self.spec.estimates if m in predictions))
+        for metric, draws in self.draws(code, *extra).items():
             p = out.get(metric)
             if p is None:
                 continue

@@ -218,7 +218,8 @@ class Predictor:
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
         if todo:
             code_of = dict(zip(keys, codes))
-            known.update({k: self._with_checks(p, code_of[k]) for k, p in self._run(list(todo.items())).items()})
+            ran, pooled = self._run(list(todo.items()))
+            known.update({k: self._with_checks(p, code_of[k], pooled[k]) for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -227,11 +228,13 @@ class Predictor:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
-    def _with_checks(self, predictions: dict[str, Prediction], code: str) -> dict[str, Prediction]:
+    def _with_checks(self, predictions: dict[str, Prediction], code: str,
+                     pooled: np.ndarray | None = None) -> dict[str, Prediction]:
         """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
-        metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`)."""
+        metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`;
+        `pooled`: the encoder's mean state of the input, for growth trees that read it)."""
         if self.growth is not None:
-            predictions = self.growth.fold(predictions, code)
+            predictions = self.growth.fold(predictions, code, pooled)
         if self.trees is None:
             return predictions
         return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m]))
@@ -262,12 +265,23 @@ class Predictor:
         drawn = self._sample(self._encode(list(zip(keys, texts))))
         return np.stack([drawn[k][0] for k in keys])
 
-    def _run(self, items: list[tuple[str, str]]) -> dict[str, dict[str, Prediction]]:
+    def pooled_states(self, codes: Sequence[str], language: str = "python") -> np.ndarray:
+        """(codes, D): the encoder's last hidden state averaged over each input's tokens, in input
+        order (what growth trees that read the encoder take; `training.learning.growth_trees`)."""
+        out = []
+        for _key, ids, _ in self._encode([(str(i), self.render(c, language)) for i, c in enumerate(codes)]):
+            x = np.array([ids], dtype=np.int64)
+            out.append(self.model.encode(x, np.ones_like(x))[0].mean(axis=0))  # (S, D) -> (D,)
+        return np.array(out, dtype=np.float64)
+
+    def _run(self, items: list[tuple[str, str]]) -> tuple[dict[str, dict[str, Prediction]], dict[str, np.ndarray]]:
+        """Predictions per key, and the encoder's mean state per key."""
         encoded = self._encode(items)
         lengths = {key: n for key, _, n in encoded}
         limit = self.config.max_input_tokens
-        return {key: self._aggregate(values, smooth, lengths[key], lengths[key] > limit)
-                for key, (values, smooth) in self._sample(encoded).items()}
+        drawn = self._sample(encoded)
+        return ({key: self._aggregate(values, smooth, lengths[key], lengths[key] > limit)
+                 for key, (values, smooth, _) in drawn.items()}, {key: d[2] for key, d in drawn.items()})
 
     def _encode(self, items: list[tuple[str, str]]) -> list[tuple[str, list[int], int]]:
         """(key, rendered input) pairs -> (key, the token ids the model reads, the input's length)."""
@@ -278,20 +292,22 @@ class Predictor:
             out.append((key, head_and_tail(ids, limit, self._elision), len(ids)))
         return out
 
-    def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """`_encode`'s triples -> {key: ((N, M) sampled values, (N, M) the same smoothed)}."""
+    def _sample(self, encoded: list[tuple[str, list[int], int]]) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """`_encode`'s triples -> {key: ((N, M) sampled values, (N, M) the same smoothed, (D,) the
+        encoder's mean state)}."""
         by_length = sorted(((key, ids) for key, ids, _ in encoded), key=lambda item: len(item[1]))
         results = {}
         for start in range(0, len(by_length), self.batch_size):
             batch = by_length[start : start + self.batch_size]
-            values, smooth = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
+            values, smooth, pooled = self._decode_batch([ids for _, ids in batch], [key for key, _ in batch])
             for i, (key, _) in enumerate(batch):
-                results[key] = (values[i], smooth[i])
+                results[key] = (values[i], smooth[i], pooled[i])
         return results
 
-    def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Returns sampled values, shape (B, N, M): batch, samples, metrics; and the same values
-        smoothed (`decode.ExponentSmoother`)."""
+    def _decode_batch(self, batch_ids: list[list[int]], keys: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Returns sampled values, shape (B, N, M): batch, samples, metrics; the same values
+        smoothed (`decode.ExponentSmoother`); and the encoder's state averaged over each input's
+        tokens, (B, D)."""
         width = max(len(ids) for ids in batch_ids)
         input_ids = np.full((len(batch_ids), width), self._pad, dtype=np.int64)
         mask = np.zeros((len(batch_ids), width), dtype=np.int64)
@@ -299,6 +315,7 @@ class Predictor:
             input_ids[i, : len(ids)] = ids
             mask[i, : len(ids)] = 1
         hidden = self.model.encode(input_ids, mask)  # (B, S, D)
+        pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)  # (B, D)
         n = self.samples
         start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)  # (B*N,)
         uniforms = None
@@ -317,7 +334,7 @@ class Predictor:
         values = self._reader.read(tokens)  # (B*N, M)
         smooth = self._smoother.smooth(values, tokens, expected)
         shape = (len(batch_ids), n, len(self.config.metrics))
-        return values.reshape(shape), smooth.reshape(shape)
+        return values.reshape(shape), smooth.reshape(shape), pooled.astype(np.float64)
 
     def _shared_uniforms(self) -> np.ndarray:
         """The (N, P) draws every input shares: computed once per Predictor."""

@@ -84,16 +84,53 @@ def fit_bags(rows: list, x: np.ndarray, metric: str, bags: int) -> list:
     return models
 
 
-def write(model_dir: Path, models: dict, bags: int, reference_n: int, about: dict) -> Path:
+ESTIMATES = ("memory", "latency")  # the model's own estimates the encoder-reading trees take, log10
+
+
+def encoder_view(model_dir: Path, rows: list, code: dict, cache: Path | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(pooled (rows, D), log10 estimates (rows, 2)): the encoder's mean state of each row's code and
+    the model's own two estimates, through `Predictor`; or read from `cache` (an .npz with `keys`,
+    `emb`, `pred`, as `python -m experiments.growth_model embed` writes it with the shipped model)."""
+    known: dict = {}
+    if cache is not None and cache.exists():
+        z = np.load(cache)
+        known = {k: (e, q) for k, e, q in zip(z["keys"].tolist(), z["emb"], z["pred"])}
+    todo = [r["key"] for r in rows if r["key"] not in known]
+    if todo:  # the rows the cache lacks, through the model itself
+        from rlm_lsp.runtime.predictor import Predictor
+        pr = Predictor.from_dir(model_dir, threads=1)
+        pooled = pr.pooled_states([code[k] for k in todo])
+        preds = pr.predict([code[k] for k in todo])
+        for k, e, p in zip(todo, pooled, preds):
+            known[k] = (e, [np.log10(max(p[m].value, 1e-12)) for m in ESTIMATES])
+    return (np.array([known[r["key"]][0] for r in rows], dtype=np.float64),
+            np.array([known[r["key"]][1] for r in rows], dtype=np.float64))
+
+
+def with_encoder(x: np.ndarray, pooled: np.ndarray, est: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x with the pooled state's first k principal axes (fitted on these rows) and the estimates;
+    and (mean, axes) to ship."""
+    mean = pooled.mean(axis=0)
+    _, _, vt = np.linalg.svd(pooled - mean, full_matrices=False)
+    axes = vt[:k]
+    return np.hstack([x, (pooled - mean) @ axes.T, est]), mean, axes
+
+
+def write(model_dir: Path, models: dict, bags: int, reference_n: int, about: dict,
+          encoder: tuple[np.ndarray, np.ndarray] | None = None) -> Path:
     from training.judging.feature_trees import arrays
     path = model_dir / FILE_NAME
     flat = {f"{bag_name(m, k)}/{f}": v for m, ms in models.items() for k, model in enumerate(ms)
             for f, v in arrays(model).items()}
+    if encoder is not None:
+        flat["encoder/mean"], flat["encoder/axes"] = encoder
     np.savez_compressed(path, **flat)  # type: ignore[arg-type]
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
     raw["growth_trees"] = {"file": FILE_NAME, "preprocess": PREPROCESS, "features": list(feature_names()),
                            "metrics": list(models), "bags": bags, "reference_n": reference_n, **about}
+    if encoder is not None:
+        raw["growth_trees"].update(encoder=int(encoder[1].shape[0]), estimates=list(ESTIMATES))
     raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
     config_path.write_text(json.dumps(raw, indent=2) + "\n", encoding="utf-8")
     return path
@@ -113,15 +150,25 @@ def main(argv=None) -> int:
     p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--bags", type=int, default=16)
     p.add_argument("--reference-n", type=int, default=REFERENCE_N)
+    p.add_argument("--encoder", type=int, default=0, metavar="K",
+                   help="also read the encoder's mean state on K principal axes and the model's estimates (0: no)")
+    p.add_argument("--encoder-cache", type=Path, help="an .npz of the training programs' states and estimates")
     a = p.parse_args(argv)
     if not a.model_dir:
         p.error("give the model directory to write the trees into")
     rows, x = table(a.data)
+    encoder = None
+    if a.encoder:
+        from training.measuring import build_dataset as bd
+        code = {q.key: q.code for pr in bd.problems().values() for q in pr.programs}
+        pooled, est = encoder_view(Path(a.model_dir), rows, code, a.encoder_cache)
+        x, mean, axes = with_encoder(x, pooled, est, a.encoder)
+        encoder = (mean, axes)
     models = {m: fit_bags(rows, x, m, a.bags) for m in METRICS}
     n = {m: sum(r.get(m) is not None for r in rows) for m in METRICS}
     about = {"fitted_on": "training problems: %d programs with a memory exponent, %d with a time exponent"
                           % (n["memory"], n["latency"])}
-    path = write(Path(a.model_dir), models, a.bags, a.reference_n, about)
+    path = write(Path(a.model_dir), models, a.bags, a.reference_n, about, encoder)
     worst = check(Path(a.model_dir), models, x[:300])
     print(f"{path}: {path.stat().st_size / 1e3:.0f} kB; numpy against scikit-learn on 300 rows: {worst:.2e}")
     return 0 if worst <= 1e-9 else 1
