@@ -82,8 +82,6 @@ def parse_n(text: str, flag: str) -> float:
         return sizes.parse_n(text)
     except ValueError as exc:
         raise ValueError(f"{flag} {text}: {exc}") from None
-    except OverflowError:  # 1e999
-        raise ValueError(f"{flag} {text}: n must be from 1 to {sizes.MAX_N:.0e}") from None
 
 
 def from_args(n: str | None, input_file: Path | None, input_bytes: str | None) -> Sizes:

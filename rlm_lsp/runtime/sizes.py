@@ -37,7 +37,10 @@ def parse_n(text: str | int | float) -> float:
         if m.group(2) is not None:
             if int(m.group(2)) > 64:
                 raise ValueError(f"n={text} is past the largest size, {MAX_N:.0e}")
-            value = base ** int(m.group(2))
+            try:
+                value = base ** int(m.group(2))
+            except OverflowError:
+                raise ValueError(f"n must be from 1 to {MAX_N:.0e}, not {text!r}") from None
         elif m.group(3) is not None:
             e = int(m.group(3))
             if e > 12 or e < -12:  # also keeps 10.0 ** e from overflowing
