@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 WALKS = {"index", "count", "remove", "insert", "copy", "reverse", "join", "extend"}  # methods that walk a container
 WALK_CALLS = {"sum", "max", "min", "sorted", "list", "set", "dict", "tuple", "any", "all", "reversed", "Counter",
-              "len_unused", "str", "deque", "heapify"}
+              "str", "deque", "heapify"}
 SORTS = {"sorted", "sort", "heapify"}
 SORT_LEVEL = 1.2  # a sort is n log n: a little more than one loop level
 MEMO = ("cache", "lru_cache")
@@ -128,8 +128,8 @@ def _walks_sized(node, sized: set) -> str:
 
 
 class _Visitor(ast.NodeVisitor):
-    def __init__(self, sized: set, fname: set):
-        self.sized, self.fname = sized, fname
+    def __init__(self, sized: set, own_functions: set):
+        self.sized, self.own_functions = sized, own_functions
         self.stack: list = []  # the sized loops we are in
         self.best_time = Nest(0, None, "")
         self.best_mem = Nest(0, None, "")
@@ -193,7 +193,7 @@ class _Visitor(ast.NodeVisitor):
     def visit_Call(self, node):
         name = _call_name(node)
         d = len(self.stack)
-        if name in self.fname:  # a call of the function itself or of a function defined in it
+        if name in self.own_functions:  # a call of the function itself or of a function defined in it
             self.c["self_calls"] += 1
         kind = _walks_sized(node, self.sized)
         if kind == "sort":

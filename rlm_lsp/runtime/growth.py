@@ -27,9 +27,9 @@ from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.feature_trees import FeatureTrees
 from rlm_lsp.runtime.prediction import Prediction
+from rlm_lsp.runtime.sizes import MAX_N
 
 FILE_NAME = "growth_trees.npz"
-MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within six decades of it
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
-MAX_N = 10 ** 12  # as `rlm_lsp.runtime.growth.MAX_N`: no curve was measured within six decades of it
+MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within six decades of it
 _NUMBER = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?)\s*(?:(?:\*\*|\^)\s*(\d+)|[eE]([+-]?\d+)|([kKmMgG]))?\s*$")
 _SUFFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
 PRAGMA = re.compile(r"#\s*rlm:\s*n\s*=\s*(?P<n>[^\s#]+)")

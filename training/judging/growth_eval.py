@@ -31,8 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from training.learning.growth_trees import DATA, METRICS, _read, targets  # noqa: E402
+from training.learning.growth_trees import DATA, METRICS, targets  # noqa: E402
 from training.measuring.curve_fit import bucket  # noqa: E402
+from training.measuring.curves_card import read_gz  # noqa: E402
 
 
 def _spearman(a, b) -> float:
@@ -138,7 +139,7 @@ def main(argv=None) -> int:
             report[f"growth/{metric}/{name}"] = s
 
     # value at n over the curves' rows
-    rows = [r for r in _read(a.data / "leetcode_curves.jsonl.gz")
+    rows = [r for r in read_gz(a.data / "leetcode_curves.jsonl.gz")
             if r["status"] == "ok" and r["key"] in preds and r.get("input_size")]
     for metric, field in (("memory", "memory_bytes"), ("latency", "latency_ms")):
         pts = [(r["key"], r[field], at(preds[r["key"]][metric], r["input_size"]).value) for r in rows
@@ -161,7 +162,7 @@ def scripts(pr, data: Path) -> dict:
     """Kattis validation rows: the script's value moved to its input's bytes by its growth."""
     from rlm_lsp.runtime.growth import at
     from training.judging.shaped_examples import program_codes
-    rows = [r for r in _read(data / "kattis_v2.jsonl.gz") if r["status"] == "ok" and r.get("validation")]
+    rows = [r for r in read_gz(data / "kattis_v2.jsonl.gz") if r["status"] == "ok" and r.get("validation")]
     code = program_codes("kattis")
     out = {}
     cache = {}

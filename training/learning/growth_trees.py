@@ -17,7 +17,6 @@ spread is the growth's interval, and bag k of two functions is paired draw k for
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from pathlib import Path
@@ -30,6 +29,7 @@ if str(ROOT) not in sys.path:
 
 from rlm_lsp.runtime.growth import FILE_NAME, GrowthSpec, GrowthTrees, bag_name, feature_names, features  # noqa: E402
 from rlm_lsp.runtime.model_dir import CONFIG_NAME, sha256_file  # noqa: E402
+from training.measuring.curves_card import read_gz  # noqa: E402
 
 DATA = ROOT / "training" / "data"
 PREPROCESS = "canon_v1"
@@ -38,20 +38,13 @@ SETTINGS = {"max_iter": 120, "learning_rate": 0.08, "max_leaf_nodes": 15, "min_s
 REFERENCE_N = 10_000  # the median size of the inputs the RLM's function rows ran on (the ladders' rung "1")
 
 
-def _read(path: Path) -> list:
-    if not path.exists():
-        return []
-    with gzip.open(path, "rt") as f:
-        return [json.loads(line) for line in f]
-
-
 def targets(data: Path = DATA) -> dict:
     """key -> {problem_id, memory, latency} exponents (None where not measured)."""
     out = {}
-    for g in _read(data / "leetcode_v2.growth.jsonl.gz"):
+    for g in read_gz(data / "leetcode_v2.growth.jsonl.gz"):
         if g.get("growth_memory") is not None:
             out[g["key"]] = {"problem_id": g["problem_id"], "memory": g["growth_memory"], "latency": None}
-    for g in _read(data / "leetcode_curves.growth.jsonl.gz"):
+    for g in read_gz(data / "leetcode_curves.growth.jsonl.gz"):
         out[g["key"]] = {"problem_id": g["problem_id"], "memory": g.get("memory_exponent"),
                          "latency": g.get("time_exponent")}
     return out

@@ -25,7 +25,8 @@ README = DATA / "README.md"
 START, END = "<!-- CURVES -->", "<!-- /CURVES -->"
 
 
-def _read(path: Path) -> list:
+def read_gz(path: Path) -> list:
+    """The rows of a packed .jsonl.gz file; [] when it does not exist."""
     if not path.exists():
         return []
     with gzip.open(path, "rt") as f:
@@ -33,8 +34,8 @@ def _read(path: Path) -> list:
 
 
 def section(data: Path = DATA) -> str:
-    rows = _read(data / "leetcode_curves.jsonl.gz")
-    fits = _read(data / "leetcode_curves.growth.jsonl.gz")
+    rows = read_gz(data / "leetcode_curves.jsonl.gz")
+    fits = read_gz(data / "leetcode_curves.growth.jsonl.gz")
     if not rows:
         return "No cost curves packed yet."
     status = Counter(r["status"] for r in rows)

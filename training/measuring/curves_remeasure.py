@@ -20,7 +20,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from training.measuring.curve_fit import FLOORS, fit
-from training.measuring.curves_card import DATA, _read
+from training.measuring.curves_card import DATA, read_gz
 
 
 def main(argv=None) -> int:
@@ -34,7 +34,7 @@ def main(argv=None) -> int:
 
     from training.measuring import leetcode_ladders as lad
     from training.measuring.harness import machine_info
-    rows = [r for r in _read(a.data / "leetcode_curves.jsonl.gz") if r["status"] == "ok"]
+    rows = [r for r in read_gz(a.data / "leetcode_curves.jsonl.gz") if r["status"] == "ok"]
     by: dict = {}
     for r in rows:
         by.setdefault(r["key"], []).append(r)
