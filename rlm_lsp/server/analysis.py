@@ -44,6 +44,7 @@ class FunctionResult:
     name_text: str  # the line holding the name (hover, diagnostics)
     allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
     project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.app.project_config.GateConfig), None when there is none
+    language: str = "python"  # what the model read it as: "cpp", "java", "go" too (rlm_lsp.app.sources)
 
 
 def skip_reason(text: str) -> str | None:
@@ -201,6 +202,7 @@ class Analyzer:
                     name_text=_line(lines, s.name_line),
                     allowed=rules.pragma(s, found, lines) or None if found else None,
                     project=project,
+                    language=language,
                 )
             )
         self._memo[uri] = {code: p for code, p in keep.items() if p}
