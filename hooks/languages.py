@@ -66,6 +66,8 @@ def functions_of(path: str, data: bytes, max_bytes: int) -> tuple[list[Function]
         if lang != sources.PYTHON:
             return parse_functions(path, source, lang), None
         return compare.parse_functions(path, source), None
+    except sources.Unavailable as exc:  # a deleted file's old side (`readable_files` kept it)
+        return [], str(exc)
     except SyntaxError as exc:
         return [], f"syntax error at line {exc.lineno}: {exc.msg}"
     except (ValueError, RecursionError, MemoryError) as exc:

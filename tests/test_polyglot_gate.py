@@ -88,3 +88,21 @@ def test_the_text_report_says_it(repo, tiny_model_dir, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "stack.cpp: not judged: the model tiny-test-0 reads Python only, not C++" in out, out
+
+
+def test_without_tree_sitter_the_files_are_noted_not_judged(repo, polyglot_model_dir, capsys, monkeypatch):
+    """Where the grammars are missing (the gate installed without the polyglot extra), each such
+    file is named with the install line, the gate passes, and a deleted one costs nothing."""
+    from rlm_lsp.polyglot import functions
+
+    def missing(language):
+        raise functions.PolyglotUnavailable(f"tree-sitter for {language} is not installed (tree_sitter): "
+                                            "pip install 'rlm-lsp[polyglot]'")
+
+    monkeypatch.setattr(functions, "_parser", missing)
+    sh(repo, "rm", "-q", "--cached", "stack.go")
+    code, report = run_gate(repo, polyglot_model_dir, capsys, "--fail-unjudged")
+    assert code == 0 and report["functions"] == [], report
+    notes = {n["path"]: n["message"] for n in report["notes"]}
+    assert set(notes) == {"stack.cpp", "Stack.java"}
+    assert all(m.startswith("not judged: tree-sitter for ") and "rlm-lsp[polyglot]" in m for m in notes.values())
