@@ -64,6 +64,7 @@ class Function:
     pragma: str | None = None  # the allow-regression reason, when the pragma is present
     limits: dict[str, float] | None = None  # metric -> the growth its pragma allows; None: any growth
     pragma_problem: str | None = None  # why a pragma that is there is ignored (no reason, bad limits)
+    language: str = "python"  # "cpp", "java", "go": read by tree-sitter (rlm_lsp.gate.languages)
 
     @property
     def qualname(self) -> str:

@@ -1,6 +1,7 @@
 """rlm-gate: block a commit whose functions' predicted memory or latency blows up.
 
-pre-commit runs it (`.pre-commit-hooks.yaml`, id `rlm-gate`) with the staged Python files;
+pre-commit runs it (`.pre-commit-hooks.yaml`, id `rlm-gate`) with the staged Python files (and C++,
+Java and Go files, judged when the model reads their language: `rlm_lsp.gate.languages`);
 `rlm gate` and `rlm-gate` run it by hand or in CI. For every changed file it reads the
 version in HEAD and the staged version (or `--base REF` against `--head REF` or the working
 tree), finds the functions whose normalized code changed (`rlm_lsp.gate.compare`), predicts both
@@ -31,9 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from rlm_lsp.app import project_config as config_mod
+from rlm_lsp.app import sources
 from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import args as args_mod
-from rlm_lsp.gate import compare, formats, git, networks, report
+from rlm_lsp.gate import compare, formats, git, languages, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
 from rlm_lsp.networks.onnx_reader import MAX_ONNX_BYTES
@@ -42,7 +44,7 @@ from rlm_lsp.runtime.errors import FileProblem, ModelError
 
 MAX_FILE_BYTES = 1_000_000  # bigger "source" files are generated code; skipped with a note
 PYTHON_SUFFIXES = (".py", ".pyw")
-JUDGED_SUFFIXES = PYTHON_SUFFIXES + (networks.ONNX_SUFFIX,)
+JUDGED_SUFFIXES = PYTHON_SUFFIXES + sources.POLYGLOT_SUFFIXES + (networks.ONNX_SUFFIX,)  # C++, Java, Go: languages.py
 
 
 class ModelUnavailable(ModelError):
@@ -154,7 +156,8 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
         )
         kernels = lambda base: add_kernel_model(base, config.gpu)  # noqa: E731
     nets = [v for v in versions if v.path.endswith(networks.ONNX_SUFFIX)]
-    code = [v for v in versions if not v.path.endswith(networks.ONNX_SUFFIX)]
+    code, unread = languages.readable_files([v for v in versions if not v.path.endswith(networks.ONNX_SUFFIX)])
+    result.notes.extend(unread)
     result = evaluate(code, config, loader, result, fail_open=args.fail_open, kernels=kernels)
     networks.judge_networks(nets, args.onnx_device or networks.DEFAULT_DEVICES, config.ratio("latency"), result)
     return result
@@ -233,7 +236,7 @@ def evaluate(
     old_path_of: dict[str, str] = {}
     for fv in versions:
         if fv.old is not None and fv.old_path is not None:
-            functions, problem = _functions(fv.old_path, fv.old)
+            functions, problem = languages.functions_of(fv.old_path, fv.old, MAX_FILE_BYTES)
             if problem is None:
                 old[fv.old_path] = functions
             elif not fv.deleted:
@@ -245,7 +248,7 @@ def evaluate(
         if fv.new is None:
             result.notes.append(Note(fv.path, f"skipped: {fv.problem or 'cannot read'}"))
             continue
-        functions, problem = _functions(fv.path, fv.new)
+        functions, problem = languages.functions_of(fv.path, fv.new, MAX_FILE_BYTES)
         if problem is not None:
             result.notes.append(Note(fv.path, f"skipped: {problem}"))
             continue
@@ -269,6 +272,13 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001  # any load failure is "no model"; the message says which
         return _model_failure(result, f"cannot load the model: {_describe(exc)}", fail_open)
 
+    result.matching, unread = languages.judged(matching, predictor)
+    result.notes.extend(unread)
+    result.files -= len({n.path for n in unread} - {c.path for c in result.matching.changed})
+    matching = result.matching
+    if not matching.changed:
+        result.metrics = [m for m in config.metrics if m in specs]
+        return result
     changed_kernels = any(c.new.snippet.kind == "triton_kernel" for c in matching.changed)
     if changed_kernels and KERNEL_METRIC in config.metrics and KERNEL_METRIC not in specs and kernels:
         try:
@@ -298,12 +308,10 @@ def evaluate(
         result.error = f"bad setting: {exc}"
         return result
 
-    codes = compare.codes_to_predict(matching.changed)
-    try:
-        predicted = predictor.predict(codes, language="python", metrics=metrics)
+    try:  # one batch per language (Python's: the one it always was)
+        result.predictions = languages.predict(predictor, matching.changed, metrics)
     except Exception as exc:  # noqa: BLE001
         return _model_failure(result, f"prediction failed: {_describe(exc)}", fail_open)
-    result.predictions = dict(zip(codes, predicted, strict=True))
     try:  # the rule may read the model's feature trees (rlm_lsp.runtime.feature_trees) for the first time here
         result.findings = compare.judge(matching.changed, result.predictions, config, metrics)
     except ModelError as exc:
@@ -334,24 +342,6 @@ def add_kernel_model(base: Any, gpu: str | None) -> Any:
 def _max_bytes(path: str) -> int:
     """How much of a file the gate reads: a source file up to MAX_FILE_BYTES, a network up to protobuf's limit."""
     return MAX_ONNX_BYTES if path.endswith(networks.ONNX_SUFFIX) else MAX_FILE_BYTES
-
-
-def _functions(path: str, data: bytes) -> tuple[list[Function], str | None]:
-    """(functions, None) or ([], why the file cannot be judged)."""
-    if b"\0" in data[:8192]:
-        return [], "binary file"
-    if len(data) > MAX_FILE_BYTES:
-        return [], f"larger than {MAX_FILE_BYTES // 1_000_000} MB"
-    try:
-        source = source_text.decode(data)
-    except ValueError as exc:
-        return [], str(exc)
-    try:
-        return compare.parse_functions(path, source), None
-    except SyntaxError as exc:
-        return [], f"syntax error at line {exc.lineno}: {exc.msg}"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return [], f"cannot parse: {exc}"
 
 
 def _check_counts(args: argparse.Namespace) -> None:

@@ -275,6 +275,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                     "path": change.path,
                     "line": change.new.line,
                     "qualname": change.new.qualname,
+                    "language": change.new.language,
                     "change": change.kind,
                     "outcome": outcome,
                     "judged": "budgets only" if change.kind == "added" else "ratio and budgets",

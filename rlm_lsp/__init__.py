@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from rlm_lsp.polyglot import reader as polyglot_reader  # noqa: F401  (C++, Java and Go: their own normalisers)
 from rlm_lsp.python import reader as python_reader  # noqa: F401  (the Python family lends the runtime its code reader)
 
 __all__ = ["ConfigError", "InputError", "Model", "ModelConfig", "ModelError", "Prediction", "Predictor", "RlmError",

@@ -138,3 +138,21 @@ def growth_model_dir(tiny_model_dir, tmp_path_factory) -> Path:
     shutil.copytree(tiny_model_dir, dest)
     write_growth_trees(dest)
     return dest
+
+
+POLYGLOT_LANGUAGES = ["python", "cpp", "java", "go"]
+
+
+@pytest.fixture(scope="session")
+def polyglot_model_dir(tiny_model_dir, tmp_path_factory) -> Path:
+    """The tiny model declaring C++, Java and Go too (as a multilingual model does): its numbers are
+    random but deterministic, so tests assert rows, lines and languages, not values."""
+    import json
+    import shutil
+
+    dest = tmp_path_factory.mktemp("tiny") / "model-polyglot"
+    shutil.copytree(tiny_model_dir, dest)
+    config = json.loads((dest / "rlm_config.json").read_text())
+    config["languages"] = POLYGLOT_LANGUAGES
+    (dest / "rlm_config.json").write_text(json.dumps(config, indent=2))
+    return dest

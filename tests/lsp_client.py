@@ -161,10 +161,10 @@ class LspClient:
 
     # --- documents ------------------------------------------------------------------
 
-    def open(self, uri: str, text: str, version: int = 1) -> None:
+    def open(self, uri: str, text: str, version: int = 1, language_id: str = "python") -> None:
         self.notify(
             "textDocument/didOpen",
-            {"textDocument": {"uri": uri, "languageId": "python", "version": version, "text": text}},
+            {"textDocument": {"uri": uri, "languageId": language_id, "version": version, "text": text}},
         )
 
     def change(self, uri: str, version: int, text: str, range_: dict | None = None) -> None:

@@ -115,7 +115,7 @@ def test_jsonl_scores_rows_and_reports_bad_ones(tiny_model_dir):
     assert out.returncode == 0, out.stderr
     got = [json.loads(line) for line in out.stdout.splitlines()]
     assert [g["id"] for g in got] == ["ok", "empty", "lang", "long", "default-lang", None]
-    assert set(got[0]) == {"id", "memory", "latency"} and got[0]["memory"]["unit"] == "bytes"
+    assert set(got[0]) == {"id", "language", "memory", "latency"} and got[0]["memory"]["unit"] == "bytes"
     assert got[1]["error"] == "empty code"
     assert "unknown language 'cobol'" in got[2]["error"]
     assert "error" not in got[3] and got[3]["truncated"] is True and got[3]["memory"]["value"] > 0  # scored

@@ -4,6 +4,7 @@
                                    (and how it grows, `~n²`, from a model that predicts growth)
     rlm predict FILE... --json     the same as JSON (`rlm_lsp.app.cli_jsonl`: the per-metric fields)
     rlm predict --jsonl IN|-       batch-score rows {"id", "code", "language"}; one JSON row out per row in
+                                   (language "python", or "cpp", "java", "go" for a model that reads them)
                                    (a row longer than the model reads is scored, with "truncated": true)
     rlm predict FILE... --n 10**5  values at that input size n (from a model that predicts growth; default: a
                                    function's `# rlm: n=...`, n in [tool.rlm], else the model's reference n)
@@ -33,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlm_lsp import __version__
-from rlm_lsp.app import cli_sizes, options
+from rlm_lsp.app import cli_polyglot, cli_sizes, options, sources
 from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -85,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("serve", help="start the language server (see `rlm serve --help`)", add_help=False)
     sub.add_parser("gate", help="run the pre-commit regression gate (see `rlm gate --help`)", add_help=False)
     p = sub.add_parser("predict", help="predict for files, or for JSONL rows with --jsonl")
-    p.add_argument("files", nargs="*", type=Path, help="Python files")
+    p.add_argument("files", nargs="*", type=Path, help="Python files; C++, Java and Go files for a model that reads them")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin (also "shape": '
                         'function, stdin or script, for a model that reads it)')
@@ -158,13 +159,16 @@ def _predict(args: argparse.Namespace) -> int:
         return 0
     rows: list[dict] = []
     notes: list[str] = []
-    failed = 0
+    failed = unread = 0
     for path in args.files:
         try:
             rows.extend(predict_file(predictor, path, notes, sizes))
         except ConfigError as exc:  # n in [tool.rlm]: a setting, as a bad --n
             print(f"rlm predict: {exc}", file=sys.stderr)
             return 2
+        except cli_polyglot.NotRead as exc:  # a setup problem, as a bad --model: exit 2 once all are done
+            print(f"rlm: {path}: {exc}", file=sys.stderr)
+            unread += 1
         except FileProblem as exc:
             print(f"rlm: {path}: skipped: {exc}", file=sys.stderr)
             failed += 1
@@ -176,7 +180,7 @@ def _predict(args: argparse.Namespace) -> int:
         for note in notes:
             print(note, file=sys.stderr)
     elif not rows:  # no table of headers alone: every file was skipped, or none held code
-        if not failed:
+        if not failed and not unread:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics], cli_sizes.marked(sizes, rows)))
@@ -196,7 +200,7 @@ def _predict(args: argparse.Namespace) -> int:
             print(f"kernel_latency: GPU {target['gpu']}, {how} work size {target['shape']} (--gpu, --shape)")
             if target["gpu_note"]:
                 print(f"kernel_latency: note: {target['gpu_note']}")
-    return 1 if failed else 0
+    return 2 if unread else 1 if failed else 0
 
 
 def _load_model(args, kwargs: dict) -> model.Model:
@@ -259,6 +263,9 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     (`cli_sizes`: --n, the function's `# rlm: n=...`, [tool.rlm], --input), else at the model's reference n."""
     sizes = sizes if sizes is not None else cli_sizes.Sizes()
     source = read_source(path)
+    language = sources.language_of(str(path)) or sources.PYTHON  # any other suffix is read as Python, as always
+    if language != sources.PYTHON:
+        return cli_polyglot.predict_file(predictor, path, source, language)
     found = snippets.extract(source)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
     lines = split_lines(source)
@@ -286,7 +293,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         results += predictor.predict([whole[0][3]], context=context)
     by_unit = dict(zip((u[:3] for u in functions + whole), results))
     for name, kind, line, code in units:
-        row = {"file": str(path), "line": line, "function": name, "kind": kind}
+        row = {"file": str(path), "line": line, "function": name, "kind": kind, "language": sources.PYTHON}
         if by_shape:
             row["shape"] = shape if kind == "script" else FUNCTION
         result = by_unit.get((name, kind, line))

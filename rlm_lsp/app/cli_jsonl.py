@@ -1,6 +1,10 @@
 """`rlm predict --jsonl IN|-`: batch-score rows {"id", "code", "language"[, "shape"]}, one JSON row
 out per row in, and the per-metric JSON both it and `rlm predict --json` write.
 
+"language" is "python" (the default) or one the model lists in its rlm_config.json, such as
+"cpp", "java" or "go", whose "code" is one function's text; a scored row says the "language" it
+was read as, a row in a language the model does not read gets an "error" naming what it reads.
+
 Each metric's object is {"value", "low", "high", "unit"} (p10 and p90 as low and high); from a
 model that predicts growth also "n" (the input size the value is for; null where the model
 states none), "growth" (the predicted exponent of n), "growth_low" and "growth_high" (its p10
@@ -71,6 +75,8 @@ def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], ou
             _score(predictor, rows, language, shape)
         for row in batch:
             record = {"id": _json_id(row.get("id"))}
+            if "result" in row:
+                record["language"] = row["language"]
             record.update(row["result"] if "result" in row else {"error": row["error"]})
             out.write(_dumps(record) + "\n")
         out.flush()

@@ -51,6 +51,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from rlm_lsp.polyglot import functions as polyglot
 from rlm_lsp.python import preprocess
 from rlm_lsp.python.canonical import defined_names
 from rlm_lsp.runtime.prediction import growth_class
@@ -74,10 +75,13 @@ PRAGMA = re.compile(r"#\s*rlm:\s*allow-regression(?:\[(?P<limits>[^\]]*)\])?(?![
 
 
 @functools.lru_cache(maxsize=8192)
-def canonical(code: str, outside: frozenset[str] = frozenset()) -> str:
+def canonical(code: str, outside: frozenset[str] = frozenset(), language: str = "python") -> str:
     """The form two versions of a function are compared by: what the model reads, with the names
     its file defines (`outside`, from `file_names`) made canonical too, so renaming a helper is
-    no change to its callers."""
+    no change to its callers. C++, Java and Go: what the model reads of them (`polyglot.normalise`:
+    comments and layout are no change; names are as written)."""
+    if language != "python":
+        return polyglot.normalise(code, language)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is the user's business
         return preprocess.canon_v1(code, outside)
@@ -94,10 +98,10 @@ def file_names(source: str) -> frozenset[str]:
 
 
 def changed(old_code: str, new_code: str, old_names: frozenset[str] = frozenset(),
-            new_names: frozenset[str] = frozenset()) -> bool:
+            new_names: frozenset[str] = frozenset(), language: str = "python") -> bool:
     """Whether two versions of a function differ by more than canonical names; `*_names`: what
     each version's file defines (`file_names`)."""
-    return old_code != new_code and canonical(old_code, old_names) != canonical(new_code, new_names)
+    return old_code != new_code and canonical(old_code, old_names, language) != canonical(new_code, new_names, language)
 
 
 # -- confidence -------------------------------------------------------------------------------

@@ -12,6 +12,9 @@
 Lambdas, function literals and local or anonymous classes inside a body are part of their function,
 not rows of their own.
 
+``units(source, language)``: the same functions with the lines and columns an editor needs (the name,
+and just after the ``{`` that opens the body, where a hint goes).
+
 ``normalise(source, language)``: the text a model reads, comments stripped and whitespace normalised:
 between two tokens a gap with a line break becomes one line break (blank lines and indentation go),
 any other gap one space; string and character literals and preprocessor arguments stay as written.
@@ -22,6 +25,7 @@ extra); without them both functions raise ``PolyglotUnavailable`` with the insta
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 LANGUAGES = ("cpp", "java", "go")
 _MODULES = {"cpp": "tree_sitter_cpp", "java": "tree_sitter_java", "go": "tree_sitter_go"}
@@ -65,8 +69,10 @@ def _name(node, field: str = "name") -> str:
     return _text(n) if n is not None else "?"
 
 
-def _row(qual: list, name: str, node) -> tuple:
-    return (".".join(qual + [name]), node.start_point[0] + 1, node.end_point[0] + 1, _text(node))
+def _row(qual: list, name: str, node, fn=None, name_node=None) -> tuple:
+    """(qualname, the node whose text is the function's, the function node, the name's node)."""
+    return (".".join(qual + [name]), node, fn if fn is not None else node,
+            name_node if name_node is not None else (fn if fn is not None else node).child_by_field_name("name"))
 
 
 # ----------------------------------------------------------------- C++
@@ -74,22 +80,20 @@ def _row(qual: list, name: str, node) -> tuple:
 _CPP_SCOPES = {"class_specifier", "struct_specifier", "union_specifier"}
 
 
-def _cpp_declarator_name(fn) -> str | None:
+def _cpp_declarator_name(fn):
+    """The node naming a function definition (``f``, ``A::f``, ``~A``, ``operator+``), or None."""
     d = fn.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":  # pointer_declarator, reference_declarator...
         d = d.child_by_field_name("declarator")
-    if d is None:
-        return None
-    inner = d.child_by_field_name("declarator")
-    return _text(inner) if inner is not None else None
+    return d.child_by_field_name("declarator") if d is not None else None
 
 
 def _cpp(node, qual: list, out: list, outer=None) -> None:
     for ch in node.named_children:
         if ch.type == "function_definition":
             name = _cpp_declarator_name(ch)
-            if name:
-                out.append(_row(qual, name, outer or ch))
+            if name is not None and _text(name):
+                out.append(_row(qual, _text(name), outer or ch, ch, name))
         elif ch.type == "template_declaration":
             _cpp(ch, qual, out, outer=ch)  # the template line belongs to its function
         elif ch.type in _CPP_SCOPES:
@@ -153,8 +157,7 @@ def _go(node, out: list) -> None:
             out.append(_row([_go_receiver(ch)], _name(ch), ch))
 
 
-def functions(source: str, language: str) -> list[tuple[str, int, int, str]]:
-    """``[(qualname, start_line, end_line, text)]`` of the functions and methods of ``source``."""
+def _found(source: str, language: str) -> list[tuple]:
     root = parse(source, language).root_node
     out: list = []
     if language == "cpp":
@@ -163,7 +166,47 @@ def functions(source: str, language: str) -> list[tuple[str, int, int, str]]:
         _java(root, [], out)
     else:
         _go(root, out)
-    return sorted(out, key=lambda r: (r[1], r[2]))
+    return sorted(out, key=lambda r: (r[1].start_point[0], r[1].end_point[0]))
+
+
+def functions(source: str, language: str) -> list[tuple[str, int, int, str]]:
+    """``[(qualname, start_line, end_line, text)]`` of the functions and methods of ``source``."""
+    return [(qual, node.start_point[0] + 1, node.end_point[0] + 1, _text(node))
+            for qual, node, _fn, _name_node in _found(source, language)]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One function where an editor needs it: lines 0-based, columns in code points (not bytes)."""
+
+    qualname: str
+    name: str  # as written on its line (``A::f`` for an out-of-class definition)
+    text: str  # what ``functions`` gives: the model reads ``normalise(text, language)``
+    start_line: int  # the first line (a template's ``template<...>``, a Java annotation)
+    end_line: int
+    name_line: int
+    name_col: int
+    header_end_line: int  # just after the ``{`` that opens the body (the end, for a body-less declaration)
+    header_end_col: int
+
+
+def units(source: str, language: str) -> list[Unit]:
+    """The rows of ``functions`` with the positions an editor places a hint and a hover at."""
+    lines = source.encode("utf-8").split(b"\n")
+
+    def col(point) -> int:
+        row, byte = point
+        return len(lines[row][:byte].decode("utf-8", "replace")) if row < len(lines) else 0
+
+    out = []
+    for qual, node, fn, name_node in _found(source, language):
+        named = name_node if name_node is not None else fn
+        body = fn.child_by_field_name("body")
+        brace = (body.start_point[0], body.start_point[1] + 1) if body is not None else fn.end_point
+        out.append(Unit(qual, _text(named) if name_node is not None else qual.rsplit(".", 1)[-1], _text(node),
+                        node.start_point[0], node.end_point[0], named.start_point[0], col(named.start_point),
+                        brace[0], col(brace)))
+    return out
 
 
 # ----------------------------------------------------------------- normalise

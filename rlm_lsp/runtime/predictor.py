@@ -172,6 +172,9 @@ class Predictor:
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
+        own = readers.own_normaliser(language)
+        if own is not None:  # C++, Java, Go: their own normaliser, whatever the Python preprocessing is
+            return template.render(self.config.input_template, self.config.metric_names, language, own(code), **context)
         reader = readers.reader()
         if self.config.preprocess != "none":
             kept = reader.cut(code)
@@ -197,7 +200,9 @@ class Predictor:
         if not isinstance(code, str) or not code.strip():
             raise InputError("empty code")
         if language not in self.config.languages:
-            raise InputError(f"unknown language {language!r}; this model knows {list(self.config.languages)}")
+            raise InputError(f"unknown language {language!r}: the model {self.config.model_version} reads "
+                             f"{', '.join(self.config.languages)} only; use a model whose rlm_config.json "
+                             f"\"languages\" include {language!r}")
 
     # -- prediction -----------------------------------------------------------
 
@@ -219,7 +224,7 @@ class Predictor:
         if todo:
             code_of = dict(zip(keys, codes))
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: self._with_checks(p, code_of[k], pooled[k]) for k, p in ran.items()})
+            known.update({k: self._with_checks(p, code_of[k], pooled[k], language) for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -229,10 +234,13 @@ class Predictor:
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
     def _with_checks(self, predictions: dict[str, Prediction], code: str,
-                     pooled: np.ndarray | None = None) -> dict[str, Prediction]:
+                     pooled: np.ndarray | None = None, language: str = "python") -> dict[str, Prediction]:
         """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
         metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`;
-        `pooled`: the encoder's mean state of the input, for growth trees that read it)."""
+        `pooled`: the encoder's mean state of the input, for growth trees that read it). Neither for a
+        language read by its own normaliser: both trees count the code reader's (Python's) features."""
+        if readers.own_normaliser(language) is not None:
+            return predictions
         if self.growth is not None:
             predictions = self.growth.fold(predictions, code, pooled)
         if self.trees is None:

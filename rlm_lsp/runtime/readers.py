@@ -27,12 +27,26 @@ class CodeReader:
 
 
 _READER: list[CodeReader] = []
+# Languages a family reads as their own text (C++, Java, Go: `rlm_lsp.polyglot.reader`): the model
+# reads `normalise(code)`, and none of the Python reader's steps (its normalisers, the long-input
+# cut, the feature and growth trees, which count Python) apply to them.
+_OWN: dict[str, Callable[[str], str]] = {}
 
 
 def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) -> None:
     """Make `reader` the code reader, and add `derived` to the template's fields."""
     _READER[:] = [reader]
     template.DERIVED.update(derived)
+
+
+def register_language(language: str, normalise: Callable[[str], str]) -> None:
+    """Read `language`'s code as `normalise(code)`, not through the code reader."""
+    _OWN[language] = normalise
+
+
+def own_normaliser(language: str) -> Callable[[str], str] | None:
+    """The normaliser of a language registered with `register_language`; None for the code reader's."""
+    return _OWN.get(language)
 
 
 def reader() -> CodeReader:

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from rlm_lsp.app import rules
-from rlm_lsp.python.snippets import Snippet, extract
+from rlm_lsp.app import rules, sources
+from rlm_lsp.python.snippets import Snippet
 from rlm_lsp.runtime.lines import split_lines
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,7 @@ class FunctionResult:
     name_text: str  # the line holding the name (hover, diagnostics)
     allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
     project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.app.project_config.GateConfig), None when there is none
+    language: str = "python"  # what the model read it as: "cpp", "java", "go" too (rlm_lsp.app.sources)
 
 
 def skip_reason(text: str) -> str | None:
@@ -72,26 +73,28 @@ class Analyzer:
         self.predicted = 0  # number of codes sent to the model, for tests and the benchmark
         self.pending = 0  # codes the last analyze() left out because of its limit
         self.pending_visible = 0  # of those, the codes of functions inside its `visible` lines
-        self._heads: OrderedDict[str, dict[str, str]] = OrderedDict()  # HEAD text -> qualname -> code
-        self._head_names: dict[str, frozenset[str]] = {}  # HEAD text -> the names it defines
-        self._head_canon: dict[str, dict[str, str]] = {}  # HEAD text -> canonical form -> code (renames)
+        # keyed by (language, HEAD text)
+        self._heads: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()  # -> qualname -> code
+        self._head_names: dict[tuple[str, str], frozenset[str]] = {}  # -> the names it defines
+        self._head_canon: dict[tuple[str, str], dict[str, str]] = {}  # -> canonical form -> code (renames)
 
-    def _head_functions(self, head_text: str) -> dict[str, str]:
+    def _head_functions(self, head_text: str, language: str = sources.PYTHON) -> dict[str, str]:
         """qualname -> code of the HEAD text; parsed once per HEAD text, not once per keystroke."""
-        found = self._heads.get(head_text)
+        key = (language, head_text)
+        found = self._heads.get(key)
         if found is None:
             found = {}
-            for s in _safe_extract(head_text):
+            for s in _safe_extract(head_text, language):
                 found.setdefault(s.qualname, s.code)
-            self._heads[head_text] = found
-            names = self._head_names[head_text] = rules.file_names(head_text)
-            self._head_canon[head_text] = {rules.canonical(code, names): code for code in found.values()}
+            self._heads[key] = found
+            names = self._head_names[key] = _file_names(head_text, language)
+            self._head_canon[key] = {rules.canonical(code, names, language): code for code in found.values()}
             while len(self._heads) > _MAX_HEADS:
                 gone = self._heads.popitem(last=False)[0]
                 self._head_names.pop(gone, None)
                 self._head_canon.pop(gone, None)
         else:
-            self._heads.move_to_end(head_text)
+            self._heads.move_to_end(key)
         return found
 
     def forget(self, uri: str) -> None:
@@ -105,6 +108,7 @@ class Analyzer:
         snippets: Sequence[Snippet] | None = None,
         limit: int | None = None,
         visible: tuple[int, int] | None = None,
+        language: str = sources.PYTHON,
     ) -> list[FunctionResult]:
         """Results for every function of `text`.
 
@@ -113,20 +117,20 @@ class Analyzer:
         predictions and `self.pending` says how many codes were left for the next call
         (`self.pending_visible`: how many of them are the visible functions').
         """
-        snippets = extract(text) if snippets is None else snippets
-        head_code = self._head_functions(head_text) if head_text is not None else {}
+        snippets = sources.extract(text, language) if snippets is None else snippets
+        head_code = self._head_functions(head_text, language) if head_text is not None else {}
         # (names HEAD defines, names this text defines): what a rename may not touch
         names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         renamed: dict[str, str] = {}
         if head_text is not None and head_code:
-            names = (self._head_names.get(head_text, frozenset()), rules.file_names(text))
-            renamed = self._head_canon.get(head_text, {})
+            names = (self._head_names.get((language, head_text), frozenset()), _file_names(text, language))
+            renamed = self._head_canon.get((language, head_text), {})
 
         def head_of(s: Snippet) -> str | None:
             """HEAD's version: same qualified name, else the same canonical code (a renamed function)."""
             base = head_code.get(s.qualname)
             if base is None and renamed:
-                base = renamed.get(rules.canonical(s.code, names[1]))
+                base = renamed.get(rules.canonical(s.code, names[1], language))
             return base
 
         memo = self._memo.get(uri, {})
@@ -139,7 +143,7 @@ class Analyzer:
                 continue
             codes = [s.code]
             base = head_of(s)
-            if base is not None and rules.changed(base, s.code, *names):
+            if base is not None and rules.changed(base, s.code, *names, language):
                 codes.append(base)
             if _inside(s, visible):
                 shown.update(codes)
@@ -160,7 +164,7 @@ class Analyzer:
             if not codes or not metrics:
                 continue
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
-            results = self.predictor.predict(codes, language="python", metrics=only)
+            results = self.predictor.predict(codes, language=language, metrics=only)
             self.predicted += len(codes)
             fresh.update(zip(codes, results, strict=True))
 
@@ -170,7 +174,7 @@ class Analyzer:
             return memo.get(code) or fresh.get(code) or {}
 
         lines = split_lines(text)
-        found = rules.comments(text) if "rlm:" in text else {}
+        found = rules.comments(text) if "rlm:" in text and language == sources.PYTHON else {}
         project = project_rules(uri)
         out: list[FunctionResult] = []
         keep: dict[str, Mapping[str, Any]] = {}
@@ -183,7 +187,7 @@ class Analyzer:
                 state, head = "unknown", None
             elif base is None:
                 state, head = "new", None
-            elif not rules.changed(base, s.code, *names):
+            elif not rules.changed(base, s.code, *names, language):
                 state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
                 state, head = "changed", preds(base, group)
@@ -198,6 +202,7 @@ class Analyzer:
                     name_text=_line(lines, s.name_line),
                     allowed=rules.pragma(s, found, lines) or None if found else None,
                     project=project,
+                    language=language,
                 )
             )
         self._memo[uri] = {code: p for code, p in keep.items() if p}
@@ -242,9 +247,14 @@ def _group(s: Snippet) -> str:
     return "kernel" if s.kind == "triton_kernel" else "function"
 
 
-def _safe_extract(text: str) -> list[Snippet]:
+def _file_names(text: str, language: str) -> frozenset[str]:
+    """What a file defines, for canonical renames: Python only (other languages keep their names)."""
+    return rules.file_names(text) if language == sources.PYTHON else frozenset()
+
+
+def _safe_extract(text: str, language: str = sources.PYTHON) -> list[Snippet]:
     try:
-        return extract(text)
+        return sources.extract(text, language)
     except Exception:  # noqa: BLE001 - HEAD text is whatever was committed; never fail on it
         logger.debug("could not extract functions from HEAD text", exc_info=True)
         return []

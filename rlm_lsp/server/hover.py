@@ -88,7 +88,7 @@ def reading_note(r: FunctionResult, predictor) -> str:
     if not hasattr(predictor, "read_limit"):
         return ""
     try:
-        cut = predictor.read_limit(r.snippet.code)
+        cut = predictor.read_limit(r.snippet.code, r.language)
     except Exception:  # noqa: BLE001 - a note is never worth a failed hover
         return ""
     if cut is None:

@@ -30,11 +30,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
-from rlm_lsp.python.snippets import extract
+from rlm_lsp.app import sources
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.lines import split_lines_keepends
 from rlm_lsp.server import diagnostics as diagnostics_feature
-from rlm_lsp.server import model
+from rlm_lsp.server import languages, model
 from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.document import Document
 from rlm_lsp.server.git_head import HeadSource
@@ -118,6 +118,7 @@ class RlmServer(LanguageServer):
         self.visible: dict[str, tuple[int, int]] = {}  # uri -> lines of the last inlay-hint request
         self.settled: dict[str, frozenset[str]] = {}  # uri -> functions whose regression warning is out
         self.too_large: set[str] = set()  # documents over the analysis cap, told once
+        self.told = languages.Told()  # languages the model does not read, told once per model
         self.analyzer: Analyzer | None = None
         self.model_error: str | None = None
         self.head = HeadSource()
@@ -269,6 +270,7 @@ class RlmServer(LanguageServer):
             self._clear_all()
             return
         self.analyzer, self.model_error = loaded.analyzer, None
+        self.told.clear()
         self.usual_spread = of_config(loaded.analyzer.predictor.config)
         self.model_desc = loaded.words
         self.report.end(token, f"{loaded.words}: loaded")
@@ -298,6 +300,11 @@ class RlmServer(LanguageServer):
             text = doc if isinstance(doc, str) else doc.source
             reason = skip_reason(text)
         reason = reason or self.excluded(uri)
+        language = sources.document_language(uri, getattr(doc, "language_id", None))
+        unread = None if reason else languages.why_not(analyzer.predictor, language)
+        if unread is not None and self.told.first(unread):  # once, as an info: not an error, not per edit
+            self.report.show(types.MessageType.Info, unread, self.settings_for(uri).show_notifications)
+        reason = reason or unread
         if self.versions.get(uri) != version:
             return  # edited while the text was read: that edit's own job follows
         if reason is not None:
@@ -313,14 +320,15 @@ class RlmServer(LanguageServer):
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
             head_text = self.head.text(path) if path else None
-            snippets = extract(text)
+            snippets = sources.extract(text, language)
             lines = tuple(split_lines_keepends(text))
             limit = FIRST_BATCH
             while True:
                 # Many new functions (a file just opened, a big paste): land the visible ones
                 # first, then the rest in growing batches (a few refreshes, not one per function),
                 # dropping the work as soon as a newer version of the document arrives.
-                functions = analyzer.analyze(uri, text, head_text, snippets, limit=limit, visible=self.visible.get(uri))
+                functions = analyzer.analyze(uri, text, head_text, snippets, limit=limit, visible=self.visible.get(uri),
+                                             language=language)
                 if not analyzer.pending:
                     break
                 self._land(uri, DocResults(version, tuple(functions), lines))

@@ -15,6 +15,15 @@ export interface ServerLaunch {
 
 /** Settings that change how the server process starts; a change restarts it. */
 export const RESTART_KEYS = ["rlm.interpreter", "rlm.pythonPath"];
+/** The editor languages the server is started for and sent (package.json's activationEvents name the
+ * same). C++, Java and Go get hints when the model reads them; otherwise the server says why, once. A C
+ * file ("c") is read by the C++ grammar. */
+export const LANGUAGES = ["python", "cpp", "c", "java", "go"];
+
+/** Saved files and untitled buffers of each of `LANGUAGES`. */
+export function documentSelector(): { scheme: string; language: string }[] {
+  return LANGUAGES.flatMap((language) => ["file", "untitled"].map((scheme) => ({ scheme, language })));
+}
 
 /** Settings the running server applies itself by reloading the model (no restart). */
 export const RELOAD_KEYS = ["rlm.modelPath", "rlm.device", "rlm.threads", "rlm.gpu"];

@@ -17,6 +17,7 @@ import {
   CLIENT_COMMANDS,
   EXCLUDE_COMMAND,
   excludeEntry,
+  documentSelector,
   hintsTarget,
   initializationOptions,
   parseStatus,
@@ -240,10 +241,7 @@ async function start(): Promise<void> {
     options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [
-      { scheme: "file", language: "python" },
-      { scheme: "untitled", language: "python" },
-    ],
+    documentSelector: documentSelector(),
     outputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
     initializationOptions: initializationOptions(config),

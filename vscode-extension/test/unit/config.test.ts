@@ -1,13 +1,17 @@
 // Unit tests of the extension's glue (no editor needed).
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
 import { test } from "node:test";
 
 import {
   CLIENT_COMMANDS,
+  documentSelector,
   EXCLUDE_COMMAND,
   excludeEntry,
   hintsTarget,
   initializationOptions,
+  LANGUAGES,
   parseStatus,
   probeMessage,
   RELOAD_KEYS,
@@ -158,4 +162,13 @@ test("the exclude quick fix adds an anchored glob of the file to the effective r
   assert.deepEqual(withExcluded(["/demo.py"], "/demo.py"), ["/demo.py"]);
   assert.deepEqual(withExcluded(undefined, "/demo.py"), ["/demo.py"]);
   assert.deepEqual(withExcluded(["a", 3], "/demo.py"), ["a", "/demo.py"]);
+});
+
+test("the extension starts and sends documents for Python, C++, C, Java and Go, as package.json activates it", () => {
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8"));
+  assert.deepEqual(pkg.activationEvents, LANGUAGES.map((lang) => `onLanguage:${lang}`));
+  assert.deepEqual(new Set(LANGUAGES), new Set(["python", "cpp", "c", "java", "go"]));
+  assert.deepEqual(documentSelector().filter((s) => s.language === "cpp"), [
+    { scheme: "file", language: "cpp" }, { scheme: "untitled", language: "cpp" },
+  ]);
 });

@@ -1,0 +1,71 @@
+"""Which language a file or an editor document is in, its functions as Snippets, and whether the
+model reads that language: one answer for the CLI, the language server and the gate.
+
+    path or (uri, languageId) -> language      (`language_of`, `document_language`)
+    source, language -> [Snippet]               (Python: `rlm_lsp.python.snippets`; C++, Java and Go:
+                                                `rlm_lsp.polyglot.functions.units`, with tree-sitter)
+    model, language -> read? and why not        (`reads`, `not_read`)
+
+A model reads the languages its rlm_config.json lists under "languages"; the shipped default lists
+Python only, so a C++, Java or Go function gets no number from it, never one made up, and every
+surface says so once, in one line, with what to do.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from rlm_lsp.polyglot import functions as polyglot
+from rlm_lsp.python import snippets
+from rlm_lsp.python.snippets import Snippet
+from rlm_lsp.runtime import model
+
+PYTHON = "python"
+SUFFIXES = {".py": PYTHON, ".pyw": PYTHON, ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hpp": "cpp",
+            ".h": "cpp", ".java": "java", ".go": "go"}
+POLYGLOT_SUFFIXES = tuple(s for s, lang in SUFFIXES.items() if lang != PYTHON)
+# LSP languageId -> the model's language name (a C header opened as "c" is read by the C++ grammar)
+LANGUAGE_IDS = {"python": PYTHON, "cpp": "cpp", "c": "cpp", "java": "java", "go": "go"}
+NAMES = {PYTHON: "Python", "cpp": "C++", "java": "Java", "go": "Go"}
+Unavailable = polyglot.PolyglotUnavailable  # tree-sitter or a grammar is not installed
+
+
+def language_of(path: str) -> str | None:
+    """The language of a file by its suffix; None for a suffix none of the readers knows."""
+    return SUFFIXES.get(PurePath(path).suffix.lower())
+
+
+def document_language(uri: str, language_id: str | None) -> str:
+    """An editor document's language: its languageId, else its suffix, else Python (as before
+    there were other languages: a client sends the server only the documents it selects)."""
+    return LANGUAGE_IDS.get(language_id or "") or language_of(uri) or PYTHON
+
+
+def extract(source: str, language: str) -> list[Snippet]:
+    """The functions and methods of `source`; raises `Unavailable` for C++, Java or Go without tree-sitter."""
+    if language == PYTHON:
+        return snippets.extract(source)
+    return [Snippet(qualname=u.qualname, name=u.name, kind="method" if "." in u.qualname or "::" in u.name
+                    else "function", code=u.text, start_line=u.start_line, end_line=u.end_line,
+                    name_line=u.name_line, name_col=u.name_col, header_end_line=u.header_end_line,
+                    header_end_col=u.header_end_col)
+            for u in polyglot.units(source, language)]
+
+
+def languages(predictor: model.Model) -> tuple[str, ...]:
+    """The languages the function model behind `predictor` reads (its rlm_config.json "languages")."""
+    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
+    return tuple(getattr(getattr(base, "config", None), "languages", ()) or ())
+
+
+def reads(predictor: model.Model, language: str) -> bool:
+    return language in languages(predictor)
+
+
+def not_read(predictor: model.Model, language: str, what_to_do: str) -> str:
+    """One line: which model, what it reads, and `what_to_do` about it."""
+    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
+    version = getattr(getattr(base, "config", None), "model_version", None) or "in use"
+    read = ", ".join(NAMES.get(lang, lang) for lang in languages(predictor)) or "no source language"
+    return (f"the model {version} reads {read} only, not {NAMES.get(language, language)}: {what_to_do} "
+            f'(its rlm_config.json "languages" must include "{language}")')
