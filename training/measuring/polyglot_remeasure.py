@@ -84,8 +84,9 @@ def summary(pairs: list, drawn: int) -> dict:
     def within(xs):
         return round(sum(abs(b - a) <= WITHIN * max(a, b) for a, b in xs) / max(1, len(xs)), 4)
 
-    def rho(xs):
-        return round(float(spearmanr(*zip(*xs))[0]), 4) if len(xs) >= 3 else None
+    def rho(xs):  # None where it is not defined (fewer than 3 pairs, or one side constant)
+        a, b = zip(*xs) if xs else ((), ())
+        return round(float(spearmanr(a, b)[0]), 4) if len(xs) >= 3 and len(set(a)) > 1 and len(set(b)) > 1 else None
     return {"rows": drawn, "measured": len(pairs), "again_ok": len(ok),
             "latency_spearman": rho(lat), "memory_spearman": rho(mem),
             "latency_within_15pct": within(lat), "memory_within_15pct": within(mem),
