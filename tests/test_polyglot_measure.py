@@ -210,7 +210,7 @@ def test_the_compile_sandbox_writes_only_its_build_folder_and_has_no_network(tmp
 def test_a_failure_that_is_not_the_sources_is_not_cached(monkeypatch):
     needs_compiler("cpp")
     real = compiled.compile_argv
-    monkeypatch.setattr(compiled, "compile_argv", lambda language: ["/usr/bin/rlm-no-such-compiler"])
+    monkeypatch.setattr(compiled, "compile_argv", lambda language, name=None: ["/usr/bin/rlm-no-such-compiler"])
     first = compiled.build(compiled.EMPTY["cpp"], "cpp")
     assert not first.ok and not first.cached
     monkeypatch.setattr(compiled, "compile_argv", real)

@@ -42,13 +42,14 @@ from training.measuring.sandbox import (BOX, Limits, SandboxUnavailable, _reap, 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
 DRIVERS = Path(__file__).with_name("drivers")
-LANGUAGES = ("cpp", "java", "go")
+LANGUAGES = ("cpp", "java", "go", "c")  # "c": Rosetta Code's C programs (rosetta_compiled)
 GiB = 1 << 30
 STACK_BYTES = 256 << 20
 EMPTY = {"cpp": "int main() { return 0; }\n",
          "java": "class RlmMain { public static void main(String[] a) {} }\n",
-         "go": "package main\n\nfunc main() {}\n"}
-SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go"}
+         "go": "package main\n\nfunc main() {}\n", "c": "int main(void) { return 0; }\n"}
+SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c": "prog.c"}
+JAVA_MAIN = "RlmMain"  # the LeetCode driver's class; a Rosetta program names its own (``build(main=...)``)
 
 
 class CompilerMissing(RuntimeError):
@@ -62,9 +63,10 @@ def build_root() -> Path:
 @functools.cache
 def compiler_version(language: str) -> str:
     """The compiler's version line; raises ``CompilerMissing`` with the install line where it is absent."""
-    cmd = {"cpp": ["g++", "--version"], "java": ["javac", "-version"], "go": ["go", "version"]}[language]
+    cmd = {"cpp": ["g++", "--version"], "java": ["javac", "-version"], "go": ["go", "version"],
+           "c": ["gcc", "--version"]}[language]
     if not shutil.which(cmd[0]):
-        hint = {"cpp": "apt-get install g++", "java": "apt-get install openjdk-17-jdk-headless",
+        hint = {"cpp": "apt-get install g++", "c": "apt-get install gcc", "java": "apt-get install openjdk-17-jdk-headless",
                 "go": "apt-get install golang-go"}[language]
         raise CompilerMissing("%s is not installed (%s)" % (cmd[0], hint))
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
@@ -104,10 +106,11 @@ def _real(tool: str) -> str:
     return os.path.realpath(shutil.which(tool) or tool)
 
 
-def compile_argv(language: str) -> list:
+def compile_argv(language: str, source_name: str | None = None) -> list:
     """The compile command inside the sandbox: the source in ``BUILD_DIR``, the output in ``BUILD_DIR/bin``."""
-    src = BUILD_DIR + "/" + SOURCE_NAME[language]
-    return {"cpp": [_real("g++"), "-O2", "-std=c++17", "-o", BUILD_DIR + "/bin/prog", src],
+    src = BUILD_DIR + "/" + (source_name or SOURCE_NAME[language])
+    return {"c": [_real("gcc"), "-O2", "-std=gnu11", "-o", BUILD_DIR + "/bin/prog", src, "-lm"],
+            "cpp": [_real("g++"), "-O2", "-std=c++17", "-o", BUILD_DIR + "/bin/prog", src],
             "java": [_real("javac"), "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:ReservedCodeCacheSize=64m",
                      "-J-XX:CompressedClassSpaceSize=128m", "-encoding", "UTF-8", "-nowarn", "-d", BUILD_DIR + "/bin", src],
             "go": [_real("go"), "build", "-o", BUILD_DIR + "/bin/prog", src]}[language]
@@ -164,23 +167,27 @@ class Build:
     seconds: float = 0.0
     cached: bool = False
     compiler: str = ""
+    main: str = JAVA_MAIN             # Java: the class to run
 
 
-def build(source: str, language: str, timeout_s: float = 300.0) -> Build:
-    """Compile ``source`` (a whole program: driver included) once; later calls read the cache."""
+def build(source: str, language: str, timeout_s: float = 300.0, main: str | None = None) -> Build:
+    """Compile ``source`` (a whole program: driver included) once; later calls read the cache.  ``main``: Java's
+    class with ``main`` (the file is named after it), where it is not the driver's ``RlmMain``."""
     version = compiler_version(language)
-    key = hashlib.sha1(json.dumps([language, version, source]).encode()).hexdigest()
+    # the key of a driver's build is what it was before ``main`` existed: those builds stay cached
+    key = hashlib.sha1(json.dumps([language, version, source] + ([main] if main else [])).encode()).hexdigest()
     out = build_root() / language / key[:2] / key
     meta = out / "build.json"
     if meta.exists():
         m = json.loads(meta.read_text())
-        return Build(language, m["ok"], out, m.get("error", ""), m.get("seconds", 0.0), True, version)
+        return Build(language, m["ok"], out, m.get("error", ""), m.get("seconds", 0.0), True, version, main or JAVA_MAIN)
     build_root().mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="rlm-build-", dir=build_root().parent))
-    (tmp / SOURCE_NAME[language]).write_text(source)
+    name = main + ".java" if main and language == "java" else SOURCE_NAME[language]
+    (tmp / name).write_text(source)
     (tmp / "bin").mkdir()
     t0 = time.perf_counter()
-    code, text = run_compiler(compile_argv(language), tmp, language, timeout_s)
+    code, text = run_compiler(compile_argv(language, name), tmp, language, timeout_s)
     if code is None:
         ok, err = False, "compile timed out after %.0f s" % timeout_s
     else:
@@ -191,7 +198,7 @@ def build(source: str, language: str, timeout_s: float = 300.0) -> Build:
         # not the source's error (a timeout on a busy machine, a compiler that could not start, a signal):
         # not cached, so the next run tries again
         shutil.rmtree(tmp, ignore_errors=True)
-        return Build(language, False, out, err or "compiler exit %s" % code, secs, False, version)
+        return Build(language, False, out, err or "compiler exit %s" % code, secs, False, version, main or JAVA_MAIN)
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out, ignore_errors=True)
     shutil.move(str(tmp / "bin"), str(out))
@@ -201,7 +208,7 @@ def build(source: str, language: str, timeout_s: float = 300.0) -> Build:
     fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
     with os.fdopen(fd, "w") as f:
         f.write(json.dumps({"ok": ok, "error": err if not ok else "", "seconds": secs, "compiler": version}))
-    return Build(language, ok, out, err if not ok else "", secs, False, version)
+    return Build(language, ok, out, err if not ok else "", secs, False, version, main or JAVA_MAIN)
 
 
 def _own_again(folder: Path) -> None:
@@ -253,7 +260,7 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
         home = _java_home()
         argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto",
                 "-Xmx%dm" % max(64, memory_mb // 2), "-XX:ReservedCodeCacheSize=64m",
-                "-XX:CompressedClassSpaceSize=128m", "-cp", prog, "RlmMain"]
+                "-XX:CompressedClassSpaceSize=128m", "-cp", prog, b.main]
         binds = [] if (home + "/").startswith("/usr/") else [(home, home)]
         return argv, binds, (memory_mb << 20) + 3 * GiB
     return [prog + "/prog"], [], memory_mb << 20
