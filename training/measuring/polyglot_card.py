@@ -198,6 +198,10 @@ def section(data: Path = DATA, streams: dict | None = None) -> str:
                          f"{s['latency_within_15pct']:.0%} | {s['memory_spearman']} | {s['memory_within_15pct']:.0%} | "
                          f"{s['memory_identical']:.0%} | {s['same_output']:.0%} | {s['first_measured'][:10]} ({s['source']}) | "
                          f"{s['when'][:16]} |")
+        L += ["", "Within 15%: |a − b| ≤ 15% of the larger.  Time is the process's CPU time with its start-up, "
+              "which on a loaded machine moves by tenths of a millisecond, the size of most C++ and Go rows; memory is "
+              "peak RSS, which moves by a few 64 kB steps.  Run on the measurement's day; another day's run is "
+              "still to do (issue 47 asks it for the Python curves)."]
     machines = Counter((r.get("machine") or {}).get("cpu_model") for lang in LANGUAGES for r in ok[lang])
     L += ["", "Machines: " + ", ".join(f"{k} ({v} rows)" for k, v in machines.items()) + "."]
     return "\n".join(L)
