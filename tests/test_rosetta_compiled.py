@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from training.measuring import compiled, rosetta_compiled as rc
 from tests.test_polyglot_measure import needs_compiler
+from training.measuring import compiled
+from training.measuring import rosetta_compiled as rc
 
 COMPILER = {"c": "gcc", "cpp": "g++", "go": "go", "java": "javac"}
 

@@ -36,8 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from training.measuring.sandbox import (BOX, Limits, SandboxUnavailable, _reap, own_for_sandbox, sandbox_kind,
-                                        spawn_argv)
+from training.measuring.sandbox import BOX, Limits, SandboxUnavailable, _reap, own_for_sandbox, sandbox_kind, spawn_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
