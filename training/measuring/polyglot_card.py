@@ -200,7 +200,10 @@ def section(data: Path = DATA, streams: dict | None = None) -> str:
                          f"{s['when'][:16]} |")
         L += ["", "Within 15%: |a − b| ≤ 15% of the larger.  Time is the process's CPU time with its start-up, "
               "which on a loaded machine moves by tenths of a millisecond, the size of most C++ and Go rows; memory is "
-              "peak RSS, which moves by up to a few hundred kB between runs.  Run on the measurement's day; another day's run is "
+              "peak RSS, which moves by up to a few hundred kB between runs.  Java's memory is small beside its "
+              "empty program's 36 MB, whose peak RSS, measured once per measuring process, moved by up to 450 kB "
+              "between processes (36,052-36,508 kB); the re-measured Java memory is 19% higher at the median, an offset "
+              "that fits the baseline's move rather than the programs'.  Run on the measurement's day; another day's run is "
               "still to do (issue 47 asks it for the Python curves)."]
     machines = Counter((r.get("machine") or {}).get("cpu_model") for lang in LANGUAGES for r in ok[lang])
     L += ["", "Machines: " + ", ".join(f"{k} ({v} rows)" for k, v in machines.items()) + "."]
