@@ -177,3 +177,53 @@ def test_the_sandbox_holds_the_program_in():
     row = compiled.measure(code, "cpp", "f", _tests([1]))
     assert row["status"] == "ok", row
     assert row["digests"] == [_digests(0)]
+
+
+# the compilers run in the sandbox too (issue 51 item 1): a source can make a compiler read host files
+# (quoted back in the error text that rows keep), and a compiler is a large program fed untrusted text
+
+def test_a_compile_cannot_read_the_hosts_files(tmp_path):
+    needs_compiler("cpp")
+    leak = tmp_path / "leak.h"
+    leak.write_text("int rlm_leaked() { return 42; }\n")
+    code = '#include "%s"\nclass Solution { public: int f(int n) { return rlm_leaked(); } };' % leak
+    row = compiled.measure(code, "cpp", "f", _tests([1]))
+    assert row["status"] == "compile_error", row
+    assert "No such file" in row["error"] and "return 42" not in row["error"]
+
+
+def test_the_compile_sandbox_writes_only_its_build_folder_and_has_no_network(tmp_path):
+    folder = tmp_path / "build"
+    folder.mkdir()
+    outside = tmp_path / "outside"
+    script = ("echo in > %s/inside; echo out > %s || echo refused-outside; echo tmp > /usr/rlm-x || echo refused-usr; "
+              "cat /proc/net/dev" % (compiled.BUILD_DIR, outside))
+    code, text = compiled.run_compiler(["/bin/sh", "-c", script], folder, "cpp", 60)
+    assert code == 0, text
+    assert (folder / "inside").read_text() == "in\n"
+    assert not outside.exists() and "refused-outside" in text and "refused-usr" in text
+    net = text[text.index("Inter-|"):].splitlines()[2:]
+    interfaces = [ln.split(":")[0].strip() for ln in net if ln.strip()]
+    assert interfaces == ["lo"], text
+
+
+def test_a_failure_that_is_not_the_sources_is_not_cached(monkeypatch):
+    needs_compiler("cpp")
+    real = compiled.compile_argv
+    monkeypatch.setattr(compiled, "compile_argv", lambda language, name=None: ["/usr/bin/rlm-no-such-compiler"])
+    first = compiled.build(compiled.EMPTY["cpp"], "cpp")
+    assert not first.ok and not first.cached
+    monkeypatch.setattr(compiled, "compile_argv", real)
+    again = compiled.build(compiled.EMPTY["cpp"], "cpp")
+    assert again.ok and not again.cached
+    assert compiled.build(compiled.EMPTY["cpp"], "cpp").cached
+
+
+@pytest.mark.parametrize("language", ["java", "go"])
+def test_java_and_go_compile_in_the_sandbox_and_go_keeps_its_cache_there(language):
+    needs_compiler(language)
+    b = compiled.build(compiled.EMPTY[language], language)
+    assert b.ok, b.error
+    assert compiled.run(b, b"", runs=1).status == "ok"
+    if language == "go":
+        assert any(compiled.go_cache().iterdir())

@@ -2,8 +2,9 @@
 
 * **compile** (``build``): ``g++ -O2 -std=c++17``, ``javac``, ``go build``, once per source text (the driver
   included), into ``training/work/polyglot/build/<language>/<sha1>/`` (git-ignored); a compile error is
-  cached too.  The compilers run outside bubblewrap, niced, under CPU and wall limits: they read the
-  source, they do not run it.
+  cached too (not a timeout or a compiler that could not start).  The compilers run niced inside the same
+  bubblewrap sandbox as the programs (``run_compiler``): no network, no host files but /usr (and the JDK's
+  /etc config), only the build folder writable (Go: also its cache), rlimits (``COMPILE_LIMITS``).
 * **run** (``run``): the binary (or ``java -cp``) runs inside the same bubblewrap sandbox as the Python
   programs (``training.measuring.sandbox.spawn_argv``: namespaces, read-only /usr and binds, tmpfs work
   folder, rlimits on address space, CPU, files, processes; wall clock and output cap), ``runs`` times in a
@@ -27,7 +28,6 @@ import hashlib
 import json
 import os
 import re
-import resource
 import shutil
 import signal
 import subprocess
@@ -36,18 +36,19 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from training.measuring.sandbox import BOX, Limits, SandboxUnavailable, _reap, sandbox_kind, spawn_argv
+from training.measuring.sandbox import BOX, Limits, SandboxUnavailable, _reap, own_for_sandbox, sandbox_kind, spawn_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
 DRIVERS = Path(__file__).with_name("drivers")
-LANGUAGES = ("cpp", "java", "go")
+LANGUAGES = ("cpp", "java", "go", "c")  # "c": Rosetta Code's C programs (rosetta_compiled)
 GiB = 1 << 30
 STACK_BYTES = 256 << 20
 EMPTY = {"cpp": "int main() { return 0; }\n",
          "java": "class RlmMain { public static void main(String[] a) {} }\n",
-         "go": "package main\n\nfunc main() {}\n"}
-SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go"}
+         "go": "package main\n\nfunc main() {}\n", "c": "int main(void) { return 0; }\n"}
+SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c": "prog.c"}
+JAVA_MAIN = "RlmMain"  # the LeetCode driver's class; a Rosetta program names its own (``build(main=...)``)
 
 
 class CompilerMissing(RuntimeError):
@@ -61,21 +62,99 @@ def build_root() -> Path:
 @functools.cache
 def compiler_version(language: str) -> str:
     """The compiler's version line; raises ``CompilerMissing`` with the install line where it is absent."""
-    cmd = {"cpp": ["g++", "--version"], "java": ["javac", "-version"], "go": ["go", "version"]}[language]
+    cmd = {"cpp": ["g++", "--version"], "java": ["javac", "-version"], "go": ["go", "version"],
+           "c": ["gcc", "--version"]}[language]
     if not shutil.which(cmd[0]):
-        hint = {"cpp": "apt-get install g++", "java": "apt-get install openjdk-17-jdk-headless",
+        hint = {"cpp": "apt-get install g++", "c": "apt-get install gcc", "java": "apt-get install openjdk-17-jdk-headless",
                 "go": "apt-get install golang-go"}[language]
         raise CompilerMissing("%s is not installed (%s)" % (cmd[0], hint))
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     return ((r.stdout or r.stderr).strip().splitlines() or ["?"])[0]
 
 
-def _compile_limits():
-    def f():
-        resource.setrlimit(resource.RLIMIT_CPU, (300, 301))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.nice(10)
-    return f
+# the compilers run in the sandbox too: a source can make them read files (``#include "/etc/..."``, quoted back
+# in the error text) and a compiler is a large program fed untrusted text.  Room for javac's JVM (which reserves
+# far more address space than it touches), go build's helper processes and threads and their open files.
+COMPILE_LIMITS = dict(address_space=4 * GiB, cpu_s=300, nofile=1024, fsize=256 << 20, work_bytes=512 << 20, nproc=256)
+BUILD_DIR = BOX + "/build"          # the only folder the compiler may write, besides the tmpfs work folder
+GO_CACHE = BOX + "/gocache"
+
+
+def go_cache() -> Path:
+    """Go's build cache (the standard library's packages compiled once), shared by all Go builds; written only
+    from inside the sandbox, so not the cache an older harness filled outside it."""
+    return build_root().parent / "gocache-sandbox"
+
+
+def _java_config(home: str) -> list:
+    """The folders outside the JDK that its ``conf/`` links into (Debian: ``/etc/java-17-openjdk``; javac
+    fails without its ``java.security``), read-only."""
+    out = set()
+    for dirpath, dirnames, filenames in os.walk(os.path.join(home, "conf")):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                target = os.path.realpath(path)
+                if target.startswith("/etc/") and os.path.exists(target):
+                    out.add("/etc/" + target.split("/")[2])
+    return [(d, d) for d in sorted(out)]
+
+
+def _real(tool: str) -> str:
+    """The compiler's own path: /usr/bin/javac is a link through /etc/alternatives, which the sandbox lacks."""
+    return os.path.realpath(shutil.which(tool) or tool)
+
+
+def compile_argv(language: str, source_name: str | None = None) -> list:
+    """The compile command inside the sandbox: the source in ``BUILD_DIR``, the output in ``BUILD_DIR/bin``."""
+    src = BUILD_DIR + "/" + (source_name or SOURCE_NAME[language])
+    return {"c": [_real("gcc"), "-O2", "-std=gnu11", "-o", BUILD_DIR + "/bin/prog", src, "-lm"],
+            "cpp": [_real("g++"), "-O2", "-std=c++17", "-o", BUILD_DIR + "/bin/prog", src],
+            "java": [_real("javac"), "-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:ReservedCodeCacheSize=64m",
+                     "-J-XX:CompressedClassSpaceSize=128m", "-encoding", "UTF-8", "-nowarn", "-d", BUILD_DIR + "/bin", src],
+            "go": [_real("go"), "build", "-o", BUILD_DIR + "/bin/prog", src]}[language]
+
+
+def run_compiler(argv: list, folder: Path, language: str, timeout_s: float) -> tuple:
+    """Run ``argv`` in the sandbox with ``folder`` writable at ``BUILD_DIR`` (Go: its cache at ``GO_CACHE``):
+    (exit code or None on timeout, output text).  No network, read-only /usr, nothing else of the host."""
+    kind, why = sandbox_kind()
+    if kind is None:
+        raise SandboxUnavailable("refusing to compile untrusted code without a sandbox: %s" % why)
+    drop = kind == "bwrap" and os.getuid() == 0
+    rw = [(str(folder), BUILD_DIR)]
+    home = _java_home() if language == "java" else "/usr"
+    binds = [] if (home + "/").startswith("/usr/") else [(home, home)]
+    if language == "java":
+        binds += _java_config(home)
+    env = {"HOME": BOX, "TMPDIR": BOX}
+    if language == "go":
+        cache = go_cache()
+        cache.mkdir(parents=True, exist_ok=True)
+        own_for_sandbox(str(cache), drop)
+        rw.append((str(cache), GO_CACHE))
+        env.update(GOCACHE=GO_CACHE, GOPATH=BOX + "/gopath", GO111MODULE="off", CGO_ENABLED="0", GOFLAGS="",
+                   GOTOOLCHAIN="local", GOPROXY="off")
+    own_for_sandbox(str(folder), drop)
+    limits = Limits(wall_s=timeout_s, **COMPILE_LIMITS)
+    prlimit = shutil.which("prlimit")
+    wrapper = ([prlimit, "--nproc=%d" % limits.nproc, "--"] if prlimit else []) + ["nice", "-n", "10"]
+    stage = tempfile.mkdtemp(prefix="rlm-cc-")
+    try:
+        p = spawn_argv(wrapper + list(argv), limits, drop=drop, binds=binds, rw_binds=rw, env=env, stage_dir=stage,
+                       stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        try:
+            out = p.communicate(timeout=timeout_s)[0]
+            code = p.returncode
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            out, code = p.communicate()[0], None
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return code, out.decode("utf-8", "replace")
 
 
 @dataclass
@@ -87,42 +166,57 @@ class Build:
     seconds: float = 0.0
     cached: bool = False
     compiler: str = ""
+    main: str = JAVA_MAIN             # Java: the class to run
 
 
-def build(source: str, language: str, timeout_s: float = 300.0) -> Build:
-    """Compile ``source`` (a whole program: driver included) once; later calls read the cache."""
+def build(source: str, language: str, timeout_s: float = 300.0, main: str | None = None) -> Build:
+    """Compile ``source`` (a whole program: driver included) once; later calls read the cache.  ``main``: Java's
+    class with ``main`` (the file is named after it), where it is not the driver's ``RlmMain``."""
     version = compiler_version(language)
-    key = hashlib.sha1(json.dumps([language, version, source]).encode()).hexdigest()
+    # the key of a driver's build is what it was before ``main`` existed: those builds stay cached
+    key = hashlib.sha1(json.dumps([language, version, source] + ([main] if main else [])).encode()).hexdigest()
     out = build_root() / language / key[:2] / key
     meta = out / "build.json"
     if meta.exists():
         m = json.loads(meta.read_text())
-        return Build(language, m["ok"], out, m.get("error", ""), m.get("seconds", 0.0), True, version)
-    tmp = Path(tempfile.mkdtemp(prefix="rlm-build-", dir=build_root().parent if build_root().parent.exists() else None))
-    src = tmp / SOURCE_NAME[language]
-    src.write_text(source)
-    env = dict(os.environ, HOME=str(tmp), GOCACHE=str(build_root().parent / "gocache"), GOPATH=str(tmp / "gopath"),
-               GO111MODULE="off", GOFLAGS="-mod=mod", CGO_ENABLED="0")
+        return Build(language, m["ok"], out, m.get("error", ""), m.get("seconds", 0.0), True, version, main or JAVA_MAIN)
+    build_root().mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="rlm-build-", dir=build_root().parent))
+    name = main + ".java" if main and language == "java" else SOURCE_NAME[language]
+    (tmp / name).write_text(source)
     (tmp / "bin").mkdir()
-    cmd = {"cpp": ["g++", "-O2", "-std=c++17", "-o", str(tmp / "bin" / "prog"), str(src)],
-           "java": ["javac", "-J-Xmx512m", "-encoding", "UTF-8", "-nowarn", "-d", str(tmp / "bin"), str(src)],
-           "go": ["go", "build", "-o", str(tmp / "bin" / "prog"), str(src)]}[language]
     t0 = time.perf_counter()
-    try:
-        r = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout_s,
-                           preexec_fn=_compile_limits())
-        text = r.stderr + r.stdout
-        # the head holds the first error (the driver's RLM_UNSUPPORTED_TYPE), the tail the last
-        ok, err = r.returncode == 0, text if len(text) <= 4000 else text[:3000] + "\n...\n" + text[-1000:]
-    except subprocess.TimeoutExpired:
+    code, text = run_compiler(compile_argv(language, name), tmp, language, timeout_s)
+    if code is None:
         ok, err = False, "compile timed out after %.0f s" % timeout_s
+    else:
+        # the head holds the first error (the driver's RLM_UNSUPPORTED_TYPE), the tail the last
+        ok, err = code == 0, text if len(text) <= 4000 else text[:3000] + "\n...\n" + text[-1000:]
     secs = round(time.perf_counter() - t0, 2)
+    if not ok and code != 1:
+        # not the source's error (a timeout on a busy machine, a compiler that could not start, a signal):
+        # not cached, so the next run tries again
+        shutil.rmtree(tmp, ignore_errors=True)
+        return Build(language, False, out, err or "compiler exit %s" % code, secs, False, version, main or JAVA_MAIN)
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out, ignore_errors=True)
     shutil.move(str(tmp / "bin"), str(out))
     shutil.rmtree(tmp, ignore_errors=True)
-    meta.write_text(json.dumps({"ok": ok, "error": err if not ok else "", "seconds": secs, "compiler": version}))
-    return Build(language, ok, out, err if not ok else "", secs, False, version)
+    _own_again(out)
+    # the compiler wrote that folder: never follow a link it may have left in the place of build.json
+    fd = os.open(meta, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps({"ok": ok, "error": err if not ok else "", "seconds": secs, "compiler": version}))
+    return Build(language, ok, out, err if not ok else "", secs, False, version, main or JAVA_MAIN)
+
+
+def _own_again(folder: Path) -> None:
+    """Give a build back to this process's user (the sandbox wrote it as nobody): later sandboxes read it only."""
+    uid, gid = os.getuid(), os.getgid()
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for name in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
+            if os.lstat(name).st_uid != uid:
+                os.lchown(name, uid, gid)
 
 
 @functools.lru_cache(maxsize=1)
@@ -165,7 +259,7 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
         home = _java_home()
         argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto",
                 "-Xmx%dm" % max(64, memory_mb // 2), "-XX:ReservedCodeCacheSize=64m",
-                "-XX:CompressedClassSpaceSize=128m", "-cp", prog, "RlmMain"]
+                "-XX:CompressedClassSpaceSize=128m", "-cp", prog, b.main]
         binds = [] if (home + "/").startswith("/usr/") else [(home, home)]
         return argv, binds, (memory_mb << 20) + 3 * GiB
     return [prog + "/prog"], [], memory_mb << 20

@@ -262,7 +262,8 @@ def _proc_masks(stage_dir: str, limits: Limits) -> list:
     return a
 
 
-def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: list = ()) -> list:
+def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: list = (), rw_binds: list = (),
+                env: dict | None = None) -> list:
     a = [shutil.which("bwrap") or "bwrap", "--unshare-all", "--unshare-user", "--disable-userns",
          "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox"]
     if info_fd is not None:
@@ -278,8 +279,10 @@ def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: li
     a += ["--proc", "/proc", *proc_masks, "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
     for src, dst in binds:
         a += ["--ro-bind", src, dst]
+    for src, dst in rw_binds:  # after --remount-ro /: a bind keeps its own flags
+        a += ["--bind", src, dst]
     a += ["--remount-ro", "/", "--remount-ro", "/dev", "--chdir", BOX, "--clearenv"]
-    for k, v in child_env().items():
+    for k, v in dict(child_env(), **(env or {})).items():
         a += ["--setenv", k, v]
     return a + ["--"]
 
@@ -295,30 +298,45 @@ def _spawn(python, args, limits, *, drop, extra_binds, stage_dir, pass_fds=(), i
                       stage_dir=stage_dir, pass_fds=pass_fds, info_fd=info_fd, **popen)
 
 
-def spawn_argv(argv, limits, *, drop, binds, stage_dir, pass_fds=(), info_fd=None, **popen):
+def spawn_argv(argv, limits, *, drop, binds, stage_dir, pass_fds=(), info_fd=None, rw_binds=(), env=None, **popen):
     """Popen of any ``argv`` inside bwrap with ``limits``, the folders of ``binds`` ((host path, sandbox path))
-    read-only; the compiled programs' runs (``training.measuring.compiled``) use it as the interpreter's do.
+    read-only; the compiled programs' runs and compiles (``training.measuring.compiled``) use it as the
+    interpreter's do.
 
-    ``stage_dir`` (an empty host folder) holds the mount points of the staged binds (paths nobody cannot
-    reach, when root drops to nobody); keep it until the child has exited."""
-    binds = list(binds)
+    ``rw_binds``: (host folder, sandbox path) the child may write (a compiler's output folder); when root
+    drops to nobody the caller makes them nobody's (``own_for_sandbox``).  ``env``: variables set inside
+    beside ``child_env()``.  ``stage_dir`` (an empty host folder) holds the mount points of the staged binds
+    (paths nobody cannot reach, when root drops to nobody); keep it until the child has exited."""
+    binds, rw_binds = list(binds), list(rw_binds)
     stage = []
     if drop:
         os.chmod(stage_dir, 0o711)
-        for i, (src, dst) in enumerate(binds):
-            if not _nobody_can_read(src):
-                point = os.path.join(stage_dir, "s%d" % i)
-                if os.path.isdir(src):
-                    os.mkdir(point, 0o755)
-                else:
-                    open(point, "w").close()
-                    os.chmod(point, 0o644)
-                stage.append((src, point))
-                binds[i] = (point, dst)
-    full = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits)) + list(argv)
+        for j, group in enumerate((binds, rw_binds)):
+            for i, (src, dst) in enumerate(group):
+                if not _nobody_can_read(src):
+                    point = os.path.join(stage_dir, "%s%d" % ("sw"[j], i))
+                    if os.path.isdir(src):
+                        os.mkdir(point, 0o755)
+                    else:
+                        open(point, "w").close()
+                        os.chmod(point, 0o644)
+                    stage.append((src, point))
+                    group[i] = (point, dst)
+    full = _bwrap_argv(binds, limits, info_fd, _proc_masks(stage_dir, limits), rw_binds, env) + list(argv)
     return subprocess.Popen(full, env=child_env(), start_new_session=True, close_fds=True,
                             pass_fds=tuple(pass_fds) + ((info_fd,) if info_fd is not None else ()),
                             preexec_fn=_preexec(limits, stage, drop), **popen)
+
+
+def own_for_sandbox(path: str, drop: bool) -> None:
+    """Make a folder (and all in it) writable by the sandbox's user: nobody when root drops to it.  A folder
+    already nobody's is taken as made in the sandbox, all of it (the Go cache: no walk of its files)."""
+    if not drop or os.lstat(path).st_uid == NOBODY:
+        return
+    for dirpath, dirnames, filenames in os.walk(path):
+        for name in [dirpath] + [os.path.join(dirpath, n) for n in dirnames + filenames]:
+            if os.lstat(name).st_uid != NOBODY:
+                os.lchown(name, NOBODY, NOBODY)
 
 
 # ----------------------------------------------------------------- one run

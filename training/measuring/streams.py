@@ -34,9 +34,12 @@ from training.measuring.splits import is_kattis_validation, validation  # noqa: 
 SOURCES = sources.SOURCES + ("leetcode", "variants", "curves", "variant-curves")
 # LeetCode's C++, Java and Go solutions on the Python ladders' rungs (issue 51; not in "all": compilers needed)
 POLYGLOT = ("leetcode-cpp", "leetcode-java", "leetcode-go")
+# Rosetta Code's C, C++, Go and Java programs as scripts, compiled (issue 51; not in "all" either)
+ROSETTA_COMPILED = ("rosetta-c", "rosetta-cpp", "rosetta-go", "rosetta-java")
 # the committed file of a source, where it is not "<source>_v2"
 DATA_NAMES = {"curves": "leetcode_curves", "variant-curves": "leetcode_variant_curves",
-              "leetcode-cpp": "leetcode_cpp", "leetcode-java": "leetcode_java", "leetcode-go": "leetcode_go"}
+              "leetcode-cpp": "leetcode_cpp", "leetcode-java": "leetcode_java", "leetcode-go": "leetcode_go",
+              **{s: s.replace("-", "_") for s in ROSETTA_COMPILED}}
 CURVED = ("curves", "variant-curves")  # sources measured at the cost curves' rungs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -137,6 +140,9 @@ def _stopped(task: dict, stopped: dict) -> dict | None:
 
 def _measure(args):
     task, opts = args
+    if task.get("compiled_script"):
+        from training.measuring import rosetta_compiled
+        return rosetta_compiled.measure(task, opts)
     if task.get("language"):
         from training.measuring import polyglot_ladders
         return polyglot_ladders.measure(task, opts)
@@ -160,6 +166,9 @@ def source_tasks(source: str, a) -> list:
     if source in POLYGLOT:
         from training.measuring import polyglot_ladders
         return polyglot_ladders.tasks(source.split("-", 1)[1])
+    if source in ROSETTA_COMPILED:
+        from training.measuring import rosetta_compiled
+        return rosetta_compiled.tasks(source.split("-", 1)[1])
     if source == "variants":
         from training.measuring import variants
         return variants.tasks(a.corpus, getattr(a, "per_kind", 600), getattr(a, "variant_inputs", 3),
@@ -246,7 +255,7 @@ def cmd_run(a) -> int:
     if kind is None:
         print("measure_v2: %s" % SandboxUnavailable(why), file=sys.stderr)
         return 2
-    if a.source in POLYGLOT:
+    if a.source in POLYGLOT + ROSETTA_COMPILED:
         from training.measuring.compiled import CompilerMissing, compiler_version
         try:
             compiler_version(a.source.split("-", 1)[1])
@@ -422,7 +431,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.measuring.streams", description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     r = sub.add_parser("run", help="measure (resumable, append-only)")
-    r.add_argument("--source", choices=SOURCES + POLYGLOT + ("all",), default="all")
+    r.add_argument("--source", choices=SOURCES + POLYGLOT + ROSETTA_COMPILED + ("all",), default="all")
     r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
@@ -437,7 +446,7 @@ def main(argv=None) -> int:
                    help="measure again the rows that failed with an error containing TEXT (after a harness fix); "
                         "pack keeps the new row where it ran")
     p = sub.add_parser("pack", help="write training/data/<source>_v2.jsonl.gz and the growth file")
-    p.add_argument("--source", choices=SOURCES + POLYGLOT + ("all",), default="all")
+    p.add_argument("--source", choices=SOURCES + POLYGLOT + ROSETTA_COMPILED + ("all",), default="all")
     a = ap.parse_args(argv)
     return cmd_run(a) if a.cmd == "run" else cmd_pack(a)
 
