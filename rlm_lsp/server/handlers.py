@@ -89,7 +89,7 @@ def create_server() -> RlmServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:
         analyzer = ls.analyzer
         settings = ls.settings_for(params.text_document.uri)
         if not settings.feature_enabled("hover") or analyzer is None:
@@ -103,9 +103,14 @@ def create_server() -> RlmServer:
         definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
         formats = ls._cap("text_document", "hover", "content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
+        # which statement drives each value: the model again on every statement left out, so in a
+        # thread (never on the protocol thread) and only here, once per function text (cached)
+        drivers = analyzer.drivers.cached(found.snippet.code, found.language)
+        if drivers is None:
+            drivers = await asyncio.get_running_loop().run_in_executor(None, analyzer.explain, found)
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
-                                      usual=ls.usual_spread, images=markdown)
+                                      usual=ls.usual_spread, images=markdown, drivers=drivers)
         if text is None:
             return None
         if not markdown:  # e.g. plain-text-only clients
