@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 CAP = 40
 TEXT_CHARS = 48  # a statement's shown text, cut with "…"
-_BLOCKS = ("body", "orelse", "finalbody")  # the statement lists of a compound statement
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _TOO_DEEP = (RecursionError, MemoryError)
 
@@ -63,14 +64,14 @@ def leave_each_out(code: str, cap: int = CAP) -> Variants:
 
 # A path names a statement by the way down to it: ((field, index), ...) from the function, where
 # field is "body", "orelse", "finalbody", ("handlers", i, "body") or ("cases", i, "body").
-Path = tuple[tuple[object, int], ...]
+Field = str | tuple[str, int, str]
+Path = tuple[tuple[Field, int], ...]
 
 
-def _blocks(node: ast.AST):
+def _blocks(node: Any) -> Iterator[tuple[Field, list]]:
     """(field, statements) of every block of a compound statement, in source order."""
-    for field in ("body",):
-        if isinstance(getattr(node, field, None), list):
-            yield field, node.body
+    if isinstance(getattr(node, "body", None), list):  # not a lambda's or an expression's
+        yield "body", node.body
     for i, h in enumerate(getattr(node, "handlers", []) or []):
         yield ("handlers", i, "body"), h.body
     for i, c in enumerate(getattr(node, "cases", []) or []):
@@ -81,7 +82,7 @@ def _blocks(node: ast.AST):
             yield field, block
 
 
-def _paths(node: ast.AST, prefix: Path):
+def _paths(node: ast.AST, prefix: Path) -> Iterator[Path]:
     """Every statement under `node`'s blocks, pre-order (a statement before the ones inside it)."""
     for field, block in _blocks(node):
         for i, child in enumerate(block):
@@ -92,19 +93,19 @@ def _paths(node: ast.AST, prefix: Path):
             yield from _paths(child, path)
 
 
-def _is_docstring(owner: ast.AST, field: object, node: ast.stmt) -> bool:
+def _is_docstring(owner: ast.AST, field: Field, node: ast.stmt) -> bool:
     return (field == "body" and isinstance(owner, (*_DEFS, ast.ClassDef)) and isinstance(node, ast.Expr)
             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str))
 
 
-def _block(node: ast.AST, field: object) -> list:
+def _block(node: ast.AST, field: Field) -> list:
     if isinstance(field, tuple):
         name, i, inner = field
         return getattr(getattr(node, name)[i], inner)
     return getattr(node, field)
 
 
-def _at(node: ast.AST, path: Path) -> ast.stmt:
+def _at(node: ast.AST, path: Path) -> Any:
     for field, i in path:
         node = _block(node, field)[i]
     return node

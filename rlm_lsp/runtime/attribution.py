@@ -26,14 +26,22 @@ CACHE_SIZE = 256  # functions
 class Part(Protocol):
     """A statement, as a family's split names it."""
 
-    line: int  # 1-based, in the code given
-    end_line: int
-    text: str
+    @property
+    def line(self) -> int: ...  # 1-based, in the code given
+
+    @property
+    def end_line(self) -> int: ...
+
+    @property
+    def text(self) -> str: ...
 
 
 class Split(Protocol):
-    items: Sequence[tuple[Part, str]]  # (statement, the code without it)
-    total: int  # statements the code has; more than len(items) when the split was capped
+    @property
+    def items(self) -> Sequence[tuple[Part, str]]: ...  # (statement, the code without it)
+
+    @property
+    def total(self) -> int: ...  # statements the code has; more than len(items) when the split was capped
 
 
 class Predicts(Protocol):

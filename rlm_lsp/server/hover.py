@@ -161,7 +161,7 @@ def driver_line(drivers: Attribution | None, metric: str, start_line: int) -> st
     `metric` most, when it takes at least MOSTLY of it; '' otherwise. `start_line`: the function's
     0-based first document line (its code's line k is document line start_line + k)."""
     found = drivers.effects.get(metric, ()) if drivers else ()
-    if not found or found[0].drop < MOSTLY:
+    if drivers is None or not found or found[0].drop < MOSTLY:
         return ""
     part = found[0].part
     first, last = start_line + part.line, start_line + part.end_line
