@@ -257,6 +257,12 @@ KNOWN = {
             where = {w: i for i, w in enumerate(words)}
             return where.get(first)
     '''), "memory", 3),
+    "a sorted copy": (code('''
+        def median(nums):
+            k = len(nums) // 2
+            ordered = sorted(nums)
+            return ordered[k]
+    '''), "memory", 3),
     "a pair loop": (code('''
         def pairs(nums, target):
             n = len(nums)
