@@ -381,3 +381,73 @@ def test_the_server_hover_says_which_statement_drives_the_memory(shipped, tmp_pa
         flat = c.hover(uri, 12, 6)["contents"]["value"]  # on "area"
         assert "**area**" in flat and "mostly from" not in flat, flat
         assert c.garbage == []
+
+
+def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once():
+    """The hover waits at most `wait_s`; past that it answers PENDING (and says so), the work goes
+    on, a second hover meanwhile starts no second run, and the next hover has the result."""
+    import asyncio
+    import threading
+    from types import SimpleNamespace
+
+    from rlm_lsp.server.drivers import PENDING, Explainer
+    from rlm_lsp.server.hover import STILL_WORKING, markdown
+    from rlm_lsp.server.settings import Settings
+
+    release, done = threading.Event(), Attribution({}, 3, 3)
+
+    class SlowAnalyzer:
+        def __init__(self):
+            self.cache, self.runs = {}, 0
+            self.drivers = SimpleNamespace(cached=lambda code, language: self.cache.get(code))
+
+        def explain(self, result):
+            self.runs += 1
+            release.wait(10)
+            self.cache[result.snippet.code] = done
+            return done
+
+    analyzer = SlowAnalyzer()
+    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n"), language="python")
+    explainer = Explainer(wait_s=0.05)
+
+    async def hovers():
+        first = await explainer.drivers(analyzer, result)
+        second = await explainer.drivers(analyzer, result)
+        release.set()
+        while explainer._running:  # the work finishing in its thread
+            await asyncio.sleep(0.01)
+        return first, second, await explainer.drivers(analyzer, result)
+
+    first, second, third = asyncio.run(hovers())
+    assert first is PENDING and second is PENDING and third is done
+    assert analyzer.runs == 1
+
+    from test_server_unit import SOURCE, FakePredictor
+
+    from rlm_lsp.server.analysis import Analyzer
+
+    r = Analyzer(FakePredictor()).analyze("u", SOURCE, None)[0]  # a real FunctionResult to render
+    assert STILL_WORKING in markdown(r, Settings(), {}, "m", drivers=PENDING)
+    assert STILL_WORKING not in markdown(r, Settings(), {}, "m", drivers=done)
+
+
+def test_the_analyzer_explains_python_functions_only_and_never_raises():
+    from test_server_unit import SOURCE, FakePredictor
+
+    from rlm_lsp.server.analysis import Analyzer
+
+    analyzer = Analyzer(FakePredictor(metrics=("memory", "latency", "kernel_latency")))
+    results = {r.snippet.qualname: r for r in analyzer.analyze("u", SOURCE, None)}
+    grow = analyzer.explain(results["Box.grow"])
+    assert grow is not None and (grow.tried, grow.total) == (1, 1)  # `return [0] * n`, left out for `pass`
+    assert analyzer.explain(results["add_kernel"]) is None  # a kernel: another model's
+    assert analyzer.drivers.cached(results["Box.grow"].snippet.code) is grow
+
+    class Broken(FakePredictor):
+        def predict(self, codes, language="python", metrics=None):
+            raise RuntimeError("onnxruntime fell over")
+
+    broken = Analyzer(Broken())
+    r = results["small"]
+    assert broken.explain(r) is None  # logged; the hover goes on without it

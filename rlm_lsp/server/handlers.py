@@ -14,6 +14,7 @@ from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
 from rlm_lsp.server import lens as lens_feature
+from rlm_lsp.server.drivers import Explainer
 from rlm_lsp.server.server import RlmServer
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.worker import Worker
@@ -21,6 +22,7 @@ from rlm_lsp.server.worker import Worker
 
 def create_server() -> RlmServer:
     server = RlmServer()
+    explainer = Explainer()
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RlmServer, params: types.InitializeParams) -> None:
@@ -104,10 +106,8 @@ def create_server() -> RlmServer:
         formats = ls._cap("text_document", "hover", "content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
         # which statement drives each value: the model again on every statement left out, so in a
-        # thread (never on the protocol thread) and only here, once per function text (cached)
-        drivers = analyzer.drivers.cached(found.snippet.code, found.language)
-        if drivers is None:
-            drivers = await asyncio.get_running_loop().run_in_executor(None, analyzer.explain, found)
+        # thread (never on the protocol thread) and only on hover, once per function text (cached)
+        drivers = await explainer.drivers(analyzer, found)
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
                                       usual=ls.usual_spread, images=markdown, drivers=drivers)

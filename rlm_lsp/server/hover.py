@@ -26,6 +26,7 @@ from rlm_lsp.runtime.sizes import format_n
 from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server import curves
 from rlm_lsp.server.analysis import FunctionResult, still_valid
+from rlm_lsp.server.drivers import PENDING
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.unsure import FIXED, UsualSpread
 from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_words, sureness
@@ -34,6 +35,7 @@ from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_w
 # it in plain words, and the model's statement-to-statement jitter (often ±30%, a cheap
 # `n = len(nums)` among them) stays below.
 MOSTLY = 0.5
+STILL_WORKING = "Which statement drives each value is still being worked out: hover again in a moment."
 
 
 def find(
@@ -150,6 +152,7 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
                 "",
                 f"_Predicted from the code's text by {model}; read it as a rough size, not a measurement._",
                 *(["", note] if note else []),
+                *(["", f"_{STILL_WORKING}_"] if drivers is PENDING else []),
             ]
         ).rstrip()
         + "\n"
