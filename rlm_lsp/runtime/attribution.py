@@ -66,9 +66,6 @@ class Attribution:
     total: int  # statements the function has (tried < total: only the first `tried` were)
 
 
-NONE = Attribution({}, 0, 0)
-
-
 def attribute(predictor: Predicts, code: str, split: Split, language: str = "python", top: int = TOP) -> Attribution:
     """Rank the statements of `split` (the variants of `code`) by how much each one's removal lowers
     each metric's value. A metric whose value is not positive (no ratio) is left out."""
