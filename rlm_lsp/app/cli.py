@@ -10,6 +10,7 @@
                                    function's `# rlm: n=...`, n in [tool.rlm], else the model's reference n)
     rlm predict prog.py --input data.txt | --input-bytes N
                                    the <script> row at its input's size in bytes (the file is never read or run)
+    rlm predict FILE... --why      also, per function, the statements whose removal lowers each value most
     rlm predict NET.onnx --device pixel3 [--device gpu ...]
                                    predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
@@ -34,7 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlm_lsp import __version__
-from rlm_lsp.app import cli_polyglot, cli_sizes, options, sources
+from rlm_lsp.app import cli_polyglot, cli_sizes, cli_why, options, sources
 from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -88,6 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("predict", help="predict for files, or for JSONL rows with --jsonl")
     p.add_argument("files", nargs="*", type=Path, help="Python files; C++, Java and Go files for a model that reads them")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--why", action="store_true", help="per Python function, the statements whose removal lowers "
+                   "each value most (the model again on each statement left out)")
     p.add_argument("--jsonl", metavar="IN", help='score rows {"id", "code", "language"} from a file, or - for stdin (also "shape": '
                         'function, stdin or script, for a model that reads it)')
     p.add_argument("--n", metavar="N", help="input size the values are for, e.g. 100000, 1e5, 10**5, 100k "
@@ -175,6 +178,8 @@ def _predict(args: argparse.Namespace) -> int:
     if rows and not sizes.used and (sizes.n is not None or sizes.input_n is not None):
         notes.append("note: this model predicts no growth, so --n, --input and --input-bytes do not apply: "
                      f"its values are {PER_CALL}")
+    if args.why:
+        cli_why.add_why(predictor, rows, lambda p: read_source(Path(p)))
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         for note in notes:
@@ -189,6 +194,8 @@ def _predict(args: argparse.Namespace) -> int:
                 print(line)
         for note in notes:
             print(note)
+        for line in cli_why.format_why(rows):
+            print(line)
         cut = [r["read_tokens"] for r in rows if r.get("truncated")]
         if cut:
             print(f"* longer than the model's input: it read only the start and the end ({cut[0]['read']} "

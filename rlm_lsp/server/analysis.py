@@ -21,7 +21,9 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from rlm_lsp.app import rules, sources
+from rlm_lsp.python import leave_out
 from rlm_lsp.python.snippets import Snippet
+from rlm_lsp.runtime.attribution import Attribution, Attributor
 from rlm_lsp.runtime.lines import split_lines
 
 logger = logging.getLogger(__name__)
@@ -66,6 +68,7 @@ class Analyzer:
 
     def __init__(self, predictor: Any) -> None:
         self.predictor = predictor
+        self.drivers = Attributor(predictor, leave_out.leave_each_out)  # the hover's "mostly from line 12"
         self._memo: dict[str, dict[str, Mapping[str, Any]]] = {}
         metrics = [m.name for m in predictor.config.metrics]
         self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
@@ -96,6 +99,18 @@ class Analyzer:
         else:
             self._heads.move_to_end(key)
         return found
+
+    def explain(self, r: FunctionResult) -> Attribution | None:
+        """Which statements drive `r`'s values (leave each out, predict again), or None where there
+        is nothing to say: no predictions, another language, a Triton kernel (its statements are
+        not the ones the function model reads), or the model failed (logged; a hover goes on)."""
+        if not r.predictions or r.language != sources.PYTHON or r.snippet.kind == "triton_kernel":
+            return None
+        try:
+            return self.drivers(r.snippet.code, r.language)
+        except Exception:  # noqa: BLE001 - a hover line is never worth a failed hover
+            logger.exception("attribution failed for %s", r.snippet.qualname)
+            return None
 
     def forget(self, uri: str) -> None:
         self._memo.pop(uri, None)

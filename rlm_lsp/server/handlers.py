@@ -14,6 +14,7 @@ from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
 from rlm_lsp.server import lens as lens_feature
+from rlm_lsp.server.drivers import Explainer
 from rlm_lsp.server.server import RlmServer
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.worker import Worker
@@ -21,6 +22,7 @@ from rlm_lsp.server.worker import Worker
 
 def create_server() -> RlmServer:
     server = RlmServer()
+    explainer = Explainer()
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: RlmServer, params: types.InitializeParams) -> None:
@@ -89,7 +91,7 @@ def create_server() -> RlmServer:
         )
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:
+    async def hover(ls: RlmServer, params: types.HoverParams) -> types.Hover | None:
         analyzer = ls.analyzer
         settings = ls.settings_for(params.text_document.uri)
         if not settings.feature_enabled("hover") or analyzer is None:
@@ -103,9 +105,12 @@ def create_server() -> RlmServer:
         definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
         formats = ls._cap("text_document", "hover", "content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
+        # which statement drives each value: the model again on every statement left out, so in a
+        # thread (never on the protocol thread) and only on hover, once per function text (cached)
+        drivers = await explainer.drivers(analyzer, found)
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
-                                      usual=ls.usual_spread, images=markdown)
+                                      usual=ls.usual_spread, images=markdown, drivers=drivers)
         if text is None:
             return None
         if not markdown:  # e.g. plain-text-only clients

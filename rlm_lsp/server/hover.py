@@ -6,6 +6,10 @@ With growth (curves.py) the estimate is at the function's n, and the hover adds 
 values at n = 10², 10³ … 10⁶ as a table, a text sparkline per metric (every client), a plot (an
 SVG data: image, for clients that render markdown) and which lines carry the growth
 ("grows ~n² from the nested loop, lines 14–16").
+
+Which statement drives a value (`rlm_lsp.runtime.attribution`, leaving each statement out and
+predicting again) is computed on hover only, once per function text, and said per metric when one
+statement's removal takes at least half of it: "mostly from line 12 (`table = ...`): −85% without it".
 """
 
 from __future__ import annotations
@@ -16,14 +20,22 @@ from collections.abc import Callable, Mapping, Sequence
 from lsprotocol import types
 
 from rlm_lsp.runtime import growth
+from rlm_lsp.runtime.attribution import Attribution
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.sizes import format_n
 from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server import curves
 from rlm_lsp.server.analysis import FunctionResult, still_valid
+from rlm_lsp.server.drivers import PENDING
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.unsure import FIXED, UsualSpread
 from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_words, sureness
+
+# A statement is named when leaving it out takes at least half the value: it then carries "most" of
+# it in plain words, and the model's statement-to-statement jitter (often ±30%, a cheap
+# `n = len(nums)` among them) stays below.
+MOSTLY = 0.5
+STILL_WORKING = "Which statement drives each value is still being worked out: hover again in a moment."
 
 
 def find(
@@ -98,11 +110,13 @@ def reading_note(r: FunctionResult, predictor) -> str:
 
 
 def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
-             note: str = "", lines: Sequence[str] = (), usual: UsualSpread = FIXED, images: bool = True) -> str | None:
-    """The hover in words: per metric the estimate, what it measures, how sure the model is, and the
-    change against HEAD. A list, not a table, so it still reads where markdown is not rendered;
-    with growth, the curve after it (`images`: with its plot). `model` is the model in words
-    (`the shipped model on CPU`), never its id. `lines`: the document's, for a `# rlm: n=` comment."""
+             note: str = "", lines: Sequence[str] = (), usual: UsualSpread = FIXED, images: bool = True,
+             drivers: Attribution | None = None) -> str | None:
+    """The hover in words: per metric the estimate, what it measures, how sure the model is, which
+    statement drives it (`drivers`, when one stands out), and the change against HEAD. A list, not
+    a table, so it still reads where markdown is not rendered; with growth, the curve after it
+    (`images`: with its plot). `model` is the model in words (`the shipped model on CPU`), never its
+    id. `lines`: the document's, for a `# rlm: n=` comment."""
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
@@ -120,6 +134,9 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
         line = growth_line(p, curves.why(p, why.get(m)))
         if line:
             items.append(f"  - {line}")
+        driver = driver_line(drivers, m, r.snippet.start_line)
+        if driver:
+            items.append(f"  - {driver}")
         items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
     n = curves.shown_n(at_n) if grows else None
     title = (f"**{r.snippet.qualname}**: rlm's estimate per call at n = {format_n(n)} ({choice.source})"
@@ -135,10 +152,26 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
                 "",
                 f"_Predicted from the code's text by {model}; read it as a rough size, not a measurement._",
                 *(["", note] if note else []),
+                *(["", f"_{STILL_WORKING}_"] if drivers is PENDING else []),
             ]
         ).rstrip()
         + "\n"
     )
+
+
+def driver_line(drivers: Attribution | None, metric: str, start_line: int) -> str:
+    """`mostly from line 12 (`table = ...`): −85% without it` for the statement whose removal lowers
+    `metric` most, when it takes at least MOSTLY of it; '' otherwise. `start_line`: the function's
+    0-based first document line (its code's line k is document line start_line + k)."""
+    found = drivers.effects.get(metric, ()) if drivers else ()
+    if drivers is None or not found or found[0].drop < MOSTLY:
+        return ""
+    part = found[0].part
+    first, last = start_line + part.line, start_line + part.end_line
+    where = f"line {first}" if first == last else f"lines {first}–{last}"
+    text = part.text.replace("`", "'")
+    cut = f" (of its first {drivers.tried} statements)" if drivers.tried < drivers.total else ""
+    return f"mostly from {where} (`{text}`): −{found[0].drop * 100:.0f}% without it{cut}"
 
 
 def sureness_moved(ref, p, metric: str, usual: UsualSpread) -> str:
