@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from experiments.growth_model import _cache, bucket, scores  # noqa: E402
+from experiments.growth_model import _cache, scores  # noqa: E402
 from training.measuring.curve_fit import FLOORS  # noqa: E402
 from training.measuring.curves_card import read_gz  # noqa: E402
 

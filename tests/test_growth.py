@@ -324,7 +324,7 @@ def test_jsonl_rows_get_their_shape_and_growth(growth_predictor):
 
 def test_jsonl_of_a_model_without_shape_is_as_before(tiny_model_dir):
     got = _jsonl(Predictor.from_dir(tiny_model_dir), [{"id": 1, "code": "print(1)\n", "shape": "nonsense"}])
-    assert set(got[0]) == {"id", "memory", "latency"}
+    assert set(got[0]) == {"id", "language", "memory", "latency"}
     assert set(got[0]["memory"]) == {"value", "low", "high", "unit"}
 
 
