@@ -27,15 +27,10 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from experiments.growth_model import _cache, _data, scores
+from training.measuring.curve_fit import FLOORS
+from training.measuring.curves_card import read_gz
 
-from experiments.growth_model import _cache, scores  # noqa: E402
-from training.measuring.curve_fit import FLOORS  # noqa: E402
-from training.measuring.curves_card import read_gz  # noqa: E402
-
-DATA = ROOT / "training" / "data"
 N0 = 4.0  # log10 of the anchor's size
 FIELDS = {"memory": "memory_bytes", "time": "latency_ms"}
 SETTINGS = {"max_iter": 200, "learning_rate": 0.06, "max_leaf_nodes": 15, "min_samples_leaf": 20}
@@ -52,9 +47,10 @@ def asymptotic(points: list[tuple[float, float]], floor: float) -> float | None:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def curve_targets(data: Path = DATA) -> dict:
+def curve_targets(data: Path | None = None) -> dict:
     """key -> {problem_id, memory, time (asymptotic exponents), memory_all, time_all (the curve's
     own), anchor_memory, anchor_time, points: {metric: [(n, v)]}}."""
+    data = data or _data()
     rows: dict = {}
     for r in read_gz(data / "leetcode_curves.jsonl.gz"):
         if r["status"] == "ok" and r.get("input_size"):
@@ -92,7 +88,7 @@ def cmd_table(a) -> int:
     rows = [{"key": k} for k in keys]
     x = np.array([features(code[k], "canon_v1") for k in keys])
     c = np.array([code_features.of(code[k], "canon_v1") for k in keys])
-    pooled, est = encoder_view(ROOT / "rlm_lsp" / "models" / "default", rows, code, _cache() / "embed.npz")
+    pooled, est = encoder_view(_data().parents[1] / "rlm_lsp" / "models" / "default", rows, code, _cache() / "embed.npz")
     np.savez(_cache() / "curves_table.npz", keys=np.array(keys), x=x, counts=c, pooled=pooled, est=est)
     (_cache() / "curves_targets.json").write_text(json.dumps(
         {k: dict(T[k], validation=is_validation(str(T[k]["problem_id"]))) for k in keys}))

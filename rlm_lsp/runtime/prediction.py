@@ -14,6 +14,7 @@ so no consumer sees it as a metric of its own; `growth_class` names it in the wo
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -86,7 +87,7 @@ def is_growth(metric: str) -> bool:
 
 def metric_prediction(predictions: dict, metric: str) -> Prediction:
     """The Prediction of `metric` as the model names it: a `<base>_growth` metric, which the
-    Predictor folds into its base (`predictor.fold_growth`), comes back as one of its own."""
+    Predictor folds into its base (`fold_growth`, below), comes back as one of its own."""
     if metric in predictions or not is_growth(metric):
         return predictions[metric]
     base = predictions[metric[: -len(GROWTH_SUFFIX)]]
@@ -111,3 +112,17 @@ def growth_class(exponent: float) -> str:
     """The class in the words a hint uses: `~1`, `~log n`, `~n`, `~n log n`, `~n²`, `~n³`, `~2ⁿ`."""
     name = growth_name(exponent)
     return name if name == "?" else "~" + name
+
+
+def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:
+    """{memory, memory_growth, ...} -> {memory (with its growth), ...}: every `<base>_growth`
+    whose base metric is there becomes the base Prediction's `growth`, `growth_low`/`growth_high`
+    (p10/p90) and `growth_samples`, and is no metric of its own. One without a base stays."""
+    out = dict(predictions)
+    for name, g in predictions.items():
+        base = name[: -len(GROWTH_SUFFIX)] if name.endswith(GROWTH_SUFFIX) else None
+        if base and base in out:
+            out[base] = dataclasses.replace(out[base], growth=g.value, growth_low=g.low, growth_high=g.high,
+                                            growth_samples=g.samples)
+            del out[name]
+    return out

@@ -30,7 +30,7 @@ from rlm_lsp.runtime import decode, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
 from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
-from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, GROWTH_UNIT, Prediction
+from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth
 from rlm_lsp.runtime.seq2seq import Seq2Seq
 
 __all__ = ["InputError", "ModelError", "Prediction", "Predictor", "fold_growth", "head_and_tail", "point_estimate"]
@@ -390,17 +390,3 @@ def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, 
     if spec is None:
         return None, {}
     return FeatureTrees.load(config.path / spec.file, spec.preprocess, tuple(spec.checks)), spec.checks
-
-
-def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:
-    """{memory, memory_growth, ...} -> {memory (with its growth), ...}: every `<base>_growth`
-    whose base metric is there becomes the base Prediction's `growth`, `growth_low`/`growth_high`
-    (p10/p90) and `growth_samples`, and is no metric of its own. One without a base stays."""
-    out = dict(predictions)
-    for name, g in predictions.items():
-        base = name[: -len(GROWTH_SUFFIX)] if name.endswith(GROWTH_SUFFIX) else None
-        if base and base in out:
-            out[base] = dataclasses.replace(out[base], growth=g.value, growth_low=g.low, growth_high=g.high,
-                                            growth_samples=g.samples)
-            del out[name]
-    return out
