@@ -73,8 +73,9 @@ def test_rung_one_rows_become_normalised_functions(polyglot_files):
 
 
 def test_evaluate_reads_each_language_as_its_own(polyglot_files):
-    from rlm_lsp.runtime.template import SIZED_TEMPLATE
     from tokenizers import Tokenizer, models, pre_tokenizers
+
+    from rlm_lsp.runtime.template import SIZED_TEMPLATE
 
     tok = Tokenizer(models.WordLevel({"<unk>": 0, "</s>": 1}, unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()

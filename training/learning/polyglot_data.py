@@ -21,7 +21,6 @@ break. A file with no function found is skipped (counted in `stats`).
 
 from __future__ import annotations
 
-import gzip
 import json
 import statistics
 import sys
