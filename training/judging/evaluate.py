@@ -142,16 +142,18 @@ def encode_inputs(tok, meta: dict, codes: Sequence[str], metrics: Sequence[str],
                   as_runtime: bool = False, shapes: Sequence[str] | None = None):
     """Rendered, normalised token ids (EOS last), cut to `max_input_tokens`: at the end, exactly as
     training sees them, or with `as_runtime` by head and tail, as `rlm_lsp.Predictor` reads a
-    too-long input (`predictor.head_and_tail`, the elision marker between)."""
+    too-long input (`predictor.head_and_tail`, the elision marker between). `language`: one for
+    every code, or a sequence of one per code."""
     from rlm_lsp.runtime.predictor import ELISION, head_and_tail
 
     template = meta["input_template"]
     max_len = int(meta["max_input_tokens"])
     shapes = list(shapes) if shapes is not None else [None] * len(codes)
+    languages = [language] * len(codes) if isinstance(language, str) else list(language)
     texts = [
-        render(template, metrics, language, preprocess.apply(meta.get("preprocess", "none"), c),
+        render(template, metrics, lang, preprocess.apply(meta.get("preprocess", "none"), c),
                **({"shape": sh} if sh else {}))
-        for c, sh in zip(codes, shapes)
+        for c, sh, lang in zip(codes, shapes, languages)
     ]
     if as_runtime:
         marker = tok.encode(ELISION, add_special_tokens=False).ids
@@ -191,11 +193,12 @@ def decode_values(
 def predict_checkpoint(
     model, tok, meta: dict, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
     batch_size: int = 32, seed: int = 0, shapes: Sequence[str] | None = None,
+    languages: Sequence[str] | None = None,
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """{"greedy": metric -> {"value"}, "sampled": metric -> {"value", "low", "high"}}, decoded as the
     checkpoint's default export will be: inputs cut by head and tail, shared draws, the export's
     point estimate and temperature."""
-    ids = encode_inputs(tok, meta, codes, metrics, as_runtime=True, shapes=shapes)
+    ids = encode_inputs(tok, meta, codes, metrics, languages or "python", as_runtime=True, shapes=shapes)
     fmt = numbers.format_of(meta)
     grammars = decoding.grammars_of(meta)
     kind = meta.get("point_estimate", decoding.DEFAULT_POINT_ESTIMATE)
@@ -228,20 +231,22 @@ def _runtime_columns(rows, metric: str) -> dict[str, list]:
 
 
 def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], samples: int = 16,
-                 shapes: Sequence[str] | None = None):
+                 shapes: Sequence[str] | None = None, languages: Sequence[str] | None = None):
     from rlm_lsp import Predictor
     from rlm_lsp.runtime.model_dir import POINT_ESTIMATES
     from rlm_lsp.runtime.predictor import point_estimate
 
     predictor = Predictor.from_dir(model_dir, samples=samples)
-    if shapes is not None and "{shape}" in predictor.config.input_template:
-        rows: list = [None] * len(codes)
-        for shape in sorted(set(shapes)):  # each shape as the data measured it
-            idx = [i for i, sh in enumerate(shapes) if sh == shape]
-            for i, r in zip(idx, predictor.predict([codes[i] for i in idx], context={"shape": shape})):
-                rows[i] = r
-    else:
-        rows = predictor.predict(list(codes))
+    languages = list(languages) if languages is not None else ["python"] * len(codes)
+    shaped = shapes is not None and "{shape}" in predictor.config.input_template
+    groups: dict[tuple, list[int]] = {}  # each (shape, language) as the data measured it
+    for i, lang in enumerate(languages):
+        groups.setdefault((shapes[i] if shaped else None, lang), []).append(i)
+    rows: list = [None] * len(codes)
+    for (shape, lang), idx in sorted(groups.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        context = {"shape": shape} if shape else None
+        for i, r in zip(idx, predictor.predict([codes[i] for i in idx], language=lang, context=context)):
+            rows[i] = r
     cols = {m: _runtime_columns(rows, m) for m in metrics}
     out = {"runtime": {m: {k: c[k] for k in ("value", "low", "high")} for m, c in cols.items()}}
     if samples > 1:  # the same samples under each point estimate the runtime knows (issue 22.3)
@@ -255,26 +260,61 @@ def predict_onnx(model_dir: str, codes: Sequence[str], metrics: Sequence[str], s
 
 
 def evaluate_dir(
-    path: str, examples: Sequence[dataset.Example], samples: int = 16, batch_size: int = 32
+    path: str, examples: Sequence[dataset.Example], samples: int = 16, batch_size: int = 32,
+    predictions_out: str | None = None,
 ) -> dict:
     """Scores per decoding mode; with examples of several shapes (model v4's data) also per shape,
     under "by_shape"."""
     path_ = Path(path)
     codes = [e.code for e in examples]
     shapes = [e.extra.get("shape", "function") for e in examples]
+    languages = [e.language for e in examples]
     if (path_ / "encoder_model.onnx").exists():
         cfg = json.loads((path_ / "rlm_config.json").read_text())
         metrics = [m["name"] for m in cfg["metrics"]]
-        preds = predict_onnx(path, codes, metrics, samples, shapes)
+        preds = predict_onnx(path, codes, metrics, samples, shapes, languages)
     else:
         from training.learning.rlm_model import load_checkpoint
 
         model, tok, meta = load_checkpoint(path)
         metrics = [m["name"] for m in meta["metrics"]]
-        preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size, shapes=shapes)
+        preds = predict_checkpoint(model, tok, meta, codes, metrics, samples, batch_size, shapes=shapes,
+                                   languages=languages)
     report = {mode: score(examples, p, metrics) for mode, p in preds.items()}
     report.update(score_by_shape(examples, preds, metrics))
+    report.update(score_by_language(examples, preds, metrics))
+    if predictions_out:
+        write_predictions(examples, preds, metrics, predictions_out)
     return report
+
+
+def score_by_language(examples: Sequence[dataset.Example], preds: dict, metrics: Sequence[str]) -> dict:
+    """{"by_language": language -> mode -> `score`} where `examples` hold several languages, else {}."""
+    languages = [e.language for e in examples]
+    if len(set(languages)) < 2:
+        return {}
+    out = {}
+    for lang in sorted(set(languages)):
+        idx = [i for i, x in enumerate(languages) if x == lang]
+        sub = [examples[i] for i in idx]
+        out[lang] = {mode: score(sub, {m: {k: [v[i] for i in idx] for k, v in cols.items()}
+                                       for m, cols in p.items()}, metrics)
+                     for mode, p in preds.items()}
+    return {"by_language": out}
+
+
+def write_predictions(examples: Sequence[dataset.Example], preds: dict, metrics: Sequence[str], path: str) -> None:
+    """One row per example: key, language, problem_id, the measured value and the point estimate of
+    each metric (mode "runtime" for a model directory, "sampled" else "greedy" for a checkpoint);
+    what `training.judging.polyglot_judge` bootstraps. No code in it."""
+    mode = next(m for m in ("runtime", "sampled", "greedy") if m in preds)
+    with open(path, "w", encoding="utf-8") as f:
+        for i, e in enumerate(examples):
+            row = {"key": e.key, "language": e.language, "problem_id": e.problem_id}
+            for m in metrics:
+                row[m] = e.values.get(m)
+                row[f"{m}_pred"] = preds[mode][m]["value"][i]
+            f.write(json.dumps(row) + "\n")
 
 
 def score_by_shape(examples: Sequence[dataset.Example], preds: dict, metrics: Sequence[str]) -> dict:
@@ -302,6 +342,11 @@ def validation_examples(args) -> list[dataset.Example]:
         examples = v4_data.load_v4_examples(leetcode_corpus=args.corpus)
     else:
         examples = dataset.load_examples(args.data, args.corpus, tiers=args.tiers.split(","))
+    if getattr(args, "polyglot_data", None):
+        from training.learning import polyglot_data
+
+        examples = examples + polyglot_data.load_examples(args.polyglot_data, args.polyglot_languages.split(","),
+                                                          args.corpus)
     _, val = dataset.split_by_problem(examples, args.val_fraction)
     if args.limit:
         val = val[: args.limit]
@@ -346,6 +391,9 @@ def add_data_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--synthetic", type=int, default=0, help="use N synthetic rows instead")
     p.add_argument("--v4-data", action="store_true",
                    help="model v4's data (training.judging.shaped_examples): functions with growth and data v2's scripts")
+    p.add_argument("--polyglot-data", nargs="*", default=[],
+                   help="also C++/Java/Go ladder rows (training.learning.polyglot_data), scored per language too")
+    p.add_argument("--polyglot-languages", default="cpp,java,go")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -357,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--json", help="write the report here")
+    p.add_argument("--predictions", help="write each validation row's measured and predicted values here (.jsonl)")
     p.add_argument("--stdin-variant", action="store_true",
                    help="score the validation programs rewritten as stdin scripts")
     p.add_argument("--write-jsonl", help="also write the validation rows (with code) here; "
@@ -369,7 +418,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.write_jsonl:
         write_jsonl(val, args.write_jsonl)
     t0 = time.time()
-    report = evaluate_dir(args.model, val, args.samples, args.batch_size)
+    report = evaluate_dir(args.model, val, args.samples, args.batch_size, args.predictions)
     report["_meta"] = {
         "model": args.model,
         "validation_examples": len(val),

@@ -102,6 +102,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="comma-separated tiers whose training-problem rows are added as extra tasks: the "
                         "template names their metrics as METRIC@TIER (e.g. memory@examples), so the model "
                         "tells them apart and the runtime, which names plain metrics, predicts --tiers")
+    p.add_argument("--polyglot-data", nargs="*", default=[],
+                   help="C++/Java/Go ladder rows (training.learning.polyglot_data: the rung-1 row per program, "
+                        "its normalised functions), added to --data's Python rows and split by the same problem hash")
+    p.add_argument("--polyglot-languages", default="cpp,java,go", help="of --polyglot-data, these languages")
+    p.add_argument("--polyglot-repeat", type=int, default=1,
+                   help="each --polyglot-data training row this many times per epoch (they are few beside Python's)")
     p.add_argument("--val-fraction", type=float, default=0.1)
     p.add_argument("--synthetic", type=int, default=0, help="train on N synthetic rows instead")
     p.add_argument("--reload-data", action="store_true",
@@ -499,6 +505,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
         number_format=number_format(args).config(),
         train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
     )
+    # the languages it read, Python first (the runtime's default language is the first listed)
+    meta["languages"] = sorted({e.language for e in main_ex + val_ex}, key=lambda lang: (lang != "python", lang))
     n_params = sum(p.numel() for p in model.parameters())
     print(
         f"data: {len(train_ex)} train / {len(val_ex)} val rows "

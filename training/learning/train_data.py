@@ -51,7 +51,7 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
     for i, ex in enumerate(examples):
         code = preprocess.apply(args.preprocess, ex.code)
         codes = {False: code}
-        if train and args.augment > 0:
+        if train and args.augment > 0 and ex.language == "python":  # the rewrites are Python's
             aug = augment.rewrite(code, rng, p_driver=getattr(args, "driver_prob", 0.6))
             if getattr(args, "neutral", 0) > 0:
                 if rng.random() < args.neutral:
@@ -205,7 +205,15 @@ def _load_data(args):
             _CORPUS_CACHE[args.corpus] = dataset.load_corpus(args.corpus)
         examples = dataset.load_examples(args.data, _CORPUS_CACHE[args.corpus],
                                          tiers=args.tiers.split(","))
+    if getattr(args, "polyglot_data", None):
+        from training.learning import polyglot_data
+
+        examples = examples + polyglot_data.load_examples(args.polyglot_data, args.polyglot_languages.split(","),
+                                                          args.corpus)
     train, val = dataset.split_by_problem(examples, args.val_fraction)
+    repeat = getattr(args, "polyglot_repeat", 1)
+    if repeat > 1:  # the same Example again: its encoded variants are drawn afresh per copy
+        train += [e for e in train if e.language != "python" for _ in range(repeat - 1)]
     if getattr(args, "variants", False):
         from training.judging import shaped_examples as v4_data
         train += v4_data.variant_examples(train)  # of training programs only: validation stays as it was
