@@ -125,7 +125,7 @@ def judge(examples, candidate: dict, default: dict, n_boot: int = 1000) -> dict:
 
 
 def verdict(report: dict, bars=(("memory", 0.70), ("latency", 0.60)), margin=0.05, min_problems=30) -> dict:
-    """The rule of experiments/log/poly-model-draft.md, per language: True, False, or a reason it cannot pass."""
+    """The rule of experiments/log/11-2026-12-05-sessions-31-on.md ("One model for Python, C++, Java and Go"), per language: True, False, or a reason it cannot pass."""
     out = {}
     for lang in ("cpp", "go", "java"):
         cells = report.get(lang, {})
