@@ -19,7 +19,9 @@
   baseline's is recorded beside it).  The input's parsing by the driver is part of the program's figures.
 
 Java runs with ``-XX:+UseSerialGC -XX:-UsePerfData``, ``-Xmx`` = half the memory limit and an address-space
-limit 3 GiB above it (the JVM reserves far more address space than it touches).
+limit 3 GiB above it (the JVM reserves far more address space than it touches), and by ``PROTOCOL["java"]``
+(C1 only, ``-Xbatch``, no address-space randomisation, a fixed initial heap, a baseline of 10 runs), which
+makes its peak RSS repeat; the rows say so.
 """
 from __future__ import annotations
 
@@ -48,6 +50,20 @@ EMPTY = {"cpp": "int main() { return 0; }\n",
          "java": "class RlmMain { public static void main(String[] a) {} }\n",
          "go": "package main\n\nfunc main() {}\n", "c": "int main(void) { return 0; }\n"}
 SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c": "prog.c"}
+# Java's memory protocol (rows carry it as ``protocol``; rows without it were measured the first way, with C2,
+# address-space randomisation and a baseline of 5 runs, and do not mix with these).  Why each part: the C2
+# compiler's arenas (several MB) and its escape analysis (fewer objects allocated once a method is compiled)
+# land in the peak RSS or not depending on when, on a loaded machine, a background compile finishes: a
+# program's peak moved by 2-17 MB between runs, and the empty program's min over 5 runs by ~0.5 MB between
+# processes, against a median program's ~1 MB.  C1 only (``TieredStopAtLevel=1``), compiled before the code
+# goes on (``-Xbatch``; C1 compiles are small: CPU time fell, where C2 with -Xbatch took up to 10x longer),
+# without address-space randomisation, an initial heap fixed at what ergonomics chose on the 23 GiB
+# measuring machine (else it is 1/64 of the RAM, and so is the young generation, which a short program's
+# allocations fill), and a baseline of 10 runs: 20 programs x 3 batches x 5 runs moved by ~0.25 MB.
+PROTOCOL = {"java": "jvm-c1-xbatch-fixed-1"}
+FIXED_LAYOUT = {"java": True}  # language -> run without address-space randomisation (drivers/wait4.c)
+BASELINE_RUNS = {"java": 10}   # empty-program runs whose min is the baseline (others: 5)
+JAVA_INITIAL_HEAP_MB = 378
 JAVA_MAIN = "RlmMain"  # the LeetCode driver's class; a Rosetta program names its own (``build(main=...)``)
 
 
@@ -257,8 +273,10 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
     prog = BOX + "/.rlm/prog"
     if b.language == "java":
         home = _java_home()
-        argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto",
-                "-Xmx%dm" % max(64, memory_mb // 2), "-XX:ReservedCodeCacheSize=64m",
+        heap = max(64, memory_mb // 2)
+        argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto", "-Xmx%dm" % heap,
+                "-XX:InitialHeapSize=%dm" % min(heap, JAVA_INITIAL_HEAP_MB), "-XX:TieredStopAtLevel=1", "-Xbatch",
+                "-XX:ReservedCodeCacheSize=64m",
                 "-XX:CompressedClassSpaceSize=128m", "-cp", prog, b.main]
         binds = [] if (home + "/").startswith("/usr/") else [(home, home)]
         return argv, binds, (memory_mb << 20) + 3 * GiB
@@ -266,7 +284,7 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
 
 
 def run(b: Build, stdin: bytes, *, runs: int = 3, time_limit_s: float = 10.0, memory_mb: int = 2048,
-        output_bytes: int = 16 << 20) -> Run:
+        output_bytes: int = 16 << 20, fixed_layout: bool | None = None) -> Run:
     """Run a compiled program ``runs`` times in the sandbox on ``stdin``. Never raises for program failures;
     raises ``SandboxUnavailable`` where bubblewrap cannot start."""
     kind, why = sandbox_kind()
@@ -290,7 +308,9 @@ def run(b: Build, stdin: bytes, *, runs: int = 3, time_limit_s: float = 10.0, me
     killed = None
     try:
         drop = kind == "bwrap" and os.getuid() == 0
-        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), str(res_w), "--", *argv]
+        fixed = FIXED_LAYOUT.get(b.language, False) if fixed_layout is None else fixed_layout
+        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), str(res_w),
+                "fixed" if fixed else "random", "--", *argv]
         p = spawn_argv(full, limits,
                        drop=drop, binds=binds, stage_dir=stage, pass_fds=(res_w,), stdin=subprocess.DEVNULL,
                        stdout=out_w, stderr=err_w)
@@ -391,11 +411,18 @@ def _failure(code: int, cpu_s: float, cpu_limit: int, tail: str) -> tuple[str, s
     return "error", "exit %s: %s" % (code, last)
 
 
+def protocol(language: str) -> dict:
+    """The row field naming how ``language`` was measured, where it is not the first way (none then)."""
+    return {"protocol": PROTOCOL[language]} if language in PROTOCOL else {}
+
+
 _BASELINES: dict = {}
 
 
-def baseline(language: str, runs: int = 5, memory_mb: int = 2048) -> dict:
-    """The empty program's peak RSS and CPU time (min over ``runs``), measured once per process."""
+def baseline(language: str, runs: int | None = None, memory_mb: int = 2048) -> dict:
+    """The empty program's peak RSS and CPU time (min over ``runs``, default ``BASELINE_RUNS`` or 5), measured
+    once per process."""
+    runs = runs or BASELINE_RUNS.get(language, 5)
     if language not in _BASELINES:
         b = build(EMPTY[language], language)
         if not b.ok:
@@ -417,7 +444,7 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
     from training.measuring import drivers
     row = {"status": "error", "reason": None, "error": None, "memory_bytes": None, "latency_ms": None,
            "cpu_runs_ms": None, "rss_runs_kb": None, "digests": None, "compiler": compiler_version(language),
-           "clock": "process_cpu_min", "runs": runs}
+           "clock": "process_cpu_min", "runs": runs, **protocol(language)}
     source, why = drivers.program(code, language, entry, [a for t in tests for a in t["args"]])
     if source is None:
         row.update(status="skipped", reason=why)
