@@ -1,4 +1,4 @@
-"""Java's memory protocol (``compiled.PROTOCOL["java"]``): the JVM flags that make its peak RSS repeat, the
+"""Java's memory protocol (``compiled.PROTOCOL["java"]``): the JVM flags (a fixed initial heap, C2 kept), the
 baseline of 10 empty runs, and stream rows of an older Java protocol left out of resuming and packing.
 
 Unit-level: no sandbox, no JVM (the sandboxed runs are in test_polyglot_measure.py)."""
@@ -10,11 +10,12 @@ from pathlib import Path
 from training.measuring import compiled, streams
 
 
-def test_java_runs_c1_only_compiled_before_use_with_a_fixed_initial_heap():
+def test_java_runs_the_normal_tiered_jit_with_a_fixed_initial_heap():
     argv, _binds, _address = compiled._argv(compiled.Build("java", True, Path("/b")), 2048)
-    assert "-XX:TieredStopAtLevel=1" in argv and "-Xbatch" in argv
+    # time is the JVM users run: C2 stays, nothing stops tiering or makes compiles block
+    assert not any("TieredStopAtLevel" in a or a == "-Xbatch" or "TieredCompilation" in a for a in argv)
     assert "-Xmx1024m" in argv and "-XX:InitialHeapSize=378m" in argv
-    assert argv.index("-Xbatch") < argv.index("-cp")  # a JVM flag, not the program's argument
+    assert argv.index("-XX:InitialHeapSize=378m") < argv.index("-cp")  # a JVM flag, not the program's argument
 
 
 def test_the_initial_heap_is_never_above_the_maximum():
