@@ -53,12 +53,14 @@ SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c":
 # Java's memory protocol (rows carry it as ``protocol``; rows without it were measured the first way, with
 # address-space randomisation, ergonomics' initial heap and a baseline of 5 runs, and do not mix with these).
 # Why: the empty program's min peak RSS over 5 runs, taken once per measuring process, moved by ~0.5 MB between
-# processes (36,052-36,508 kB) against a median program's ~1 MB, so a whole process's rows moved together (the
-# re-measured memory was 19% higher at the median).  Without address-space randomisation, with the initial heap
-# fixed at what ergonomics chose on the 23 GiB measuring machine (else it is 1/64 of the RAM, and so is the young
-# generation, which a short program's allocations fill) and with a baseline of 10 runs, the baseline holds still
-# (training/data/remeasure_java_protocol.json: the same 200 rows measured twice).  The JIT stays the normal tiered one with C2: time is the JVM users run.  (C1 only
-# with -Xbatch made memory repeat better, Spearman 0.980 against itself, but moved time's ranks, 0.865.)
+# processes (36,052-36,508 kB) against a median program's ~2 MB, so a whole process's rows moved together (the
+# re-measured memory was 19% higher at the median).  Hence no address-space randomisation, the initial heap fixed
+# at what ergonomics chose on the 23 GiB measuring machine (else it is 1/64 of the RAM, and so is the young
+# generation, which a short program's allocations fill) and a baseline of 10 runs.  The JIT stays the normal
+# tiered one with C2, so time is the JVM users run.  With C2 that is not enough: the min of 10 still moved by
+# ~0.5 MB over 12 processes (35,820-36,332 kB) and a second pass was 13% higher at the median
+# (training/data/remeasure_java_protocol.json).  C1 only with -Xbatch held it closer (5% lower) but moved time's ranks
+# (Spearman 0.865 against itself, the first protocol's 0.962), so it was not adopted.
 PROTOCOL = {"java": "jvm-base10-fixed-1"}
 FIXED_LAYOUT = {"java": True}  # language -> run without address-space randomisation (drivers/wait4.c)
 BASELINE_RUNS = {"java": 10}   # empty-program runs whose min is the baseline (others: 5)
