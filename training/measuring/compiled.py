@@ -59,8 +59,8 @@ SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c":
 # generation, which a short program's allocations fill) and a baseline of 10 runs.  The JIT stays the normal
 # tiered one with C2, so time is the JVM users run.  With C2 that is not enough: the min of 10 still moved by
 # ~0.5 MB over 12 processes (35,820-36,332 kB) and a second pass was 13% higher at the median
-# (training/data/remeasure_java_protocol.json).  C1 only with -Xbatch held it closer (5% lower) but moved time's ranks
-# (Spearman 0.865 against itself, the first protocol's 0.962), so it was not adopted.
+# (training/data/remeasure_java_protocol.json).  C1 only with -Xbatch held it closer (5% lower) but moved
+# time's ranks (Spearman 0.865 against itself, the first protocol's 0.962), so it was not adopted.
 PROTOCOL = {"java": "jvm-base10-fixed-1"}
 FIXED_LAYOUT = {"java": True}  # language -> run without address-space randomisation (drivers/wait4.c)
 BASELINE_RUNS = {"java": 10}   # empty-program runs whose min is the baseline (others: 5)
