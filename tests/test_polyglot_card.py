@@ -116,18 +116,18 @@ def test_the_remeasure_resumes_and_keeps_other_languages(tmp_path, monkeypatch):
     assert whole["go"]["summary"]["again_ok"] == 3 and whole["go"]["summary"]["same_output"] == 1.0
 
 
-def test_the_card_sets_each_java_protocols_check_beside_the_current_ones(tmp_path):
+def test_the_card_sets_each_tried_java_protocols_check_beside_the_one_in_use(tmp_path):
     _gz(tmp_path / "leetcode_java.jsonl.gz", [_row("java", 1, "1", 10, 50.0, 10)])
     pair = {"status": "ok", "latency_ms": [1.0, 1.1], "memory_bytes": [5, 5], "same_output": True}
     (tmp_path / "remeasure_polyglot.json").write_text(json.dumps({"java": {"summary": dict(
         again.summary([pair] * 3, 3), source="leetcode-java.jsonl", when="2026-01-02T00:00:00Z",
         first_measured="2026-01-01T00:00:00Z")}}))
-    assert "jvm-base10-fixed-1" in card.section(tmp_path)  # the cause and the protocol, before any check of it
+    assert "None passed both bars" in card.section(tmp_path)  # the cause and the outcome, before any check file
     figures = {"latency_spearman": 0.5, "latency_within_15pct": 0.25, "memory_spearman": 0.75, "memory_within_15pct": 0.5}
     (tmp_path / "remeasure_java_protocol.json").write_text(json.dumps({"java": {
-        "summary": dict(figures, rows=3, protocol="jvm-base10-fixed-1"),
-        "compared": {card.FIRST_JAVA: dict(figures, memory_spearman=0.25), "jvm-c1-xbatch-fixed-1": figures}}}))
+        "adopted": card.FIRST_JAVA, "protocols": {
+            card.FIRST_JAVA: dict(figures, memory_spearman=0.25, memory_ratio_median=1.2),
+            "jvm-median10-fixed-1": dict(figures, what="a median baseline")}}}))
     text = card.section(tmp_path)
-    assert "| **jvm-base10-fixed-1** (current): measured twice | 0.5 | 25% | 0.75 | 50% |" in text
-    assert f"| {card.FIRST_JAVA}: stream against re-measurement | 0.5 | 25% | 0.25 | 50% |" in text
-    assert "| jvm-c1-xbatch-fixed-1: measured twice | 0.5 | 25% | 0.75 | 50% |" in text
+    assert f"| **{card.FIRST_JAVA}** (in use) | 0.5 | 25% | 0.25 | 50% | 1.2 |" in text
+    assert "| jvm-median10-fixed-1: a median baseline | 0.5 | 25% | 0.75 | 50% | - |" in text

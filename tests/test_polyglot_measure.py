@@ -161,7 +161,6 @@ def test_sandboxed_compile_and_run_takes_peak_rss_and_cpu_from_wait4(language):
     assert n <= row["memory_bytes"] < 3 * n
     assert row["latency_ms"] == min(row["cpu_runs_ms"]) > 0
     assert row["baseline_rss_kb"] > 0 and row["compiler"]
-    assert row.get("protocol") == compiled.PROTOCOL.get(language)  # Java's rows say how they were measured
 
 
 def test_a_compile_error_is_a_row_not_a_crash():
@@ -228,23 +227,3 @@ def test_java_and_go_compile_in_the_sandbox_and_go_keeps_its_cache_there(languag
     assert compiled.run(b, b"", runs=1).status == "ok"
     if language == "go":
         assert any(compiled.go_cache().iterdir())
-
-
-ADDRESSES = '#include <stdio.h>\n#include <stdlib.h>\nint main(void) { int x; printf("%p %p\\n", (void *)&x, malloc(64)); return 0; }\n'
-
-
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc is not installed (apt-get install gcc)")
-def test_the_launcher_runs_java_without_address_space_randomisation_and_others_with_it():
-    # Java's peak RSS moved by ~0.5 MB from run to run with its mappings placed at random (compiled.PROTOCOL)
-    b = compiled.build(ADDRESSES, "c")
-    assert b.ok, b.error
-
-    def addresses(fixed):
-        out = set()
-        for _ in range(3):
-            r = compiled.run(b, b"", runs=1, fixed_layout=fixed)
-            assert r.status == "ok", r.error
-            out.add(r.stdout.strip())
-        return out
-    assert len(addresses(True)) == 1
-    assert len(addresses(False)) == 3

@@ -19,9 +19,10 @@
   baseline's is recorded beside it).  The input's parsing by the driver is part of the program's figures.
 
 Java runs with ``-XX:+UseSerialGC -XX:-UsePerfData``, ``-Xmx`` = half the memory limit and an address-space
-limit 3 GiB above it (the JVM reserves far more address space than it touches), and by ``PROTOCOL["java"]``
-(no address-space randomisation, a fixed initial heap, a baseline of 10 runs; the normal tiered JIT with C2),
-which keeps the baseline from moving between measuring processes; the rows say so.
+limit 3 GiB above it (the JVM reserves far more address space than it touches), and its baseline is the min of
+5 empty runs like the others'.  That baseline moves by ~0.5 MB between measuring processes; the three protocols
+tried against it (fixed layout and initial heap, C1 with -Xbatch, a baseline of 10 by min or median) each failed
+time's or memory's bar, so Java keeps this one (training/data/remeasure_java_protocol.json).
 """
 from __future__ import annotations
 
@@ -50,21 +51,6 @@ EMPTY = {"cpp": "int main() { return 0; }\n",
          "java": "class RlmMain { public static void main(String[] a) {} }\n",
          "go": "package main\n\nfunc main() {}\n", "c": "int main(void) { return 0; }\n"}
 SOURCE_NAME = {"cpp": "prog.cpp", "java": "Solution.java", "go": "main.go", "c": "prog.c"}
-# Java's memory protocol (rows carry it as ``protocol``; rows without it were measured the first way, with
-# address-space randomisation, ergonomics' initial heap and a baseline of 5 runs, and do not mix with these).
-# Why: the empty program's min peak RSS over 5 runs, taken once per measuring process, moved by ~0.5 MB between
-# processes (36,052-36,508 kB) against a median program's ~2 MB, so a whole process's rows moved together (the
-# re-measured memory was 19% higher at the median).  Hence no address-space randomisation, the initial heap fixed
-# at what ergonomics chose on the 23 GiB measuring machine (else it is 1/64 of the RAM, and so is the young
-# generation, which a short program's allocations fill) and a baseline of 10 runs.  The JIT stays the normal
-# tiered one with C2, so time is the JVM users run.  With C2 that is not enough: the min of 10 still moved by
-# ~0.5 MB over 12 processes (35,820-36,332 kB) and a second pass was 13% higher at the median
-# (training/data/remeasure_java_protocol.json).  C1 only with -Xbatch held it closer (5% lower) but moved
-# time's ranks (Spearman 0.865 against itself, the first protocol's 0.962), so it was not adopted.
-PROTOCOL = {"java": "jvm-base10-fixed-1"}
-FIXED_LAYOUT = {"java": True}  # language -> run without address-space randomisation (drivers/wait4.c)
-BASELINE_RUNS = {"java": 10}   # empty-program runs whose min is the baseline (others: 5)
-JAVA_INITIAL_HEAP_MB = 378
 JAVA_MAIN = "RlmMain"  # the LeetCode driver's class; a Rosetta program names its own (``build(main=...)``)
 
 
@@ -274,9 +260,8 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
     prog = BOX + "/.rlm/prog"
     if b.language == "java":
         home = _java_home()
-        heap = max(64, memory_mb // 2)
-        argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto", "-Xmx%dm" % heap,
-                "-XX:InitialHeapSize=%dm" % min(heap, JAVA_INITIAL_HEAP_MB), "-XX:ReservedCodeCacheSize=64m",
+        argv = [home + "/bin/java", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto",
+                "-Xmx%dm" % max(64, memory_mb // 2), "-XX:ReservedCodeCacheSize=64m",
                 "-XX:CompressedClassSpaceSize=128m", "-cp", prog, b.main]
         binds = [] if (home + "/").startswith("/usr/") else [(home, home)]
         return argv, binds, (memory_mb << 20) + 3 * GiB
@@ -284,7 +269,7 @@ def _argv(b: Build, memory_mb: int) -> tuple[list, list, int]:
 
 
 def run(b: Build, stdin: bytes, *, runs: int = 3, time_limit_s: float = 10.0, memory_mb: int = 2048,
-        output_bytes: int = 16 << 20, fixed_layout: bool | None = None) -> Run:
+        output_bytes: int = 16 << 20) -> Run:
     """Run a compiled program ``runs`` times in the sandbox on ``stdin``. Never raises for program failures;
     raises ``SandboxUnavailable`` where bubblewrap cannot start."""
     kind, why = sandbox_kind()
@@ -308,9 +293,7 @@ def run(b: Build, stdin: bytes, *, runs: int = 3, time_limit_s: float = 10.0, me
     killed = None
     try:
         drop = kind == "bwrap" and os.getuid() == 0
-        fixed = FIXED_LAYOUT.get(b.language, False) if fixed_layout is None else fixed_layout
-        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), str(res_w),
-                "fixed" if fixed else "random", "--", *argv]
+        full = [BOX + "/.rlm/wait4", str(runs), BOX + "/.rlm/input.json", str(STACK_BYTES), str(res_w), "--", *argv]
         p = spawn_argv(full, limits,
                        drop=drop, binds=binds, stage_dir=stage, pass_fds=(res_w,), stdin=subprocess.DEVNULL,
                        stdout=out_w, stderr=err_w)
@@ -411,18 +394,11 @@ def _failure(code: int, cpu_s: float, cpu_limit: int, tail: str) -> tuple[str, s
     return "error", "exit %s: %s" % (code, last)
 
 
-def protocol(language: str) -> dict:
-    """The row field naming how ``language`` was measured, where it is not the first way (none then)."""
-    return {"protocol": PROTOCOL[language]} if language in PROTOCOL else {}
-
-
 _BASELINES: dict = {}
 
 
-def baseline(language: str, runs: int | None = None, memory_mb: int = 2048) -> dict:
-    """The empty program's peak RSS and CPU time (min over ``runs``, default ``BASELINE_RUNS`` or 5), measured
-    once per process."""
-    runs = runs or BASELINE_RUNS.get(language, 5)
+def baseline(language: str, runs: int = 5, memory_mb: int = 2048) -> dict:
+    """The empty program's peak RSS and CPU time (min over ``runs``), measured once per process."""
     if language not in _BASELINES:
         b = build(EMPTY[language], language)
         if not b.ok:
@@ -444,7 +420,7 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
     from training.measuring import drivers
     row = {"status": "error", "reason": None, "error": None, "memory_bytes": None, "latency_ms": None,
            "cpu_runs_ms": None, "rss_runs_kb": None, "digests": None, "compiler": compiler_version(language),
-           "clock": "process_cpu_min", "runs": runs, **protocol(language)}
+           "clock": "process_cpu_min", "runs": runs}
     source, why = drivers.program(code, language, entry, [a for t in tests for a in t["args"]])
     if source is None:
         row.update(status="skipped", reason=why)

@@ -97,7 +97,7 @@ def measure(task: dict, opts: dict) -> dict:
             row.update(status="compile_error", error=b.error[-300:])
             return row
         base = compiled.baseline(language, memory_mb=int(opts["memory_mb"]))
-        row.update(baseline_rss_kb=base["rss_kb"], baseline_cpu_ms=base["cpu_ms"], **compiled.protocol(language))
+        row.update(baseline_rss_kb=base["rss_kb"], baseline_cpu_ms=base["cpu_ms"])
         runs = max(3, int(opts.get("repeats") or 3))
         r = compiled.run(b, b"", runs=runs, time_limit_s=T, memory_mb=int(opts["memory_mb"]))
         row.update(sandbox=r.sandbox, runs=runs, rss_runs_kb=[x[1] for x in r.runs],

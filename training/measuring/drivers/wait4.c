@@ -4,15 +4,10 @@
  * Why a launcher: the harness's own wait4 counts the pages the harness had when it forked bwrap (exec keeps
  * the old peak), so only a small parent that forked the program itself gives the program's own peak RSS.
  * RESFD is closed in the child and the launcher is not dumpable, so the program cannot write its lines.
- * LAYOUT "fixed": the child runs without address-space randomisation (personality ADDR_NO_RANDOMIZE), so a
- * program's mappings, and the pages it touches around them, are the same from run to run (a JVM's peak RSS
- * moves by ~0.5 MB between runs with it); "random" leaves the kernel's randomisation on.
- * usage: rlm-wait4 N INPUT STACK_BYTES RESFD LAYOUT -- ARGV... */
+ * usage: rlm-wait4 N INPUT STACK_BYTES RESFD -- ARGV... */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -20,13 +15,11 @@
 #include <unistd.h>
 
 int main(int argc, char **argv) {
-    if (argc < 8 || strcmp(argv[6], "--") != 0) return 2;
+    if (argc < 7) return 2;
     int n = atoi(argv[1]);
     const char *input = argv[2];
     rlim_t stack = (rlim_t)atoll(argv[3]);
-    int fixed = strcmp(argv[5], "fixed") == 0;
-    if (!fixed && strcmp(argv[5], "random") != 0) return 2;
-    char **prog = argv + 7;
+    char **prog = argv + 6;
     prctl(PR_SET_DUMPABLE, 0);
     FILE *res = fdopen(atoi(argv[4]), "w");
     if (!res) return 2;
@@ -45,10 +38,6 @@ int main(int argc, char **argv) {
             }
             struct rlimit rl = {stack, stack};
             setrlimit(RLIMIT_STACK, &rl); /* deep recursion: LeetCode's trees and DFS */
-            if (fixed) {
-                int persona = personality(0xffffffff);
-                if (persona < 0 || personality((unsigned long)persona | ADDR_NO_RANDOMIZE) < 0) _exit(126);
-            }
             execv(prog[0], prog);
             _exit(127);
         }
