@@ -114,3 +114,20 @@ def test_the_remeasure_resumes_and_keeps_other_languages(tmp_path, monkeypatch):
     whole = json.loads(out.read_text())
     assert set(whole) == {"cpp", "go"}
     assert whole["go"]["summary"]["again_ok"] == 3 and whole["go"]["summary"]["same_output"] == 1.0
+
+
+def test_the_card_sets_each_tried_java_protocols_check_beside_the_one_in_use(tmp_path):
+    _gz(tmp_path / "leetcode_java.jsonl.gz", [_row("java", 1, "1", 10, 50.0, 10)])
+    pair = {"status": "ok", "latency_ms": [1.0, 1.1], "memory_bytes": [5, 5], "same_output": True}
+    (tmp_path / "remeasure_polyglot.json").write_text(json.dumps({"java": {"summary": dict(
+        again.summary([pair] * 3, 3), source="leetcode-java.jsonl", when="2026-01-02T00:00:00Z",
+        first_measured="2026-01-01T00:00:00Z")}}))
+    assert "None passed both bars" in card.section(tmp_path)  # the cause and the outcome, before any check file
+    figures = {"latency_spearman": 0.5, "latency_within_15pct": 0.25, "memory_spearman": 0.75, "memory_within_15pct": 0.5}
+    (tmp_path / "remeasure_java_protocol.json").write_text(json.dumps({"java": {
+        "adopted": card.FIRST_JAVA, "protocols": {
+            card.FIRST_JAVA: dict(figures, memory_spearman=0.25, memory_ratio_median=1.2),
+            "jvm-median10-fixed-1": dict(figures, what="a median baseline")}}}))
+    text = card.section(tmp_path)
+    assert f"| **{card.FIRST_JAVA}** (in use) | 0.5 | 25% | 0.25 | 50% | 1.2 |" in text
+    assert "| jvm-median10-fixed-1: a median baseline | 0.5 | 25% | 0.75 | 50% | - |" in text

@@ -19,7 +19,10 @@
   baseline's is recorded beside it).  The input's parsing by the driver is part of the program's figures.
 
 Java runs with ``-XX:+UseSerialGC -XX:-UsePerfData``, ``-Xmx`` = half the memory limit and an address-space
-limit 3 GiB above it (the JVM reserves far more address space than it touches).
+limit 3 GiB above it (the JVM reserves far more address space than it touches), and its baseline is the min of
+5 empty runs like the others'.  That baseline moves by ~0.5 MB between measuring processes; the three protocols
+tried against it (fixed layout and initial heap, C1 with -Xbatch, a baseline of 10 by min or median) each failed
+time's or memory's bar, so Java keeps this one (training/data/remeasure_java_protocol.json).
 """
 from __future__ import annotations
 
