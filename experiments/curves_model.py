@@ -165,14 +165,52 @@ def cmd_cv(a) -> int:
     return 0
 
 
+def cmd_scripts(a) -> int:
+    """Scripts' own anchor (the pre-registered part of session 33's approach): boosted trees on the
+    script's growth features, the RLM's two estimates and log10(input bytes), monotone in the bytes,
+    5-fold by problem over the Kattis training rows; beside the input's bytes alone."""
+    from sklearn.ensemble import HistGradientBoostingRegressor
+    from sklearn.model_selection import GroupKFold
+
+    from rlm_lsp.runtime.growth import features
+    from rlm_lsp.runtime.predictor import Predictor
+    from training.judging.shaped_examples import program_codes
+    rows = [r for r in read_gz(_data() / "kattis_v2.jsonl.gz")
+            if r["status"] == "ok" and not r.get("validation") and r.get("input_bytes")]
+    code = program_codes("kattis")
+    rows = [r for r in rows if r["key"] in code]
+    keys = sorted({r["key"] for r in rows})
+    pr = Predictor.default(threads=1)
+    view = {}
+    for k in keys:
+        p = pr.predict([code[k]])[0]
+        view[k] = list(features(code[k], "canon_v1")) + [math.log10(max(p[m].value, 1e-12)) for m in ("memory", "latency")]
+    report = {"programs": len(keys)}
+    for metric, field in (("memory", "memory_bytes"), ("time", "exec_ms")):
+        rs = [r for r in rows if r.get(field)]
+        b = np.array([math.log10(r["input_bytes"]) for r in rs])
+        x = np.hstack([np.array([view[r["key"]] for r in rs]), b[:, None]])
+        y = np.array([math.log10(max(r[field], 1e-6)) for r in rs])
+        groups = np.array([str(r["problem_id"]) for r in rs])
+        mono = [0] * (x.shape[1] - 1) + [1]
+        pred = np.zeros(len(y))
+        for tr, te in GroupKFold(5).split(x, y, groups):
+            m = HistGradientBoostingRegressor(**SETTINGS, random_state=0, monotonic_cst=mono)
+            pred[te] = m.fit(x[tr], y[tr]).predict(x[te])
+        report[metric] = {"rows": len(rs), "anchor": _spearman(y, pred), "input_bytes_alone": _spearman(y, b)}
+        print(metric, json.dumps(report[metric]), flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m experiments.curves_model")
     sub = ap.add_subparsers(dest="cmd", required=True)
     sub.add_parser("table")
     c = sub.add_parser("cv")
     c.add_argument("--json")
+    sub.add_parser("scripts")
     a = ap.parse_args(argv)
-    return {"table": cmd_table, "cv": cmd_cv}[a.cmd](a)
+    return {"table": cmd_table, "cv": cmd_cv, "scripts": cmd_scripts}[a.cmd](a)
 
 
 if __name__ == "__main__":
