@@ -7,8 +7,10 @@
 # (default 6; the trainer times its first steps, `--max-minutes`); DEADLINE (default 480 s from the
 # seeds' start) stops any still running, so the soup is made within one 10-minute command. REPEAT
 # (default 8) is each C++/Go/Java training row's copies an epoch (--polyglot-repeat).
+# EVAL_MAX (default 500): validation rows an evaluation reads (fewer for a CPU check).
 #
-#   here, first:  bash training/device/device_poly.sh stage     # fills .gpu/ (git-ignored), prints the carry
+#   here, first:  bash training/device/device_poly.sh stage     # fills .gpu/ (git-ignored), prints the carry;
+#                 `python` the venv's, with tree-sitter (rlm-lsp[polyglot]) for the C++/Go/Java functions
 #   GPU machine:  SEEDS="0 1 2 3" bash training/device/device_poly.sh     (run's timeout_s 590)
 #                 carry: .gpu/poly_init .gpu/solutions.jsonl.gz .gpu/polyglot_texts.jsonl.gz
 #   here, after:  python -m training.learning.shards unpack OUT/soup training/runs/NAME
@@ -26,8 +28,9 @@
 # they change (training stops, naming the first program the staged texts lack).
 # CPU check of the plumbing, as the GPU machine sees it (a copy of the working tree and .gpu/, with no
 # ../shared beside it, so dataset.DEFAULT_CORPUS names nothing):
-#   d=$(mktemp -d) && git ls-files -z | xargs -0 cp --parents -t "$d" && cp -r .gpu "$d" && cd "$d" &&
-#   SEEDS="0 1" MAX_STEPS=4 EVAL_EVERY=2 DEVICE=cpu bash training/device/device_poly.sh
+#   d=$(mktemp -d)/repo && mkdir "$d" && git ls-files -z | xargs -0 cp --parents -t "$d" && cp -r .gpu "$d" &&
+#   cd "$d" && PYTHON=/work/main/.venv/bin/python SEEDS="0 1" MAX_STEPS=4 EVAL_EVERY=2 DEVICE=cpu \
+#       bash training/device/device_poly.sh                      # ~8 min on 2 shared cores
 set -u
 G=${GPU_DATA:-.gpu}
 INIT_NAME=poly_init
@@ -73,7 +76,7 @@ for s in $SEEDS; do  # the CPU candidate's recipe (poly-model run1), one seed ea
     "$PY" -m training.learning.train --out "$R/s$s" --init-from "$INIT" --corpus "$CORPUS" \
         --data training/data/leetcode_v1.jsonl.gz --polyglot-data "${POLY[@]}" \
         --polyglot-texts "$G/polyglot_texts.jsonl.gz" --polyglot-repeat "${REPEAT:-8}" \
-        --preprocess canon_v1 --neutral 0.8 --lr 3e-4 --consistency 1.0 --eval-max 500 --seed "$s" \
+        --preprocess canon_v1 --neutral 0.8 --lr 3e-4 --consistency 1.0 --eval-max "${EVAL_MAX:-500}" --seed "$s" \
         --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
     pids+=($!)
 done
