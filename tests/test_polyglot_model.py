@@ -72,6 +72,40 @@ def test_rung_one_rows_become_normalised_functions(polyglot_files):
     assert stats == {"cpp": 1, "go": 1, "cpp_no_code": 1}
 
 
+def test_staged_texts_read_as_the_corpus_without_it(polyglot_files, tmp_path):
+    data, corpus = polyglot_files
+    staged = tmp_path / "texts.jsonl.gz"
+    assert polyglot_data.main([data, "--stage-texts", str(staged), "--corpus", corpus]) == 0
+    # every usable program of the data, the one without a function (c) too, its text null
+    rows = {r["key"]: r for r in dataset.read_jsonl([str(staged)])}
+    assert sorted(rows) == ["doocs:a/Solution.cpp", "doocs:b/solution.go", "doocs:c/Solution.cpp"]
+    assert rows["doocs:c/Solution.cpp"]["text"] is None and rows["doocs:b/solution.go"]["language"] == "go"
+    from_corpus, from_staged = {}, {}
+    want = polyglot_data.load_examples([data], corpus=corpus, stats=from_corpus)
+    got = polyglot_data.load_examples([data], corpus=str(tmp_path / "absent.jsonl.gz"), stats=from_staged,
+                                      texts=str(staged))
+    assert [(e.key, e.code, e.values) for e in got] == [(e.key, e.code, e.values) for e in want]
+    assert from_staged == from_corpus
+
+
+def test_a_program_missing_from_the_staged_texts_stops_training(polyglot_files, tmp_path):
+    import argparse
+
+    from training.learning import train_data
+
+    data, corpus = polyglot_files
+    staged = tmp_path / "texts.jsonl.gz"
+    polyglot_data.stage_texts([data], str(staged), corpus=corpus)
+    with open(data, "a") as f:  # a program measured after staging
+        f.write(json.dumps(_row("doocs:e/Solution.cpp", "cpp")) + "\n")
+    with pytest.raises(ValueError, match="not in .*stage the texts again"):
+        polyglot_data.load_examples([data], corpus=corpus, texts=str(staged))
+    args = argparse.Namespace(synthetic=0, corpus=corpus, data=[], tiers="large", polyglot_data=[data],
+                              polyglot_languages="cpp,go", polyglot_texts=str(staged))
+    with pytest.raises(SystemExit, match="^polyglot data: 1 programs"):
+        train_data._load_data(args)
+
+
 def test_evaluate_reads_each_language_as_its_own(polyglot_files):
     from tokenizers import Tokenizer, models, pre_tokenizers
 

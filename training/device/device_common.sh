@@ -2,7 +2,8 @@
 # one line each on the GPU and on the torch / transformers stack it has, PY (the interpreter;
 # $PYTHON or python3), and INIT: the staged init (.gpu/v3r, its weights xz-packed to travel)
 # unpacked outside the working tree (${INIT_DIR:-/tmp/rlm_init}/v3r), so that a CPU check of the
-# plumbing here leaves nothing in .gpu/ that a lease would then have to carry. Here, at staging,
+# plumbing here leaves nothing in .gpu/ that a lease would then have to carry. INIT_NAME names another
+# staged init in .gpu/ (device_poly.sh: poly_init, the current default recovered). Here, at staging,
 # `carry_size PATH...`: what a lease would send (the tracked tree and those carried paths) against
 # its 64 MiB.
 device_setup() {
@@ -10,8 +11,8 @@ device_setup() {
     PY=${PYTHON:-python3}
     nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
     "$PY" -c "import torch, transformers; print('torch', torch.__version__, 'transformers', transformers.__version__, 'cuda', torch.cuda.is_available())"
-    local staged=${GPU_DATA:-.gpu}/v3r
-    INIT=${INIT_DIR:-/tmp/rlm_init}/v3r
+    local staged=${GPU_DATA:-.gpu}/${INIT_NAME:-v3r}
+    INIT=${INIT_DIR:-/tmp/rlm_init}/${INIT_NAME:-v3r}
     [ -f "$staged/model.safetensors.xz" ] || return 0  # a lease without the init (device_sweep.sh)
     mkdir -p "$INIT"
     for f in "$staged"/*; do

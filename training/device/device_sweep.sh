@@ -13,7 +13,7 @@ set -u
 if [ "${1:-}" = stage ]; then
     G=${GPU_DATA:-.gpu}
     mkdir -p "$G/nas"
-    grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/exclude
+    # .gpu/ is in .gitignore (a worktree has no .git/info/ of its own to write to)
     python - "$G" <<'PYEOF'
 import gzip, json, sys
 from training.learning import dataset

@@ -105,6 +105,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--polyglot-data", nargs="*", default=[],
                    help="C++/Java/Go ladder rows (training.learning.polyglot_data: the rung-1 row per program, "
                         "its normalised functions), added to --data's Python rows and split by the same problem hash")
+    p.add_argument("--polyglot-texts", default=None, metavar="FILE",
+                   help="the --polyglot-data programs' texts from FILE (`python -m training.learning.polyglot_data "
+                        "--stage-texts`), not from --corpus: for a machine without the corpus or tree-sitter")
     p.add_argument("--polyglot-languages", default="cpp,java,go", help="of --polyglot-data, these languages")
     p.add_argument("--polyglot-repeat", type=int, default=1,
                    help="each --polyglot-data training row this many times per epoch (they are few beside Python's)")

@@ -208,8 +208,12 @@ def _load_data(args):
     if getattr(args, "polyglot_data", None):
         from training.learning import polyglot_data
 
-        examples = examples + polyglot_data.load_examples(args.polyglot_data, args.polyglot_languages.split(","),
-                                                          args.corpus)
+        try:
+            examples = examples + polyglot_data.load_examples(
+                args.polyglot_data, args.polyglot_languages.split(","), args.corpus,
+                texts=getattr(args, "polyglot_texts", None))
+        except ValueError as e:
+            raise SystemExit(f"polyglot data: {e}") from None
     train, val = dataset.split_by_problem(examples, args.val_fraction)
     repeat = getattr(args, "polyglot_repeat", 1)
     if repeat > 1:  # the same Example again: its encoded variants are drawn afresh per copy

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# One GPU lease, one command: K seeds of the polyglot recipe (issue 51, item 2: the shipped default
+# fine-tuned on Python + C++ + Go + Java; /work/poly-model-work/train.sh's, whose two CPU runs of 154
+# steps were underfit, experiments/log/11-2026-12-05-sessions-31-on.md "One model for Python, C++, Java
+# and Go"), their uniform soup, back in $OUT as float32 shards (~40 MB, exact) with every seed's log.
+# Each seed's cosine runs over the fewer of MAX_STEPS (default 2000) and the steps that fit MINUTES
+# (default 6; the trainer times its first steps, `--max-minutes`); DEADLINE (default 480 s from the
+# seeds' start) stops any still running, so the soup is made within one 10-minute command. REPEAT
+# (default 8) is each C++/Go/Java training row's copies an epoch (--polyglot-repeat).
+# EVAL_MAX (default 500): validation rows an evaluation reads (fewer for a CPU check).
+#
+#   here, first:  bash training/device/device_poly.sh stage     # fills .gpu/ (git-ignored), prints the carry;
+#                 `python` the venv's, with tree-sitter (rlm-lsp[polyglot]) for the C++/Go/Java functions
+#   GPU machine:  SEEDS="0 1 2 3" bash training/device/device_poly.sh     (run's timeout_s 590)
+#                 carry: .gpu/poly_init .gpu/solutions.jsonl.gz .gpu/polyglot_texts.jsonl.gz
+#   here, after:  python -m training.learning.shards unpack OUT/soup training/runs/NAME
+#                 bash training/judging/polyglot_judge.sh NAME training/runs/NAME
+#                 (export, each language's evaluation, the default beside it on Python, the GBM and the
+#                 bootstrap; judged by the rule written in experiments/log/ before the lease, never after)
+#
+# .gpu/ holds what the GPU machine cannot reach (it has neither ../shared/corpora nor tree-sitter):
+# - solutions.jsonl.gz: the corpus rows the Python training rows name (device_sweep.sh's staging);
+# - polyglot_texts.jsonl.gz: each C++/Go/Java program's text as the model reads it (its functions,
+#   normalised; `python -m training.learning.polyglot_data --stage-texts`), read by `--polyglot-texts`;
+# - poly_init/: the current default, recovered (`python -m training.learning.recover`), its weights
+#   xz-packed as device_soup.sh's v3r; default.sha256 says which default, so a new one is recovered again.
+# The data files are the tracked training/data/leetcode_{v1,cpp,go,java}.jsonl.gz: stage again after
+# they change (training stops, naming the first program the staged texts lack).
+# CPU check of the plumbing, as the GPU machine sees it (a copy of the working tree and .gpu/, with no
+# ../shared beside it, so dataset.DEFAULT_CORPUS names nothing):
+#   d=$(mktemp -d)/repo && mkdir "$d" && git ls-files -z | xargs -0 cp --parents -t "$d" && cp -r .gpu "$d" &&
+#   cd "$d" && PYTHON=/work/main/.venv/bin/python SEEDS="0 1" MAX_STEPS=4 EVAL_EVERY=2 DEVICE=cpu \
+#       bash training/device/device_poly.sh                      # ~8 min on 2 shared cores
+set -u
+G=${GPU_DATA:-.gpu}
+INIT_NAME=poly_init
+POLY=(training/data/leetcode_cpp.jsonl.gz training/data/leetcode_go.jsonl.gz training/data/leetcode_java.jsonl.gz)
+. training/device/device_common.sh
+if [ "${1:-}" = stage ]; then
+    bash training/device/device_sweep.sh stage >/dev/null || exit 1
+    python -m training.learning.polyglot_data --stage-texts "$G/polyglot_texts.jsonl.gz" "${POLY[@]}" || exit 1
+    stamp=$(cat rlm_lsp/models/default/*.onnx rlm_lsp/models/default/tokenizer.json rlm_lsp/models/default/rlm_config.json | sha256sum | cut -d' ' -f1)
+    if [ ! -f "$G/$INIT_NAME/model.safetensors.xz" ] || [ "$(cat "$G/$INIT_NAME/default.sha256" 2>/dev/null)" != "$stamp" ]; then
+        rm -rf "$G/$INIT_NAME"
+        python -m training.learning.recover rlm_lsp/models/default "$G/$INIT_NAME" >/dev/null || exit 1
+        # fp32 read back from int8 (few distinct values a column): xz shrinks it ~2.5x, which the
+        # 64 MiB a lease carries (the tracked tree included) needs; device_common.sh unpacks it there
+        python -c "
+import lzma, shutil, sys
+with open(sys.argv[1], 'rb') as raw, lzma.open(sys.argv[1] + '.xz', 'wb', preset=9) as packed:
+    shutil.copyfileobj(raw, packed)" "$G/$INIT_NAME/model.safetensors" || exit 1
+        echo "$stamp" > "$G/$INIT_NAME/default.sha256"
+    fi
+    rm -f "$G/$INIT_NAME/model.safetensors"  # unpacked, it would travel too
+    carry_size "$G/$INIT_NAME" "$G/solutions.jsonl.gz" "$G/polyglot_texts.jsonl.gz"
+    exit 0
+fi
+SEEDS=${SEEDS:-0 1 2 3}
+MAX_STEPS=${MAX_STEPS:-2000}
+MINUTES=${MINUTES:-6}
+DEADLINE=${DEADLINE:-480}
+OUT=${OUT:-/tmp/poly_out}
+R=${POLY_DIR:-/tmp/poly_runs}
+EVAL_EVERY=${EVAL_EVERY:-200}
+CORPUS=$G/solutions.jsonl.gz  # the Python rows' code: the staged rows, never ../shared
+mkdir -p "$R" "$OUT"
+device_setup || exit 1  # environment, PY, what the machine has; the init unpacked
+[ -f "$INIT/model.safetensors" ] || { echo "no staged init in $G/$INIT_NAME: run 'bash training/device/device_poly.sh stage' here and carry it"; exit 1; }
+for f in "$CORPUS" "$G/polyglot_texts.jsonl.gz" training/data/leetcode_v1.jsonl.gz "${POLY[@]}"; do
+    [ -f "$f" ] || { echo "missing $f: stage here and carry .gpu/"; exit 1; }
+done
+check_flags  # MAX_STEPS, EVAL_EVERY, DEVICE
+extra+=(--max-minutes "$MINUTES")
+pids=()
+for s in $SEEDS; do  # the CPU candidate's recipe (poly-model run1), one seed each, side by side on the one GPU
+    "$PY" -m training.learning.train --out "$R/s$s" --init-from "$INIT" --corpus "$CORPUS" \
+        --data training/data/leetcode_v1.jsonl.gz --polyglot-data "${POLY[@]}" \
+        --polyglot-texts "$G/polyglot_texts.jsonl.gz" --polyglot-repeat "${REPEAT:-8}" \
+        --preprocess canon_v1 --neutral 0.8 --lr 3e-4 --consistency 1.0 --eval-max "${EVAL_MAX:-500}" --seed "$s" \
+        --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
+    pids+=($!)
+done
+wait_for_seeds
+grep -h "^data:" "$R"/s*.log | head -1
+soup_of_seeds "$R" "$OUT"
