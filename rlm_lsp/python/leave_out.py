@@ -49,6 +49,9 @@ def leave_each_out(code: str, cap: int = CAP) -> Variants:
     if fn is None:
         return Variants((), 0)
     paths = list(_paths(fn, ()))
+    top = [q for q in paths if len(q) == 1]
+    if len(top) == 1:  # the function's only statement: without it nothing is left to compare, so only
+        paths.remove(top[0])  # what is inside it is left out in turn
     lines = code.splitlines()
     items = []
     for path in paths[: max(0, cap)]:
