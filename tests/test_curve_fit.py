@@ -69,3 +69,19 @@ def test_too_few_sizes_give_no_fit():
 def test_buckets_and_classes_are_the_documented_ones():
     assert CLASSES == ("1", "log n", "n", "n log n", "n²", "n³", "2ⁿ")
     assert [bucket(x) for x in (0.0, 0.49, 0.5, 1.49, 1.5, 2.49, 2.5, 4)] == [0, 0, 1, 1, 2, 2, 3, 3]
+
+
+def test_the_card_counts_kattis_tasks_left(tmp_path, monkeypatch):
+    """#47's Kattis item: the card says how many (program, input) tasks of the packages are measured."""
+    import gzip
+    import json
+
+    from training.measuring import curves_card, sources
+    rows = [{"key": "k:a.py", "problem_id": "p", "input_id": f"{i}.in", "status": "ok"} for i in range(2)]
+    with gzip.open(tmp_path / "kattis_v2.jsonl.gz", "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    tasks = [{"row": {"key": "k:a.py", "input_id": f"{i}.in"}} for i in range(3)]
+    monkeypatch.setattr(sources, "kattis_tasks", lambda corpus, k: tasks)
+    (line,) = [x for x in curves_card.kattis_lines(tmp_path) if x]
+    assert "2 rows, 2 ok, 1 programs on 2 distinct inputs" in line and "2 of 3 tasks measured" in line
+    assert curves_card.kattis_lines(tmp_path / "none") == []
