@@ -122,12 +122,13 @@ def kattis_lines(data: Path) -> list[str]:
                        "(`streams run --source kattis --inputs-per-problem 100000`)."]
 
 
-def write(text: str, readme: Path = README) -> None:
+def write(text: str, readme: Path = README, start: str = START, end: str = END) -> None:
+    """`text` between the `start` and `end` markers of `readme` (appended with them where absent)."""
     body = readme.read_text(encoding="utf-8")
-    block = f"{START}\n{text}\n{END}"
-    if START in body:
-        head, rest = body.split(START, 1)
-        body = head + block + rest.split(END, 1)[1]
+    block = f"{start}\n{text}\n{end}"
+    if start in body:
+        head, rest = body.split(start, 1)
+        body = head + block + rest.split(end, 1)[1]
     else:
         body = body.rstrip("\n") + "\n\n" + block + "\n"
     readme.write_text(body, encoding="utf-8")

@@ -20,6 +20,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from training.measuring import curves_card
 from training.measuring.curve_fit import CLASSES, fit
 from training.measuring.curves_card import DATA, README, read_gz
 from training.measuring.polyglot_remeasure import read_rows
@@ -238,14 +239,7 @@ def java_protocol(data: Path) -> list:
 
 
 def write(text: str, readme: Path = README) -> None:
-    body = readme.read_text(encoding="utf-8")
-    block = f"{START}\n{text}\n{END}"
-    if START in body:
-        head, rest = body.split(START, 1)
-        body = head + block + rest.split(END, 1)[1]
-    else:
-        body = body.rstrip("\n") + "\n\n" + block + "\n"
-    readme.write_text(body, encoding="utf-8")
+    curves_card.write(text, readme, START, END)
 
 
 def main(argv=None) -> int:
