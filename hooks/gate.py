@@ -272,7 +272,7 @@ def evaluate(
     except Exception as exc:  # noqa: BLE001  # any load failure is "no model"; the message says which
         return _model_failure(result, f"cannot load the model: {_describe(exc)}", fail_open)
 
-    result.matching, unread = languages.judged(matching, predictor)
+    result.matching, unread = languages.judged(matching, predictor, old, new, old_path_of)
     result.notes.extend(unread)
     result.files -= len({n.path for n in unread} - {c.path for c in result.matching.changed})
     matching = result.matching

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rlm_lsp.app import rules, sources
@@ -86,8 +86,13 @@ def parse_functions(path: str, source: str, lang: str) -> list[Function]:
     return out
 
 
-def judged(matching: Matching, predictor: Any) -> tuple[Matching, list[Note]]:
-    """`matching` without the changes in languages the model does not read, and one note per file."""
+def judged(matching: Matching, predictor: Any, old: Mapping[str, Sequence[Function]] | None = None,
+           new: Mapping[str, Sequence[Function]] | None = None,
+           old_path_of: Mapping[str, str] | None = None) -> tuple[Matching, list[Note]]:
+    """`matching` without the changes in languages the model does not read, and one note per file.
+    Given the functions it was matched from (`old`, `new`, `old_path_of`, as `compare.match` takes
+    them), those files are matched again without them, so none of their functions counts as
+    unchanged, renamed or removed either: the gate did not read them."""
     keep, notes, told = [], [], set()
     for change in matching.changed:
         lang = change.new.language
@@ -96,6 +101,12 @@ def judged(matching: Matching, predictor: Any) -> tuple[Matching, list[Note]]:
         elif change.path not in told:
             told.add(change.path)
             notes.append(Note(change.path, f"{NOT_JUDGED}: " + sources.not_read(predictor, lang, WHAT_TO_DO)))
+    if told and old is not None and new is not None:
+        renames = dict(old_path_of or {})
+        gone = told | {renames[p] for p in told if p in renames}
+        matching = compare.match({p: f for p, f in old.items() if p not in gone},
+                                 {p: f for p, f in new.items() if p not in told}, renames)
+        keep = [c for c in matching.changed if c.path not in told]
     return dataclasses.replace(matching, changed=keep), notes
 
 

@@ -81,6 +81,8 @@ def test_a_model_that_reads_python_only_names_the_files_it_did_not_judge(repo, t
     for name in EDITS:
         assert notes[name].startswith("not judged: the model tiny-test-0 reads Python only, not ")
         assert "[tool.rlm]" in notes[name]
+    # their comment-only edits are not "unchanged after normalizing": the gate did not read those files
+    assert report["unchanged"] == 0 and report["renamed"] == []
 
 
 def test_the_text_report_says_it(repo, tiny_model_dir, capsys):
