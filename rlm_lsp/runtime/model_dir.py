@@ -90,6 +90,9 @@ class ModelConfig:
     draw_positions: int | None = None
     # The feature trees the regression rule consults (`rlm_lsp.runtime.feature_trees`); None: none shipped.
     feature_trees: TreesSpec | None = None
+    # A model whose template reads {n}: the size its numbers are for when the caller states none
+    # (`rlm_lsp.runtime.template.n_field`). None: the template does not read n.
+    reference_n: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -182,6 +185,7 @@ class ModelConfig:
             number_format=number_format,
             draw_positions=int(raw["draw_positions"]) if raw.get("draw_positions") is not None else None,
             feature_trees=trees_spec(raw, [m.name for m in metrics]),
+            reference_n=int(raw["reference_n"]) if raw.get("reference_n") is not None else None,
             raw=raw,
         )
 

@@ -172,6 +172,12 @@ class Predictor:
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
+        if "{n}" in self.config.input_template:  # a model that reads n: the reference n unless one is stated
+            context.setdefault("n", self.config.reference_n)
+            try:
+                template.n_field(context["n"])
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         own = readers.own_normaliser(language)
         if own is not None:  # C++, Java, Go: their own normaliser, whatever the Python preprocessing is
             return template.render(self.config.input_template, self.config.metric_names, language, own(code), **context)
@@ -224,7 +230,8 @@ class Predictor:
         if todo:
             code_of = dict(zip(keys, codes))
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: self._with_checks(p, code_of[k], pooled[k], language) for k, p in ran.items()})
+            known.update({k: self._with_n(self._with_checks(p, code_of[k], pooled[k], language), context)
+                          for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -232,6 +239,19 @@ class Predictor:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
+
+    def n_of(self, context: Mapping[str, str] | None = None) -> float | None:
+        """The size a model that reads n predicts for: the context's `n`, else its reference n;
+        None for a model whose template does not read n."""
+        if "{n}" not in self.config.input_template:
+            return None
+        return float((context or {}).get("n", self.config.reference_n))
+
+    def _with_n(self, predictions: dict[str, Prediction], context: Mapping[str, str] | None) -> dict[str, Prediction]:
+        """Each Prediction of a model that reads n says the n it read (its growth, where the model
+        predicts one, moves it from there: `rlm_lsp.runtime.growth.at`)."""
+        n = self.n_of(context)
+        return predictions if n is None else {m: dataclasses.replace(p, n=n) for m, p in predictions.items()}
 
     def _with_checks(self, predictions: dict[str, Prediction], code: str,
                      pooled: np.ndarray | None = None, language: str = "python") -> dict[str, Prediction]:
