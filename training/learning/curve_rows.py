@@ -14,7 +14,7 @@ one per ``ok`` (program, size) row, its code by key from the LeetCode corpus (as
 
 The split is by problem, ``dataset.is_validation`` of the problem id (``extra["validation"]``), as
 ``dataset.split_by_problem`` reads it: a problem's every program and size falls on one side.
-``python -m training.learning.curve_rows`` prints the counts.
+``python -m training.learning.curve_rows [--corpus FILE]`` prints the counts.
 """
 
 from __future__ import annotations
@@ -94,4 +94,10 @@ def summary(examples: list[dataset.Example]) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(summary(load_curve_examples()), indent=1))
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m training.learning.curve_rows", description=__doc__.split("\n")[0])
+    ap.add_argument("--curves", default=str(CURVES))
+    ap.add_argument("--corpus", default=dataset.DEFAULT_CORPUS)
+    a = ap.parse_args()
+    print(json.dumps(summary(load_curve_examples(a.curves, a.corpus))))
