@@ -62,3 +62,16 @@ def test_a_template_with_n_needs_a_reference_n(model_copy):
         Predictor.from_dir(_n_model(model_copy))
     with pytest.raises(ModelError, match="reference_n: expected a whole number of at least 1"):
         Predictor.from_dir(_n_model(model_copy, reference_n=0))
+
+
+def test_rlm_predict_asks_a_model_that_reads_n_at_the_stated_n(model_copy, tmp_path, capsys):
+    from rlm_lsp.app import cli
+
+    model = _n_model(model_copy, reference_n=10_000)
+    path = tmp_path / "prog.py"
+    path.write_text(CODE)
+    assert cli.main(["predict", str(path), "--model", str(model), "--n", "1000000", "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)[0]
+    assert row["memory"]["n"] == row["latency"]["n"] == 1e6  # its own numbers at 10⁶, not the reference's
+    assert cli.main(["predict", str(path), "--model", str(model), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["memory"]["n"] == 10_000
