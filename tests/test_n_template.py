@@ -53,7 +53,7 @@ def test_a_model_that_reads_n_renders_its_reference_n_unless_told_one(model_copy
 
 def test_a_model_without_n_keeps_no_n(model_copy):
     p = Predictor.from_dir(model_copy, samples=2)
-    assert p.n_of({"n": 5}) is None
+    assert p.config.n_for({"n": 5}) is None
     assert p.predict([CODE], context={"n": 10 ** 6})[0]["memory"].n is None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -104,6 +105,13 @@ class ModelConfig:
         """The sampling temperature at each decoding position: a metric's own, else the model's."""
         return [self.temperature if m.temperature is None else m.temperature
                 for m in self.metrics for _ in range(numbers.TOKENS_PER_NUMBER)]
+
+    def n_for(self, context: Mapping | None = None) -> float | None:
+        """The size a model that reads n (its template's {n}) predicts for: the context's `n`, else its
+        reference n; None for a model whose template does not read n."""
+        if "{n}" not in self.input_template:
+            return None
+        return float((context or {}).get("n", self.reference_n))
 
     @property
     def metric_names(self) -> list[str]:

@@ -30,7 +30,7 @@ from rlm_lsp.runtime import decode, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
 from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
-from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth
+from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth, with_n
 from rlm_lsp.runtime.seq2seq import Seq2Seq
 
 __all__ = ["InputError", "ModelError", "Prediction", "Predictor", "fold_growth", "head_and_tail", "point_estimate"]
@@ -230,8 +230,8 @@ class Predictor:
         if todo:
             code_of = dict(zip(keys, codes))
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: self._with_n(self._with_checks(p, code_of[k], pooled[k], language), context)
-                          for k, p in ran.items()})
+            n = self.config.n_for(context)  # a model that reads n: each Prediction says the n it read
+            known.update({k: with_n(self._with_checks(p, code_of[k], pooled[k], language), n) for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -239,19 +239,6 @@ class Predictor:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
-
-    def n_of(self, context: Mapping[str, str] | None = None) -> float | None:
-        """The size a model that reads n predicts for: the context's `n`, else its reference n;
-        None for a model whose template does not read n."""
-        if "{n}" not in self.config.input_template:
-            return None
-        return float((context or {}).get("n", self.config.reference_n))
-
-    def _with_n(self, predictions: dict[str, Prediction], context: Mapping[str, str] | None) -> dict[str, Prediction]:
-        """Each Prediction of a model that reads n says the n it read (its growth, where the model
-        predicts one, moves it from there: `rlm_lsp.runtime.growth.at`)."""
-        n = self.n_of(context)
-        return predictions if n is None else {m: dataclasses.replace(p, n=n) for m, p in predictions.items()}
 
     def _with_checks(self, predictions: dict[str, Prediction], code: str,
                      pooled: np.ndarray | None = None, language: str = "python") -> dict[str, Prediction]:

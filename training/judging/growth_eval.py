@@ -117,7 +117,7 @@ def main(argv=None) -> int:
     train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
     keys = sorted(val)
     preds = {k: pr.predict([code[k]])[0] for k in keys}
-    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.n_of() is not None}
+    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None}
 
     # the baseline: boosted trees on the counts alone, same training rows
     xtr = {k: code_features.of(code[k], "canon_v1") for k in train}
@@ -165,7 +165,7 @@ def value_at(pr, code: str, pred: dict, metric: str, n: float) -> float:
     """`metric`'s value at size `n`: a model that reads n is asked at n (the Predictor caches it);
     another's prediction `pred` (at its reference n) is moved there along its predicted growth."""
     from rlm_lsp.runtime.growth import at
-    if pr.n_of() is not None:
+    if pr.config.n_for() is not None:
         return pr.predict([code], context={"n": n})[0][metric].value
     return at(pred[metric], n).value
 
