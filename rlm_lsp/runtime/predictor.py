@@ -173,7 +173,7 @@ class Predictor:
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
         if "{n}" in self.config.input_template:  # a model that reads n: the reference n unless one is stated
-            context.setdefault("n", self.config.reference_n)
+            context.setdefault("n", str(self.config.reference_n))
             try:
                 template.n_field(context["n"])
             except ValueError as exc:
