@@ -28,23 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from experiments.growth_model import _cache, _data, scores
-from training.measuring.curve_fit import FLOORS
+from training.measuring.curve_fit import FLOORS, asymptotic
 from training.measuring.curves_card import read_gz
 
 N0 = 4.0  # log10 of the anchor's size
 FIELDS = {"memory": "memory_bytes", "time": "latency_ms"}
 SETTINGS = {"max_iter": 200, "learning_rate": 0.06, "max_leaf_nodes": 15, "min_samples_leaf": 20}
-
-
-def asymptotic(points: list[tuple[float, float]], floor: float) -> float | None:
-    """Slope over the three largest sizes when they span >= 4x and sit above `floor`."""
-    pts = sorted((s, c) for s, c in points if s > 0 and c and c > 0)
-    top = pts[-3:]
-    if len(top) < 3 or top[-1][0] < 4 * top[0][0] or min(c for _, c in top) < floor:
-        return None
-    x = np.log([s for s, _ in top])
-    y = np.log([c for _, c in top])
-    return float(np.polyfit(x, y, 1)[0])
 
 
 def curve_targets(data: Path | None = None) -> dict:

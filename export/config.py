@@ -42,6 +42,8 @@ def write_model_config(out_dir: Path, checkpoint: Path, meta: dict, model_versio
         "pad_token_id": int(hf_config.get("pad_token_id", 0)),
         "number_tokens": token_ids,
         "training_data": meta.get("training_data", {}),
+        # a model that reads n (its template's {n}): the n it reads when the caller states none
+        **({"reference_n": int(meta["reference_n"])} if meta.get("reference_n") else {}),
         "architecture": {k: hf_config.get(k) for k in ("model_type", "d_model", "num_layers", "num_decoder_layers",
                                                        "num_heads", "vocab_size")},
         **extra,

@@ -307,7 +307,8 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         if result is None:
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
-            result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)))
+            result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)),
+                                cli_sizes.asker(predictor, code, context if kind == "script" else None))
             row.update({m: as_json(p) for m, p in result.items()})
             cut = predictor.read_limit(code, context=context if kind == "script" else None) \
                 if truncated(result) else None

@@ -38,12 +38,14 @@ JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded o
 
 
 def as_json(p: Prediction) -> dict:
-    """{"value", "low", "high", "unit"}, and "n", "growth", "growth_low", "growth_high", "growth_class"
-    when growth is predicted."""
+    """{"value", "low", "high", "unit"}, and "n" where the value is for a size (growth predicted, or a
+    model that reads n), "growth", "growth_low", "growth_high", "growth_class" when growth is predicted."""
     out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
     g = getattr(p, "growth", None)
+    if g is not None or getattr(p, "n", None) is not None:
+        out["n"] = p.n  # null for a growth the RLM predicts without reading n
     if g is not None:
-        out.update(n=p.n, growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
+        out.update(growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
     return out
 
 

@@ -64,16 +64,30 @@ class Sizes:
         return Size(project, "[tool.rlm] n") if project is not None else None
 
     def move(self, key: tuple[str, int, str], result: dict[str, Prediction],
-             asked: Callable[[], Size | None]) -> dict[str, Prediction]:
+             asked: Callable[[], Size | None],
+             at_n: Callable[[float], dict[str, Prediction]] | None = None) -> dict[str, Prediction]:
         """`result` at the size `asked()` gives (`growth.at`; None: the model's reference n), and the n
         its row is for recorded. Where the model predicts no growth, `result` unchanged and nothing
-        asked (so a project's n is not even read)."""
+        asked (so a project's n is not even read). `at_n`, for a model that reads n (its template's
+        {n}): the model asked at that n, whose numbers there are its own rather than moved along its growth."""
         n = next((p.n for p in result.values() if p.n is not None), None)
         if n is None:
             return result
         size = asked()
         self.used[key] = size if size is not None else Size(n, REFERENCE)
-        return {m: growth.at(p, size.n) for m, p in result.items()} if size is not None else result
+        if size is None or size.n == n:
+            return result
+        if at_n is not None:
+            return at_n(size.n)
+        return {m: growth.at(p, size.n) for m, p in result.items()}
+
+
+def asker(predictor, code: str, context: dict | None = None) -> Callable[[float], dict[str, Prediction]] | None:
+    """For a model that reads n (its template's {n}, `rlm_lsp.runtime.template.n_field`): `code`'s
+    predictions asked at a given n (`Sizes.move`'s `at_n`); None for any other model."""
+    if "{n}" not in predictor.config.input_template:
+        return None
+    return lambda n: predictor.predict([code], context={**(context or {}), "n": n})[0]
 
 
 def parse_n(text: str, flag: str) -> float:

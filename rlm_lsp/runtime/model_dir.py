@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,6 +91,9 @@ class ModelConfig:
     draw_positions: int | None = None
     # The feature trees the regression rule consults (`rlm_lsp.runtime.feature_trees`); None: none shipped.
     feature_trees: TreesSpec | None = None
+    # A model whose template reads {n}: the size its numbers are for when the caller states none
+    # (`rlm_lsp.runtime.template.n_field`). None: the template does not read n.
+    reference_n: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -101,6 +105,13 @@ class ModelConfig:
         """The sampling temperature at each decoding position: a metric's own, else the model's."""
         return [self.temperature if m.temperature is None else m.temperature
                 for m in self.metrics for _ in range(numbers.TOKENS_PER_NUMBER)]
+
+    def n_for(self, context: Mapping | None = None) -> float | None:
+        """The size a model that reads n (its template's {n}) predicts for: the context's `n`, else its
+        reference n; None for a model whose template does not read n."""
+        if "{n}" not in self.input_template:
+            return None
+        return float((context or {}).get("n", self.reference_n))
 
     @property
     def metric_names(self) -> list[str]:
@@ -182,6 +193,7 @@ class ModelConfig:
             number_format=number_format,
             draw_positions=int(raw["draw_positions"]) if raw.get("draw_positions") is not None else None,
             feature_trees=trees_spec(raw, [m.name for m in metrics]),
+            reference_n=int(raw["reference_n"]) if raw.get("reference_n") is not None else None,
             raw=raw,
         )
 

@@ -36,6 +36,9 @@ def check(raw: dict[str, Any]) -> None:
     for key, rule in _OPTIONAL.items():
         if raw.get(key) is not None:
             rule(key, raw[key])
+    # a model that reads n (`rlm_lsp.runtime.template.n_field`) needs the n to read when none is stated
+    if "{n}" in raw["input_template"] and raw.get("reference_n") is None:
+        raise SchemaError("reference_n: missing, and the input_template reads {n}")
 
 
 def _whole(key: str, value: Any, low: int = 0, high: int | None = None) -> None:
@@ -126,4 +129,5 @@ _OPTIONAL: dict[str, Callable[[str, Any], None]] = {
     "logits_token_ids": _token_ids,
     "draw_positions": _positive,
     "training_data": _object,
+    "reference_n": _positive,  # the size the numbers are for when none is stated (a template with {n})
 }

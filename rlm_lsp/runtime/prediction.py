@@ -126,3 +126,9 @@ def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:
                                             growth_samples=g.samples)
             del out[name]
     return out
+
+
+def with_n(predictions: dict[str, Prediction], n: float | None) -> dict[str, Prediction]:
+    """Each Prediction saying it is for size `n` (a model that reads n: the n it read; its growth,
+    where it predicts one, moves it from there, `rlm_lsp.runtime.growth.at`); unchanged for None."""
+    return predictions if n is None else {m: dataclasses.replace(p, n=n) for m, p in predictions.items()}

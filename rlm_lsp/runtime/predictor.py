@@ -30,7 +30,7 @@ from rlm_lsp.runtime import decode, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
 from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
-from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth
+from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth, with_n
 from rlm_lsp.runtime.seq2seq import Seq2Seq
 
 __all__ = ["InputError", "ModelError", "Prediction", "Predictor", "fold_growth", "head_and_tail", "point_estimate"]
@@ -172,6 +172,12 @@ class Predictor:
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
+        if "{n}" in self.config.input_template:  # a model that reads n: the reference n unless one is stated
+            context.setdefault("n", str(self.config.reference_n))
+            try:
+                template.n_field(context["n"])
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         own = readers.own_normaliser(language)
         if own is not None:  # C++, Java, Go: their own normaliser, whatever the Python preprocessing is
             return template.render(self.config.input_template, self.config.metric_names, language, own(code), **context)
@@ -224,7 +230,8 @@ class Predictor:
         if todo:
             code_of = dict(zip(keys, codes))
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: self._with_checks(p, code_of[k], pooled[k], language) for k, p in ran.items()})
+            n = self.config.n_for(context)  # a model that reads n: each Prediction says the n it read
+            known.update({k: with_n(self._with_checks(p, code_of[k], pooled[k], language), n) for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]

@@ -39,19 +39,7 @@ POLY=(training/data/leetcode_cpp.jsonl.gz training/data/leetcode_go.jsonl.gz tra
 if [ "${1:-}" = stage ]; then
     bash training/device/device_sweep.sh stage >/dev/null || exit 1
     python -m training.learning.polyglot_data --stage-texts "$G/polyglot_texts.jsonl.gz" "${POLY[@]}" || exit 1
-    stamp=$(cat rlm_lsp/models/default/*.onnx rlm_lsp/models/default/tokenizer.json rlm_lsp/models/default/rlm_config.json | sha256sum | cut -d' ' -f1)
-    if [ ! -f "$G/$INIT_NAME/model.safetensors.xz" ] || [ "$(cat "$G/$INIT_NAME/default.sha256" 2>/dev/null)" != "$stamp" ]; then
-        rm -rf "$G/$INIT_NAME"
-        python -m training.learning.recover rlm_lsp/models/default "$G/$INIT_NAME" >/dev/null || exit 1
-        # fp32 read back from int8 (few distinct values a column): xz shrinks it ~2.5x, which the
-        # 64 MiB a lease carries (the tracked tree included) needs; device_common.sh unpacks it there
-        python -c "
-import lzma, shutil, sys
-with open(sys.argv[1], 'rb') as raw, lzma.open(sys.argv[1] + '.xz', 'wb', preset=9) as packed:
-    shutil.copyfileobj(raw, packed)" "$G/$INIT_NAME/model.safetensors" || exit 1
-        echo "$stamp" > "$G/$INIT_NAME/default.sha256"
-    fi
-    rm -f "$G/$INIT_NAME/model.safetensors"  # unpacked, it would travel too
+    stage_default_init "$INIT_NAME" || exit 1  # the current default, recovered (device_common.sh)
     carry_size "$G/$INIT_NAME" "$G/solutions.jsonl.gz" "$G/polyglot_texts.jsonl.gz"
     exit 0
 fi

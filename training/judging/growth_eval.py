@@ -2,13 +2,15 @@
 
     python -m training.judging.growth_eval [MODEL_DIR] [--json FILE] [--bootstrap 200]
 
-Through `Predictor` (the shipped path: RLM value at the reference n, growth trees), on programs of
-validation problems (`training.learning.dataset.is_validation`), never fitted on:
+Through `Predictor` (the shipped path: RLM value at the reference n, growth trees; or a model whose
+RLM predicts the growth itself, `<metric>_growth`, and reads n: `rlm_lsp.runtime.template.n_field`),
+on programs of validation problems (`training.learning.dataset.is_validation`), never fitted on:
 
 * growth: Spearman of predicted vs measured exponent, 4-bucket accuracy (< 0.5, 0.5-1.5,
   1.5-2.5, >= 2.5) and the mean of the per-bucket recalls; time from the cost curves, memory from
   the curves and (where a program has no curve) the memory ladders;
-* value at n: Spearman over every (program, size) row of the curves, and the share of a program's
+* value at n (a model that reads n: predicted at each row's n; else moved there by its growth):
+  Spearman over every (program, size) row of the curves, and the share of a program's
   size pairs ordered right (pairs whose measured values differ by more than 10%);
 * scripts with their input's size (Kattis validation rows): the RLM's value moved to the input's
   bytes by the predicted growth, Spearman against measured memory and time (`exec_ms`);
@@ -98,15 +100,16 @@ def main(argv=None) -> int:
     from sklearn.ensemble import HistGradientBoostingRegressor
 
     from rlm_lsp.python import code_features
-    from rlm_lsp.runtime.growth import at
+    from rlm_lsp.runtime.prediction import is_growth
     from rlm_lsp.runtime.predictor import Predictor
     from training.learning.dataset import is_validation
     from training.learning.growth_trees import SETTINGS
     from training.measuring import build_dataset as bd
 
     pr = Predictor.from_dir(a.model_dir, threads=1)
-    if pr.growth is None:
-        print("growth_eval: %s ships no growth trees" % a.model_dir, file=sys.stderr)
+    if pr.growth is None and not any(is_growth(m) for m in pr.config.metric_names):
+        print("growth_eval: %s predicts no growth (no growth trees, no _growth metrics)" % a.model_dir,
+              file=sys.stderr)
         return 2
     code = {p.key: p.code for P in bd.problems().values() for p in P.programs}
     T = {k: t for k, t in targets(a.data).items() if k in code}
@@ -114,7 +117,7 @@ def main(argv=None) -> int:
     train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
     keys = sorted(val)
     preds = {k: pr.predict([code[k]])[0] for k in keys}
-    report: dict = {"model_dir": a.model_dir, "programs": len(keys)}
+    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None}
 
     # the baseline: boosted trees on the counts alone, same training rows
     xtr = {k: code_features.of(code[k], "canon_v1") for k in train}
@@ -142,8 +145,8 @@ def main(argv=None) -> int:
     rows = [r for r in read_gz(a.data / "leetcode_curves.jsonl.gz")
             if r["status"] == "ok" and r["key"] in preds and r.get("input_size")]
     for metric, field in (("memory", "memory_bytes"), ("latency", "latency_ms")):
-        pts = [(r["key"], r[field], at(preds[r["key"]][metric], r["input_size"]).value) for r in rows
-               if r.get(field) is not None]
+        pts = [(r["key"], r[field], value_at(pr, code[r["key"]], preds[r["key"]], metric, r["input_size"]))
+               for r in rows if r.get(field) is not None]
         groups: dict = {}
         for k, m, p in pts:
             groups.setdefault(k, []).append((m, p))
@@ -158,9 +161,17 @@ def main(argv=None) -> int:
     return 0
 
 
+def value_at(pr, code: str, pred: dict, metric: str, n: float) -> float:
+    """`metric`'s value at size `n`: a model that reads n is asked at n (the Predictor caches it);
+    another's prediction `pred` (at its reference n) is moved there along its predicted growth."""
+    from rlm_lsp.runtime.growth import at
+    if pr.config.n_for() is not None:
+        return pr.predict([code], context={"n": n})[0][metric].value
+    return at(pred[metric], n).value
+
+
 def scripts(pr, data: Path) -> dict:
     """Kattis validation rows: the script's value moved to its input's bytes by its growth."""
-    from rlm_lsp.runtime.growth import at
     from training.judging.shaped_examples import program_codes
     rows = [r for r in read_gz(data / "kattis_v2.jsonl.gz") if r["status"] == "ok" and r.get("validation")]
     code = program_codes("kattis")
@@ -175,7 +186,7 @@ def scripts(pr, data: Path) -> dict:
             if r["key"] not in cache:
                 cache[r["key"]] = pr.predict([c])[0]
             ys.append(r[field])
-            ps.append(at(cache[r["key"]][metric], max(1, r["input_bytes"])).value)
+            ps.append(value_at(pr, c, cache[r["key"]], metric, max(1, r["input_bytes"])))
             bs.append(r["input_bytes"])
         out[f"scripts/{metric}"] = {"spearman": _spearman(ys, ps), "input_bytes_alone": _spearman(ys, bs),
                                     "rows": len(ys)}

@@ -95,6 +95,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="model v4's data (training.judging.shaped_examples): v1's functions with their ladder growth, and data "
                         "v2's scripts (Kattis on stdin, Euler, Rosetta); metrics default to memory, latency and "
                         "their growth; needs --template shaped")
+    p.add_argument("--curve-data", nargs="+", metavar="CURVES",
+                   help="the measured cost curves (training/data/leetcode_curves.jsonl.gz; training.learning.curve_rows): "
+                        "every ok (program, size) row at its n, with the program's asymptotic growth; metrics default "
+                        "to memory, latency and their growth; needs --template curves (it states n)")
+    p.add_argument("--reference-n", type=int, default=10_000,
+                   help="with --curve-data: the n the model's numbers are for when a caller states none "
+                        "(rlm_config.json's reference_n)")
     p.add_argument("--variants", action="store_true",
                    help="with --v4-data: add data v2's measured variants of training programs (memory scaled "
                         "by the measured variant/parent ratio; training.judging.shaped_examples.variant_examples)")
@@ -458,13 +465,20 @@ def main(argv: Sequence[str] | None = None) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     known = dataset.METRICS
-    if args.v4_data:
+    if args.curve_data:
+        from training.learning import curve_rows
+
+        known = curve_rows.METRICS
+        if "{n}" not in TEMPLATES[args.template]:
+            raise SystemExit("--curve-data trains each row at its n: it needs --template curves")
+    elif args.v4_data:
         from training.judging import shaped_examples as v4_data
 
         known = v4_data.V4_METRICS
         if "{shape}" not in TEMPLATES[args.template]:
             raise SystemExit("--v4-data trains functions and scripts together: it needs --template shaped")
-    metrics = (args.metrics or ",".join(m["name"] for m in known if args.v4_data or m in dataset.METRICS)).split(",")
+    growth_too = args.v4_data or args.curve_data
+    metrics = (args.metrics or ",".join(m["name"] for m in known if growth_too or m in dataset.METRICS)).split(",")
     unknown = sorted(set(metrics) - {m["name"] for m in known})
     if unknown:
         raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(m['name'] for m in known)}")
@@ -508,6 +522,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
         number_format=number_format(args).config(),
         train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
     )
+    if "{n}" in TEMPLATES[args.template]:
+        meta["reference_n"] = args.reference_n
     # the languages it read, Python first (the runtime's default language is the first listed)
     meta["languages"] = sorted({e.language for e in main_ex + val_ex}, key=lambda lang: (lang != "python", lang))
     n_params = sum(p.numel() for p in model.parameters())

@@ -17,14 +17,15 @@ from rlm_lsp.python import preprocess
 from rlm_lsp.runtime import numbers
 from rlm_lsp.runtime.prediction import is_growth
 from rlm_lsp.runtime.predictor import ELISION, head_and_tail
-from rlm_lsp.runtime.template import CENSUS_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
+from rlm_lsp.runtime.template import CENSUS_TEMPLATE, CURVE_TEMPLATE, DEFAULT_TEMPLATE, SIZED_TEMPLATE, render
 from training.judging.evaluate import truncate
 from training.learning import augment, dataset
 from training.learning.rlm_model import target_ids, train_tokenizer
 
 # "shaped" (model v4) also names what is predicted: a function call, a script on stdin or a script
 TEMPLATES = {"plain": DEFAULT_TEMPLATE, "sized": SIZED_TEMPLATE, "census": CENSUS_TEMPLATE,
-             "shaped": SIZED_TEMPLATE.replace(" size {size}", " <shape> {shape} size {size}")}
+             "shaped": SIZED_TEMPLATE.replace(" size {size}", " <shape> {shape} size {size}"),
+             "curves": CURVE_TEMPLATE}  # states n, the size the numbers are for (--curve-data)
 
 
 # --- data -> tensors ---------------------------------------------------------------------------
@@ -82,8 +83,10 @@ def encode_examples(tok, examples, metrics, args, train: bool, rng: random.Rando
 
 
 def render_example(template: str, metrics, ex: dataset.Example, code: str) -> str:
-    """The input text a model with `template` reads for `ex`, its code already preprocessed."""
-    return render(template, metrics, ex.language, code, shape=ex.extra.get("shape", "function"))
+    """The input text a model with `template` reads for `ex`, its code already preprocessed (a
+    curve row's n, `extra["n"]`, where the template reads {n})."""
+    sized = {"n": ex.extra["n"]} if "n" in ex.extra else {}
+    return render(template, metrics, ex.language, code, shape=ex.extra.get("shape", "function"), **sized)
 
 
 def aux_tiers(args) -> set[str]:
@@ -197,6 +200,9 @@ def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
 def _load_data(args):
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic, seed=args.seed)
+    elif getattr(args, "curve_data", None):
+        from training.learning import curve_rows
+        examples = curve_rows.load_curve_examples(args.curve_data, args.corpus)
     elif getattr(args, "v4_data", False):
         from training.judging import shaped_examples as v4_data
         examples = v4_data.load_v4_examples(leetcode_corpus=args.corpus)

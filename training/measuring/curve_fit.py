@@ -137,3 +137,17 @@ def fit(sizes, costs, floor: float) -> Fit:
 def bucket(exponent: float) -> int:
     """The four growth buckets the model is judged on: < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5."""
     return 0 if exponent < 0.5 else 1 if exponent < 1.5 else 2 if exponent < 2.5 else 3
+
+
+def asymptotic(points, floor: float) -> float | None:
+    """The asymptotic exponent (issue 48): the least-squares slope of log cost on log n over the
+    three largest sizes of `points` ((n, cost) pairs), where they span at least 4x and all three
+    are at or above `floor`; None otherwise. The slope over all sizes is pulled down by the
+    constant cost at the smallest rungs; this one is the growth at the sizes that matter."""
+    pts = sorted((s, c) for s, c in points if s and s > 0 and c and c > 0)
+    top = pts[-3:]
+    if len(top) < 3 or top[-1][0] < 4 * top[0][0] or min(c for _, c in top) < floor:
+        return None
+    x = np.log([s for s, _ in top])
+    y = np.log([c for _, c in top])
+    return float(np.polyfit(x, y, 1)[0])
