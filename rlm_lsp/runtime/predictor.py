@@ -330,7 +330,8 @@ class Predictor:
             input_ids[i, : len(ids)] = ids
             mask[i, : len(ids)] = 1
         hidden = self.model.encode(input_ids, mask)  # (B, S, D)
-        pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)  # (B, D)
+        pooled = ((hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)  # (B, D), for trees
+                  if self.growth is not None and self.growth.spec.encoder else np.zeros((len(batch_ids), 0)))
         n = self.samples
         start = np.full(len(batch_ids) * n, self.config.decoder_start_token_id, dtype=np.int64)  # (B*N,)
         uniforms = None
