@@ -40,13 +40,10 @@ def readable_files(versions: Sequence[Any]) -> tuple[list[Any], list[Note]]:
     """`versions` without the C++, Java or Go files whose grammar is not installed, and a note for each."""
     kept, notes = [], []
     for fv in versions:
-        lang = language(fv.path)
-        if lang != sources.PYTHON and not fv.deleted:
-            try:
-                sources.extract("", lang)  # loads the grammar
-            except sources.Unavailable as exc:
-                notes.append(Note(fv.path, f"{NOT_JUDGED}: {exc}"))
-                continue
+        problem = None if fv.deleted else sources.grammar_problem(language(fv.path))
+        if problem is not None:
+            notes.append(Note(fv.path, f"{NOT_JUDGED}: {problem}"))
+            continue
         kept.append(fv)
     return kept, notes
 

@@ -52,10 +52,26 @@ def extract(source: str, language: str) -> list[Snippet]:
             for u in polyglot.units(source, language)]
 
 
+def _config(predictor: model.Model):
+    """The config of the function model behind `predictor` (a Router's function model), or None."""
+    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
+    return getattr(base, "config", None)
+
+
 def languages(predictor: model.Model) -> tuple[str, ...]:
     """The languages the function model behind `predictor` reads (its rlm_config.json "languages")."""
-    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
-    return tuple(getattr(getattr(base, "config", None), "languages", ()) or ())
+    return tuple(getattr(_config(predictor), "languages", ()) or ())
+
+
+def grammar_problem(language: str) -> str | None:
+    """Why `language`'s functions cannot be found here (tree-sitter or its grammar missing); None when they can."""
+    if language == PYTHON:
+        return None
+    try:
+        extract("", language)  # loads the grammar
+    except Unavailable as exc:
+        return str(exc)
+    return None
 
 
 def reads(predictor: model.Model, language: str) -> bool:
@@ -64,8 +80,7 @@ def reads(predictor: model.Model, language: str) -> bool:
 
 def not_read(predictor: model.Model, language: str, what_to_do: str) -> str:
     """One line: which model, what it reads, and `what_to_do` about it."""
-    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
-    version = getattr(getattr(base, "config", None), "model_version", None) or "in use"
+    version = getattr(_config(predictor), "model_version", None) or "in use"
     read = ", ".join(NAMES.get(lang, lang) for lang in languages(predictor)) or "no source language"
     return (f"the model {version} reads {read} only, not {NAMES.get(language, language)}: {what_to_do} "
             f'(its rlm_config.json "languages" must include "{language}")')

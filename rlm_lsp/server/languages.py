@@ -22,11 +22,8 @@ def why_not(predictor: Any, language: str) -> str | None:
     name = sources.NAMES.get(language, language)
     if not sources.reads(predictor, language):
         return f"rlm: no hints for {name} files: " + sources.not_read(predictor, language, WHAT_TO_DO)
-    try:
-        sources.extract("", language)  # loads the grammar: tree-sitter may be missing
-    except sources.Unavailable as exc:
-        return f"rlm: no hints for {name} files: {exc}"
-    return None
+    problem = sources.grammar_problem(language)  # tree-sitter may be missing
+    return None if problem is None else f"rlm: no hints for {name} files: {problem}"
 
 
 class Told:
