@@ -417,7 +417,7 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
 
     ``status``: ok | compile_error | skipped (the driver cannot express the signature; ``reason``) | error |
     timeout | memory_limit.  ``digests``: per-test output digests as the Python runner computes them."""
-    from training.measuring import drivers
+    from training.measuring import diagnostics, drivers
     row = {"status": "error", "reason": None, "error": None, "memory_bytes": None, "latency_ms": None,
            "cpu_runs_ms": None, "rss_runs_kb": None, "digests": None, "compiler": compiler_version(language),
            "clock": "process_cpu_min", "runs": runs}
@@ -429,7 +429,8 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
     row.update(compile_s=b.seconds, compile_cached=b.cached)
     if not b.ok:
         why = drivers.compile_skip(b.error, entry or "")
-        row.update(status="skipped" if why else "compile_error", reason=why, error=None if why else b.error[-300:])
+        row.update(status="skipped" if why else "compile_error", reason=why,
+                   error=None if why else diagnostics.compiler(b.error))
         return row
     base = baseline(language, memory_mb=memory_mb)
     row.update(baseline_rss_kb=base["rss_kb"], baseline_cpu_ms=base["cpu_ms"])
@@ -440,7 +441,7 @@ def measure(code: str, language: str, entry: str | None, tests: list, *, runs: i
         row.update(status="skipped", reason=r.error)
         return row
     if r.status != "ok":
-        row.update(status=r.status, error=r.error[:300])
+        row.update(status=r.status, error=diagnostics.runtime(r.error))
         return row
     row["digests"] = drivers.digests(r.stdout, len(tests))
     if row["digests"] is None:

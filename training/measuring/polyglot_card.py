@@ -60,12 +60,15 @@ GROUPS = (
     (r"terminate called|Assertion .* failed|abort|SIGABRT|exit -6", "assertion failed or abort (C++)"),
     (r"cannot find symbol|incompatible types|error: ", "other compile error"),
 )
+LABELS = {label for _, label in GROUPS}
 
 
 def why(row: dict) -> str:
     """The group of a row that is not ``ok``."""
     if row["status"] == "wrong_answer":
         return "output differs from the Python reference's"
+    if row.get("reason") in LABELS:  # the group, kept by the pack where the message was cut
+        return row["reason"]
     text = "%s %s" % (row.get("reason") or "", row.get("error") or "")
     for pattern, group in GROUPS:
         if re.search(pattern, text):

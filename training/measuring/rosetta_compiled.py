@@ -79,7 +79,7 @@ def tasks(language: str) -> list:
 
 
 def measure(task: dict, opts: dict) -> dict:
-    from training.measuring import compiled
+    from training.measuring import compiled, diagnostics
     t0 = time.perf_counter()
     row, language = dict(task["row"]), task["compiled_script"]
     T = float(opts["time_limit"])
@@ -94,7 +94,7 @@ def measure(task: dict, opts: dict) -> dict:
         b = compiled.build(code, language, main=java_main(code) if language == "java" else None)
         row.update(compiler=b.compiler, compile_s=b.seconds, compile_cached=b.cached)
         if not b.ok:
-            row.update(status="compile_error", error=b.error[-300:])
+            row.update(status="compile_error", error=diagnostics.compiler(b.error))
             return row
         base = compiled.baseline(language, memory_mb=int(opts["memory_mb"]))
         row.update(baseline_rss_kb=base["rss_kb"], baseline_cpu_ms=base["cpu_ms"])
@@ -103,7 +103,8 @@ def measure(task: dict, opts: dict) -> dict:
         row.update(sandbox=r.sandbox, runs=runs, rss_runs_kb=[x[1] for x in r.runs],
                    cpu_runs_ms=[round(1000 * x[2], 3) for x in r.runs], wall_s=r.wall_s)
         if r.status != "ok":
-            row.update(status=r.status if r.status in ("timeout", "memory_limit") else "error", error=r.error[:300])
+            row.update(status=r.status if r.status in ("timeout", "memory_limit") else "error",
+                       error=diagnostics.runtime(r.error))
             return row
         rss = min(x[1] for x in r.runs)
         row.update(status="ok", rss_kb=rss, memory_bytes=max(0, rss - base["rss_kb"]) * 1024,

@@ -382,6 +382,18 @@ def _write_gz(path: Path, rows: list) -> None:
     os.replace(tmp, path)
 
 
+def quoted_lines_cut(rows: list) -> None:
+    """Compiler and run messages without the program's lines or host paths (``diagnostics``), in place; a
+    compile error keeps its group (``polyglot_card.why``) in ``reason``, read before the cut."""
+    from training.measuring import diagnostics, polyglot_card
+    for r in rows:
+        if r.get("status") == "compile_error":
+            r["reason"] = r.get("reason") or polyglot_card.why(r)
+            r["error"] = diagnostics.compiler(r.get("error"))
+        elif r.get("error"):
+            r["error"] = diagnostics.runtime(r["error"])
+
+
 def pack(source: str) -> dict:
     best: dict = {}
     for p in (data_path(source), work_path(source)):
@@ -394,6 +406,8 @@ def pack(source: str) -> dict:
                 best[k] = r
     rows = sorted(best.values(), key=lambda r: (str(r["problem_id"]), r["key"], r.get("input_bytes") or 0,
                                                 r["input_id"]))
+    if source in POLYGLOT or source in ROSETTA_COMPILED:
+        quoted_lines_cut(rows)
     for r in rows:
         bad = FORBIDDEN & set(r)
         if bad:
