@@ -227,3 +227,10 @@ def test_java_and_go_compile_in_the_sandbox_and_go_keeps_its_cache_there(languag
     assert compiled.run(b, b"", runs=1).status == "ok"
     if language == "go":
         assert any(compiled.go_cache().iterdir())
+
+
+def test_go_driver_imports_the_standard_packages_a_solution_uses_and_no_other():
+    from training.measuring.drivers import _go_imports
+    code = ('func f(a []int) bool { s := "math.Max(reflect)"; _ = s\n'
+            '  return reflect.DeepEqual(a, a) && cmplx.Abs(1i) > 0 && utf8.RuneLen(\'x\') == 1 }')
+    assert sorted(_go_imports(code)) == ["math/cmplx", "reflect", "unicode/utf8"]

@@ -33,7 +33,7 @@ def _defines(code: str, kind: str, name: str) -> bool:
 
 
 GO_PACKAGES = ("sort", "math", "strings", "strconv", "container/heap", "container/list", "bytes", "math/bits",
-               "unicode", "math/rand", "fmt", "regexp")
+               "unicode", "math/rand", "fmt", "regexp", "math/cmplx", "reflect", "unicode/utf8")
 
 
 def _go_imports(code: str) -> list:
