@@ -309,7 +309,7 @@ def evaluate(
         return result
 
     try:  # one batch per language (Python's: the one it always was)
-        result.predictions = languages.predict(predictor, matching.changed, metrics)
+        result.predictions = languages.predict(predictor, matching.changed, metrics, config.n)
     except Exception as exc:  # noqa: BLE001
         return _model_failure(result, f"prediction failed: {_describe(exc)}", fail_open)
     try:  # the rule may read the model's feature trees (rlm_lsp.runtime.feature_trees) for the first time here

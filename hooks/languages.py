@@ -25,7 +25,7 @@ from rlm_lsp.app import rules, sources
 from rlm_lsp.gate import compare
 from rlm_lsp.gate.compare import Function, FunctionChange, Matching, codes_to_predict
 from rlm_lsp.gate.report import Note
-from rlm_lsp.runtime import source_text
+from rlm_lsp.runtime import at_n, source_text
 from rlm_lsp.runtime.lines import split_lines
 
 NOT_JUDGED = "not judged"
@@ -107,13 +107,18 @@ def judged(matching: Matching, predictor: Any, old: Mapping[str, Sequence[Functi
     return dataclasses.replace(matching, changed=keep), notes
 
 
-def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence[str]) -> dict[str, Any]:
-    """code -> metric -> Prediction for every old and new code of `changes`, one batch per language."""
+def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence[str],
+            n: float | None = None) -> dict[str, Any]:
+    """code -> metric -> Prediction for every old and new code of `changes`, one batch per language.
+    `n` (`[tool.rlm]`'s): a model that reads n is asked at it, both versions alike, so their values
+    are compared at that n (`at_n.context_at`); any other model is asked at its reference n, as always."""
     by_language: dict[str, list[FunctionChange]] = {}
     for change in changes:
         by_language.setdefault(change.new.language, []).append(change)
     out: dict[str, Any] = {}
+    context = at_n.context_at(predictor, n)
+    asked = {} if context is None else {"context": context}  # None: the very call a model without n always got
     for lang, group in by_language.items():
         codes = codes_to_predict(group)
-        out.update(zip(codes, predictor.predict(codes, language=lang, metrics=metrics), strict=True))
+        out.update(zip(codes, predictor.predict(codes, language=lang, metrics=metrics, **asked), strict=True))
     return out

@@ -12,9 +12,11 @@ and p90) and "growth_class" (`1`, `log n`, `n`, `n log n`, `n²`, `n³`, `2ⁿ`)
 prediction these keys are omitted, not null, so a model without growth writes exactly what it
 always wrote.
 
-A row may carry "n" (a function's input size) or "input_bytes" (a script's stdin size): its
-values are moved to that size along the predicted curve (`rlm_lsp.runtime.growth.at`); rows
-without keep the model's reference n. A model without growth ignores both.
+A row may carry "n" (a function's input size) or "input_bytes" (a script's stdin size): a model
+that reads n (its template's `{n}`, `rlm_lsp.runtime.at_n`) is asked at that size, any other's values
+are moved there along the predicted curve (`rlm_lsp.runtime.growth.at`); rows without keep the
+model's reference n, and each metric's "n" says which n its value is for. A model with neither
+growth nor `{n}` ignores both.
 
 A model whose template reads the program's shape (`rlm_lsp.runtime.template.shaped`) gets each row's
 "shape" ("function", "stdin" or "script") when the row gives one, else `program_shape` of its
@@ -28,7 +30,7 @@ from collections.abc import Iterable, Iterator
 from typing import IO
 
 from rlm_lsp.python.shapes import SHAPES, program_shape
-from rlm_lsp.runtime import growth, model, sizes, template
+from rlm_lsp.runtime import at_n, growth, model, sizes, template
 from rlm_lsp.runtime.errors import InputError
 from rlm_lsp.runtime.prediction import Prediction, growth_name
 
@@ -67,14 +69,14 @@ def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], ou
     as it is scored. A row longer than the model reads is scored by its head and tail and says
     `"truncated": true` (the key is there only then). An id holding NaN or Infinity, which JSON has not, is written as its text
     (a string: "NaN", "[1, Infinity]"); the output is strict JSON."""
-    by_shape = shaped(predictor)
+    by_shape, asks = shaped(predictor), at_n.reads_n(predictor)
     for batch in _batches(_parse_rows(source, predictor, by_shape), JSONL_BATCH):
         good = [row for row in batch if "error" not in row]
-        groups: dict[tuple[str, str | None], list[dict]] = {}
-        for row in good:
-            groups.setdefault((row["language"], row.get("shape")), []).append(row)
-        for (language, shape), rows in groups.items():
-            _score(predictor, rows, language, shape)
+        groups: dict[tuple[str, str | None, float | None], list[dict]] = {}
+        for row in good:  # a model that reads n: one batch per size, each asked at its own
+            groups.setdefault((row["language"], row.get("shape"), row["n"] if asks else None), []).append(row)
+        for (language, shape, n), rows in groups.items():
+            _score(predictor, rows, language, shape, n)
         for row in batch:
             record = {"id": _json_id(row.get("id"))}
             if "result" in row:
@@ -84,25 +86,28 @@ def score_jsonl(predictor: model.Model, source: Iterable[str | bytes | None], ou
         out.flush()
 
 
-def _score(predictor: model.Model, rows: list[dict], language: str, shape: str | None = None) -> None:
+def _score(predictor: model.Model, rows: list[dict], language: str, shape: str | None = None,
+           n: float | None = None) -> None:
     """Sets each row's "result", or its "error" when the model fails on it: a batch that fails
     is retried row by row, so that it costs only the rows that fail alone. `shape`: the program
-    shape all `rows` are predicted for (a shaped model only; None: the model reads no shape)."""
+    shape all `rows` are predicted for (a shaped model only; None: the model reads no shape).
+    `n`: the size all `rows` are asked at (a model that reads n only; None: its reference n)."""
     codes = [r["code"] for r in rows]
     try:
-        if shape is None:
+        context = at_n.context_at(predictor, n, None if shape is None else {"shape": shape})
+        if context is None:
             results = predictor.predict(codes, language)
         else:
-            results = predictor.predict(codes, language, context={"shape": shape})
+            results = predictor.predict(codes, language, context=context)
     except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
         if len(rows) > 1:
             for row in rows:
-                _score(predictor, [row], language, shape)
+                _score(predictor, [row], language, shape, n)
         else:
             rows[0]["error"] = _one_line(f"prediction failed: {_describe(exc)}")
         return
     for row, result in zip(rows, results):
-        if row.get("n") is not None:
+        if row.get("n") is not None:  # unchanged where the model was asked at it (`growth.at`: its own n)
             result = {m: growth.at(p, row["n"]) for m, p in result.items()}
         row["result"] = {m: as_json(p) for m, p in result.items()}
         if shape is not None:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rlm_lsp.app import project_config
-from rlm_lsp.runtime import growth, sizes, source_text
+from rlm_lsp.runtime import at_n, growth, sizes, source_text
 from rlm_lsp.runtime.prediction import Prediction
 
 REFERENCE = "the model's reference size"
@@ -85,9 +85,9 @@ class Sizes:
 def asker(predictor, code: str, context: dict | None = None) -> Callable[[float], dict[str, Prediction]] | None:
     """For a model that reads n (its template's {n}, `rlm_lsp.runtime.template.n_field`): `code`'s
     predictions asked at a given n (`Sizes.move`'s `at_n`); None for any other model."""
-    if "{n}" not in predictor.config.input_template:
+    if not at_n.reads_n(predictor):
         return None
-    return lambda n: predictor.predict([code], context={**(context or {}), "n": n})[0]
+    return lambda n: predictor.predict([code], context=at_n.context_at(predictor, n, context))[0]
 
 
 def parse_n(text: str, flag: str) -> float:

@@ -106,10 +106,16 @@ class ModelConfig:
         return [self.temperature if m.temperature is None else m.temperature
                 for m in self.metrics for _ in range(numbers.TOKENS_PER_NUMBER)]
 
+    @property
+    def reads_n(self) -> bool:
+        """Whether the template reads the size n (`{n}`): such a model is asked at a stated n, its
+        size in the input text (`rlm_lsp.runtime.at_n`), never moved there along a growth exponent."""
+        return "{n}" in self.input_template
+
     def n_for(self, context: Mapping | None = None) -> float | None:
         """The size a model that reads n (its template's {n}) predicts for: the context's `n`, else its
         reference n; None for a model whose template does not read n."""
-        if "{n}" not in self.input_template:
+        if not self.reads_n:
             return None
         return float((context or {}).get("n", self.reference_n))
 

@@ -213,25 +213,25 @@ class Predictor:
     # -- prediction -----------------------------------------------------------
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str]] | None = None) -> list[dict[str, Prediction]]:
         """One dict {metric: Prediction} per code, in input order. An input longer than the model's
         `max_input_tokens` is read by its head and tail (`head_and_tail`): its Predictions say
-        `truncated=True`. `Prediction.tokens` is the input's whole length.
-
-        `context` fills extra template fields (a device or GPU name) for models whose template has them.
+        `truncated=True`. `Prediction.tokens` is the input's whole length. `context` fills extra
+        template fields (a device, a GPU, the size n) for models whose template has them: one mapping
+        for every code, or a sequence of one per code (one code at several n: a curve, `at_n.curve`).
         """
+        contexts = [context] * len(codes) if context is None or isinstance(context, Mapping) else list(context)
         for code in codes:
             self.check(code, language)
-        texts = [self.render(code, language, context) for code in codes]
+        texts = [self.render(code, language, c) for code, c in zip(codes, contexts, strict=True)]
         keys = [self._key(text) for text in texts]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
-        if todo:
-            code_of = dict(zip(keys, codes))
+        if todo:  # a model that reads n: each Prediction says the n it read
+            of = {k: (code, self.config.n_for(c)) for k, code, c in zip(keys, codes, contexts)}
             ran, pooled = self._run(list(todo.items()))
-            n = self.config.n_for(context)  # a model that reads n: each Prediction says the n it read
-            known.update({k: with_n(self._with_checks(p, code_of[k], pooled[k], language), n) for k, p in ran.items()})
+            known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language), of[k][1]) for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]

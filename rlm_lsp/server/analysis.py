@@ -7,6 +7,11 @@ Only functions whose text changed reach the model: each document keeps a memo
 code -> predictions, rebuilt after every analysis from the functions it still has,
 so it stays the size of the document however many edits come in (the Predictor
 has its own content cache on top).
+
+A model that reads n (its template's `{n}`, `rlm_lsp.runtime.at_n`) is asked at each function's
+own n (`curves.choose`: its `# rlm: n=` comment, the `rlm.n` setting, `[tool.rlm]`'s n, else its
+reference n), the HEAD version at the same n; the memo then keys by (code, n). Any other model is
+asked as always, and the hint moves its values along their growth.
 """
 
 from __future__ import annotations
@@ -23,8 +28,10 @@ from urllib.parse import unquote, urlparse
 from rlm_lsp.app import rules, sources
 from rlm_lsp.python import leave_out
 from rlm_lsp.python.snippets import Snippet
+from rlm_lsp.runtime import at_n
 from rlm_lsp.runtime.attribution import Attribution, Attributor
 from rlm_lsp.runtime.lines import split_lines
+from rlm_lsp.server import curves
 
 logger = logging.getLogger(__name__)
 
@@ -68,8 +75,9 @@ class Analyzer:
 
     def __init__(self, predictor: Any) -> None:
         self.predictor = predictor
+        self.reads_n = at_n.reads_n(predictor)
         self.drivers = Attributor(predictor, leave_out.leave_each_out)  # the hover's "mostly from line 12"
-        self._memo: dict[str, dict[str, Mapping[str, Any]]] = {}
+        self._memo: dict[str, dict[tuple[str, float | None], Mapping[str, Any]]] = {}  # (code, n) ->
         metrics = [m.name for m in predictor.config.metrics]
         self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
         self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
@@ -124,8 +132,9 @@ class Analyzer:
         limit: int | None = None,
         visible: tuple[int, int] | None = None,
         language: str = sources.PYTHON,
+        n: float | None = None,
     ) -> list[FunctionResult]:
-        """Results for every function of `text`.
+        """Results for every function of `text`. `n`: the `rlm.n` setting (a model that reads n).
 
         With `limit`, at most that many new codes go to the model, functions inside `visible`
         (the lines the editor last asked hints for) first; the others come back without
@@ -148,18 +157,27 @@ class Analyzer:
                 base = renamed.get(rules.canonical(s.code, names[1], language))
             return base
 
+        lines = split_lines(text)
+        project = project_rules(uri)
+
+        def size(s: Snippet) -> float | None:
+            """The n `s` is asked at: None (its reference n) for a model that does not read n, or a kernel."""
+            if not self.reads_n or _group(s) == "kernel":
+                return None
+            return curves.choose(lines, s.start_line, n, project).n
+
         memo = self._memo.get(uri, {})
-        wanted: dict[str, list[str]] = {"function": [], "kernel": []}
-        shown: set[str] = set()  # codes of the functions inside `visible`
+        wanted: dict[str, list[tuple[str, float | None]]] = {"function": [], "kernel": []}
+        shown: set[tuple[str, float | None]] = set()  # (code, n) of the functions inside `visible`
         order = sorted(snippets, key=lambda s: not _inside(s, visible)) if visible else snippets
         for s in order:
             group = _group(s)
             if group == "kernel" and not self.kernel_metrics:
                 continue
-            codes = [s.code]
+            codes = [(s.code, size(s))]
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names, language):
-                codes.append(base)
+                codes.append((base, codes[0][1]))
             if _inside(s, visible):
                 shown.update(codes)
             for code in codes:
@@ -173,30 +191,32 @@ class Analyzer:
                 self.pending_visible += sum(code in shown for code in codes[max(room, 0):])
                 wanted[group] = codes[:room]
                 room -= len(wanted[group])
-        fresh: dict[str, Mapping[str, Any]] = {}
-        for group, codes in wanted.items():
+        fresh: dict[tuple[str, float | None], Mapping[str, Any]] = {}
+        for group, keys in wanted.items():
             metrics = self.function_metrics if group == "function" else self.kernel_metrics
-            if not codes or not metrics:
+            if not keys or not metrics:
                 continue
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
-            results = self.predictor.predict(codes, language=language, metrics=only)
-            self.predicted += len(codes)
-            fresh.update(zip(codes, results, strict=True))
+            for at in dict.fromkeys(k[1] for k in keys):  # one batch per n; one batch for a model without n
+                batch = [k for k in keys if k[1] == at]
+                asked = {} if at is None else {"context": at_n.context_at(self.predictor, at)}
+                results = self.predictor.predict([c for c, _ in batch], language=language, metrics=only, **asked)
+                self.predicted += len(batch)
+                fresh.update(zip(batch, results, strict=True))
 
-        def preds(code: str, group: str) -> Mapping[str, Any]:
+        def preds(key: tuple[str, float | None], group: str) -> Mapping[str, Any]:
             if group == "kernel" and not self.kernel_metrics:
                 return {}
-            return memo.get(code) or fresh.get(code) or {}
+            return memo.get(key) or fresh.get(key) or {}
 
-        lines = split_lines(text)
         found = rules.comments(text) if "rlm:" in text and language == sources.PYTHON else {}
-        project = project_rules(uri)
         out: list[FunctionResult] = []
-        keep: dict[str, Mapping[str, Any]] = {}
+        keep: dict[tuple[str, float | None], Mapping[str, Any]] = {}
         for s in snippets:
             group = _group(s)
-            current = preds(s.code, group)
-            keep[s.code] = current
+            at = size(s)
+            current = preds((s.code, at), group)
+            keep[(s.code, at)] = current
             base = head_of(s)
             if head_text is None:
                 state, head = "unknown", None
@@ -205,8 +225,8 @@ class Analyzer:
             elif not rules.changed(base, s.code, *names, language):
                 state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
-                state, head = "changed", preds(base, group)
-                keep[base] = head
+                state, head = "changed", preds((base, at), group)
+                keep[(base, at)] = head
             out.append(
                 FunctionResult(
                     snippet=s,
@@ -220,7 +240,7 @@ class Analyzer:
                     language=language,
                 )
             )
-        self._memo[uri] = {code: p for code, p in keep.items() if p}
+        self._memo[uri] = {key: p for key, p in keep.items() if p}
         return out
 
 

@@ -5,7 +5,10 @@ curve for the hover (a table, a text sparkline, a plot) with the lines that carr
                                  >  `n` in `[tool.rlm]`  >  the model's reference n (`Prediction.n`)
 
 Only predictions with growth move (`rlm_lsp.runtime.growth.at`); a model without growth keeps
-its numbers "per call, for a typical large input" and nothing here shows.
+its numbers "per call, for a typical large input" and nothing here shows. A model that reads n
+(its template's `{n}`, `rlm_lsp.runtime.at_n`) is asked at each function's n instead (the Analyzer
+does, `choose`), so its values are already for that n and nothing moves; its hover's curve is the
+model asked at each of SIZES (`rlm_lsp.server.drivers.Explainer.curve`).
 """
 
 from __future__ import annotations
@@ -42,18 +45,29 @@ def has_growth(predictions: Mapping[str, Any]) -> bool:
                for p in predictions.values())
 
 
+def sized(predictions: Mapping[str, Any]) -> bool:
+    """Whether the values are for a size n: with growth (`has_growth`), or from a model that reads n
+    (each of its Predictions says the n it read). Without growth, n is only ever set by the latter."""
+    return any(getattr(p, "n", None) is not None for p in predictions.values())
+
+
 def choose_n(result: Any, lines: Sequence[str], settings: Any) -> SizeChoice:
     """The n of `result`'s function: its pragma, else `rlm.n`, else `[tool.rlm]`'s n, else the model's."""
+    return choose(lines, result.snippet.start_line, getattr(settings, "n", None), result.project)
+
+
+def choose(lines: Sequence[str], start_line: int, setting_n: float | None, project: Any) -> SizeChoice:
+    """`choose_n` for the function whose first line is `start_line` (0-based), before it has a result."""
     problem = ""
     try:
-        n = pragma_n(lines, result.snippet.start_line)
+        n = pragma_n(lines, start_line)
         if n is not None:
             return SizeChoice(n, "its `# rlm: n=` comment")
     except ValueError as exc:
         problem = f"the `# rlm: n=` comment above it is ignored: {exc}"
-    if getattr(settings, "n", None) is not None:
-        return SizeChoice(settings.n, "the rlm.n setting", problem)
-    project_n = getattr(result.project, "n", None)
+    if setting_n is not None:
+        return SizeChoice(setting_n, "the rlm.n setting", problem)
+    project_n = getattr(project, "n", None)
     if project_n is not None:
         return SizeChoice(float(project_n), "`n` in [tool.rlm]", problem)
     return SizeChoice(None, "the model's reference n", problem)
@@ -67,8 +81,8 @@ def moved(predictions: Mapping[str, Any], n: float | None) -> dict[str, Any]:
 
 
 def shown_n(predictions: Mapping[str, Any]) -> float | None:
-    """The size the (moved) values are for: the first prediction's with growth."""
-    return next((p.n for p in predictions.values() if getattr(p, "growth", None) is not None and p.n), None)
+    """The size the (moved, or asked) values are for: the first prediction's that has one (`sized`)."""
+    return next((p.n for p in predictions.values() if getattr(p, "n", None)), None)
 
 
 # -- the hover's curve -------------------------------------------------------------------------

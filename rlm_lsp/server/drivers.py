@@ -1,27 +1,36 @@
-"""The hover's "which statement drives it" (`Analyzer.explain`), off the protocol thread.
+"""The hover's slow parts, off the protocol thread: "which statement drives it" (`Analyzer.explain`)
+and, from a model that reads n, its curve (the model asked at each of `curves.SIZES`, `at_n.curve`).
 
 The model runs again once per statement left out: a few tenths of a second for a short function,
 seconds for a long one on a busy CPU. So the hover waits at most WAIT_S for it; past that it
 answers without it (`PENDING`: the hover says it is on its way) and the work goes on in its
 thread, cached, so the next hover has it. One computation per function text at a time, however
-often the mouse comes back.
+often the mouse comes back. The curve goes the same way (`PENDING_CURVE`), one batch of one input
+per size, cached by the Predictor by (code, n).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
+from rlm_lsp.runtime import at_n
 from rlm_lsp.runtime.attribution import Attribution
+from rlm_lsp.server.curves import SIZES
+
+logger = logging.getLogger(__name__)
 
 WAIT_S = 1.5  # what a hover may wait; VS Code shows its "Loading..." meanwhile
 PENDING = Attribution({}, 0, 0)  # still being computed
+PENDING_CURVE: dict[str, list] = {}  # a curve still being computed (compared by identity)
 
 
 class Explainer:
     def __init__(self, wait_s: float = WAIT_S) -> None:
         self.wait_s = wait_s
-        self._running: dict[tuple[str, str], asyncio.Future] = {}  # (language, code) -> its computation
+        self._running: dict[tuple[str, str, str], asyncio.Future] = {}  # (what, language, code) -> its computation
 
     async def drivers(self, analyzer: Any, result: Any) -> Attribution | None:
         """The cached attribution of `result`'s function, else up to `wait_s` of computing it;
@@ -30,14 +39,38 @@ class Explainer:
         found = analyzer.drivers.cached(code, language)
         if found is not None:
             return found
-        key = (language, code)
+        return await self._wait(("drivers", language, code), lambda: analyzer.explain(result), PENDING)
+
+    async def curve(self, analyzer: Any, result: Any) -> dict[str, list] | None:
+        """From a model that reads n, metric -> [(n, its value at n)] for each of SIZES: cached, else
+        up to `wait_s` of asking it (PENDING_CURVE when it takes longer); None for any other model,
+        or a function without predictions or a Triton kernel (the kernel model reads no n)."""
+        model = analyzer.predictor
+        if not at_n.reads_n(model) or not result.predictions or result.snippet.kind == "triton_kernel":
+            return None
+        code, language = result.snippet.code, result.language
+        found = at_n.cached_curve(model, code, SIZES, language)
+        if found is not None:
+            return found
+        return await self._wait(("curve", language, code), lambda: _asked(model, code, language), PENDING_CURVE)
+
+    async def _wait(self, key: tuple[str, str, str], work: Callable[[], Any], pending: Any) -> Any:
         future = self._running.get(key)
         if future is None:
-            future = asyncio.get_running_loop().run_in_executor(None, analyzer.explain, result)
+            future = asyncio.get_running_loop().run_in_executor(None, work)
             self._running[key] = future
             future.add_done_callback(lambda _: self._running.pop(key, None))
         try:
             # shield: a hover given up on (timeout, or the client cancels it) leaves the work running
             return await asyncio.wait_for(asyncio.shield(future), self.wait_s)
         except asyncio.TimeoutError:
-            return PENDING
+            return pending
+
+
+def _asked(model: Any, code: str, language: str) -> dict[str, list] | None:
+    """`at_n.curve` at SIZES; None (no table) where the model fails: a table is never worth a failed hover."""
+    try:
+        return at_n.curve(model, code, SIZES, language)
+    except Exception:  # noqa: BLE001 - logged; the hover goes on without it
+        logger.exception("the curve failed for %s", code.split("\n", 1)[0][:80])
+        return None

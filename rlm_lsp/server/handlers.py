@@ -107,10 +107,11 @@ def create_server() -> RlmServer:
         markdown = not formats or types.MarkupKind.Markdown in formats
         # which statement drives each value: the model again on every statement left out, so in a
         # thread (never on the protocol thread) and only on hover, once per function text (cached)
-        drivers = await explainer.drivers(analyzer, found)
+        # (a model that reads n: its curve too, asked at each size, the same way; together, so one wait)
+        drivers, curve = await asyncio.gather(explainer.drivers(analyzer, found), explainer.curve(analyzer, found))
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
-                                      usual=ls.usual_spread, images=markdown, drivers=drivers)
+                                      usual=ls.usual_spread, images=markdown, drivers=drivers, curve=curve)
         if text is None:
             return None
         if not markdown:  # e.g. plain-text-only clients

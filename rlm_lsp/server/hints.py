@@ -1,6 +1,7 @@
 """textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py); when the
 model predicts growth each metric leads with its class, then its value at the function's n
-(curves.choose_n), said once at the end: `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`.
+(curves.choose_n), said once at the end: `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`. A model
+that reads n was asked at that n by the Analyzer: the value is its own there, never moved.
 
 On a one-line `def f(x): return ...` the hint goes to the end of the line, not between the
 colon and the body.
@@ -30,7 +31,7 @@ def label(result: FunctionResult, settings: Settings, lines: Sequence[str] = (),
     """`≈ mem 48 MB · time 120 ms`, `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`, or None when no
     enabled metric has a prediction. `lines`: the document's, for a `# rlm: n=` comment."""
     shown = [m for m in result.predictions if settings.metric_enabled(m)]
-    if not curves.has_growth(result.predictions):
+    if not curves.sized(result.predictions):
         text = hint_label(result.predictions, shown, usual)
         return PREFIX + text if text else None
     at_n = curves.moved(result.predictions, curves.choose_n(result, lines, settings).n)
@@ -41,7 +42,8 @@ def label(result: FunctionResult, settings: Settings, lines: Sequence[str] = (),
 
 def tooltip(result: FunctionResult) -> str:
     """What the hint is; with growth, what `~n` and `@ n=` mean."""
-    if not any(getattr(p, "growth", None) is not None for p in result.predictions.values()):
+    if not curves.sized(result.predictions) and not any(getattr(p, "growth", None) is not None
+                                                         for p in result.predictions.values()):
         return f"rlm: predicted for {result.snippet.qualname}, {PER_CALL}; hover the name for how sure the model is"
     return (f"rlm: predicted for {result.snippet.qualname}: ~n, ~n² ...: how it grows with the input's size n; "
             "then its value at that n (set by a `# rlm: n=10**6` comment above the function, the rlm.n "

@@ -5,7 +5,9 @@ version of the same function. Answered from the cache, like hints.
 With growth (curves.py) the estimate is at the function's n, and the hover adds the curve: the
 values at n = 10², 10³ … 10⁶ as a table, a text sparkline per metric (every client), a plot (an
 SVG data: image, for clients that render markdown) and which lines carry the growth
-("grows ~n² from the nested loop, lines 14–16").
+("grows ~n² from the nested loop, lines 14–16"). From a model that reads n, the estimate is the
+model's own at that n and the curve is the model asked at each size (`curve`, computed on hover,
+`rlm_lsp.server.drivers.Explainer.curve`), never its growth's.
 
 Which statement drives a value (`rlm_lsp.runtime.attribution`, leaving each statement out and
 predicting again) is computed on hover only, once per function text, and said per metric when one
@@ -26,7 +28,7 @@ from rlm_lsp.runtime.sizes import format_n
 from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server import curves
 from rlm_lsp.server.analysis import FunctionResult, still_valid
-from rlm_lsp.server.drivers import PENDING
+from rlm_lsp.server.drivers import PENDING, PENDING_CURVE
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.unsure import FIXED, UsualSpread
 from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_words, sureness
@@ -36,6 +38,7 @@ from rlm_lsp.server.words import PER_CALL, SHORT, growth_line, long_name, size_w
 # `n = len(nums)` among them) stays below.
 MOSTLY = 0.5
 STILL_WORKING = "Which statement drives each value is still being worked out: hover again in a moment."
+CURVE_WORKING = "The curve is still being worked out: hover again in a moment."
 
 
 def find(
@@ -111,19 +114,21 @@ def reading_note(r: FunctionResult, predictor) -> str:
 
 def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
              note: str = "", lines: Sequence[str] = (), usual: UsualSpread = FIXED, images: bool = True,
-             drivers: Attribution | None = None) -> str | None:
+             drivers: Attribution | None = None, curve: Mapping[str, list] | None = None) -> str | None:
     """The hover in words: per metric the estimate, what it measures, how sure the model is, which
     statement drives it (`drivers`, when one stands out), and the change against HEAD. A list, not
     a table, so it still reads where markdown is not rendered; with growth, the curve after it
     (`images`: with its plot). `model` is the model in words (`the shipped model on CPU`), never its
-    id. `lines`: the document's, for a `# rlm: n=` comment."""
+    id. `lines`: the document's, for a `# rlm: n=` comment. `curve`: from a model that reads n, its
+    own values at each of `curves.SIZES` (`at_n.curve`; PENDING_CURVE while being computed); None:
+    the curve of its growth."""
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
-    grows = curves.has_growth(r.predictions)
+    grows = curves.sized(r.predictions)
     choice = curves.choose_n(r, lines, settings) if grows else None
     at_n = curves.moved(dict(shown), choice.n) if choice else dict(shown)
-    why = curves.carriers(r) if grows else {}
+    why = curves.carriers(r) if curves.has_growth(r.predictions) else {}
     items = []
     for m, _ in shown:
         p = at_n[m]
@@ -147,7 +152,8 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
                 title,
                 "",
                 *items,
-                *(curve_section(at_n, images) if grows else []),
+                *(curve_section(at_n, images, curve) if grows else []),
+                *(["", f"_{CURVE_WORKING}_"] if curve is PENDING_CURVE else []),
                 *(["", f"_{choice.problem}_"] if choice and choice.problem else []),
                 "",
                 f"_Predicted from the code's text by {model}; read it as a rough size, not a measurement._",
@@ -182,21 +188,31 @@ def sureness_moved(ref, p, metric: str, usual: UsualSpread) -> str:
             f"at this n (p10–p90)")
 
 
-def curve_section(at_n: Mapping, images: bool) -> list[str]:
-    """The curve of every metric with growth: table, sparklines, plot."""
-    curves_of = {m: growth.curve(p, curves.SIZES) for m, p in at_n.items() if getattr(p, "growth", None) is not None}
+def curve_section(at_n: Mapping, images: bool, asked: Mapping[str, list] | None = None) -> list[str]:
+    """The curve of every metric with growth: table, sparklines, plot. `asked`: the model's own
+    values at each size (a model that reads n), in place of its growth's curve."""
+    if asked is None:
+        curves_of = {m: growth.curve(p, curves.SIZES) for m, p in at_n.items() if getattr(p, "growth", None) is not None}
+    else:
+        curves_of = {m: list(c) for m, c in asked.items() if m in at_n}
     curves_of = {m: c for m, c in curves_of.items() if c}
     if not curves_of:
         return []
     units = {m: at_n[m].unit for m in curves_of}
     names = {m: long_name(m) for m in curves_of}
-    sparks = " · ".join(f"{SHORT.get(m, m)} `{curves.sparkline([v for _, v in c])}` {growth_class(at_n[m].growth)}"
+    sparks = " · ".join(f"{SHORT.get(m, m)} `{curves.sparkline([v for _, v in c])}`{_class(at_n[m])}"
                         for m, c in curves_of.items())
     out = ["", "**How it grows** (n = 10² … 10⁶): " + sparks, "", curves.table(curves_of, units, names)]
     plot = curves.svg(curves_of, names) if images else ""
     if plot:
         out += ["", f"![cost curve: each metric relative to its value at n = 10², log scales]({curves.data_uri(plot)})"]
     return out
+
+
+def _class(p) -> str:
+    """` ~n²` after a sparkline: the growth's class, where the model predicts one."""
+    grows = getattr(p, "growth", None)
+    return "" if grows is None else f" {growth_class(grows)}"
 
 
 def plain(md: str) -> str:

@@ -328,7 +328,7 @@ class RlmServer(LanguageServer):
                 # first, then the rest in growing batches (a few refreshes, not one per function),
                 # dropping the work as soon as a newer version of the document arrives.
                 functions = analyzer.analyze(uri, text, head_text, snippets, limit=limit, visible=self.visible.get(uri),
-                                             language=language)
+                                             language=language, n=self.settings_for(uri).n)
                 if not analyzer.pending:
                     break
                 self._land(uri, DocResults(version, tuple(functions), lines))

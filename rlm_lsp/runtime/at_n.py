@@ -1,0 +1,62 @@
+"""A model asked at a stated input size n (issue 48): every surface (editor, CLI, gate) asks here.
+
+    a model that reads n (its template's `{n}`):  the model itself, with the size in its input text
+                                                  (`template.n_field`): its own numbers at that n
+    any other model:                              its prediction at its reference n, which the caller
+                                                  moves along the predicted growth (`growth.at`)
+
+`context_at` is the only switch between the two; `curve` asks one code at several sizes in one
+batch (the hover's table). The Predictor renders the n (`Predictor.render`) and caches by the
+rendered text, so a code at two sizes is two cache entries and a code asked again at a size is
+never run twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rlm_lsp.runtime.model import FUNCTION, Router
+from rlm_lsp.runtime.prediction import Prediction
+
+
+def function_model(model: Any) -> Any:
+    """The function-family model behind `model` (a Router's own; None where it has none)."""
+    return model.model(FUNCTION) if isinstance(model, Router) else model
+
+
+def reads_n(model: Any) -> bool:
+    """Whether the function model behind `model` reads n (`ModelConfig.reads_n`)."""
+    return bool(getattr(getattr(function_model(model), "config", None), "reads_n", False))
+
+
+def context_at(model: Any, n: float | None, context: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+    """The context that asks `model` at size `n`: `context` with `"n": n` for a model that reads n;
+    `context` as it is for any other model, or where `n` is None (the model's reference n)."""
+    if n is None or not reads_n(model):
+        return None if context is None else dict(context)
+    return {**(context or {}), "n": n}
+
+
+def curve(model: Any, code: str, sizes: Sequence[float], language: str = "python",
+          context: Mapping[str, Any] | None = None) -> dict[str, list[tuple[float, float]]]:
+    """metric -> [(n, the model's value at n)] for each of `sizes`, asked in one batch; {} for a
+    model that does not read n (its curve is its growth's: `growth.curve`)."""
+    if not reads_n(model) or not sizes:
+        return {}
+    contexts = [{**(context or {}), "n": n} for n in sizes]
+    return _by_metric(sizes, function_model(model).predict([code] * len(sizes), language, context=contexts))
+
+
+def cached_curve(model: Any, code: str, sizes: Sequence[float], language: str = "python",
+                 context: Mapping[str, Any] | None = None) -> dict[str, list[tuple[float, float]]] | None:
+    """`curve` when every size is cached already (no model run), else None."""
+    if not reads_n(model) or not sizes:
+        return None
+    base = function_model(model)
+    found = [base.cached(code, language, {**(context or {}), "n": n}) for n in sizes]
+    return None if any(f is None for f in found) else _by_metric(sizes, found)
+
+
+def _by_metric(sizes: Sequence[float], results: Sequence[Mapping[str, Prediction]]) -> dict[str, list[tuple[float, float]]]:
+    return {m: [(n, r[m].value) for n, r in zip(sizes, results, strict=True)] for m in results[0]}
