@@ -142,8 +142,10 @@ def infer(fn, params: list[str]) -> dict:
                 mark(node.value, "container", "grid")  # a method of a row: the rows are containers
         elif isinstance(node, ast.Subscript):
             mark(node.value, "container", "container" if _const(node.slice) else "grid")
-            if isinstance(node.slice, ast.Name) and _name(node.slice) in params:
-                ev[node.slice.id].add("integer")
+            for i in ([node.slice] if not isinstance(node.slice, ast.Slice) else  # xs[k], xs[:k]: k is a count
+                      [node.slice.lower, node.slice.upper, node.slice.step]):
+                if _name(i) in params:
+                    ev[_name(i)].add("integer")
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             for a in node.args:
                 if _call(node) == "range":
@@ -225,8 +227,8 @@ class _Reader(ast.NodeVisitor):
         pushed = [self.size(g.iter) for g in node.generators]
         for s in pushed:
             self._loop(node, s)
-        if not isinstance(node, ast.GeneratorExp):
-            self._mem(sum(s.power for s in self.stack))
+        if not isinstance(node, ast.GeneratorExp):  # each trip stores an element: [[0] * n for _ in ...] is n²
+            self._mem(sum(s.power for s in self.stack) + self.size(node.elt if hasattr(node, "elt") else node.value).power)
         self.generic_visit(node)
         del self.stack[len(self.stack) - len(pushed):]
 
