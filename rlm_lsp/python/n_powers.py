@@ -201,12 +201,12 @@ class Sizes:
         if isinstance(node, ast.Subscript):
             return self(node.value) if isinstance(node.slice, ast.Slice) else self.elem(node.value)
         if isinstance(node, ast.BinOp):
-            a, b = self(node.left), self(node.right)
+            left, right = self(node.left), self(node.right)
             if isinstance(node.op, ast.Mult):  # n * m, [0] * n: the powers add
-                return Size(a.power + b.power, a.kinds | b.kinds, max(a.elem, b.elem))
-            if isinstance(node.op, (ast.Pow, ast.LShift)) and isinstance(node.left, ast.Constant) and b.power:
-                return Size(b.power, b.kinds | {"exp"})
-            return a.join(b)
+                return Size(left.power + right.power, left.kinds | right.kinds, max(left.elem, right.elem))
+            if isinstance(node.op, (ast.Pow, ast.LShift)) and isinstance(node.left, ast.Constant) and right.power:
+                return Size(right.power, right.kinds | {"exp"})
+            return left.join(right)
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
             gens = [self(g.iter) for g in node.generators]
             elt = self(node.key if isinstance(node, ast.DictComp) else node.elt)

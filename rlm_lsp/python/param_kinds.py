@@ -72,12 +72,13 @@ def infer(fn, params: list[str]) -> dict:
             elif isinstance(v, ast.Subscript) and name_of(v.value) in params and not isinstance(v.slice, ast.Slice):
                 elem.setdefault(node.targets[0].id, name_of(v.value))
         elif isinstance(node, (ast.For, ast.comprehension)):
-            it = node.iter.args[0] if call_name(node.iter) == "enumerate" and node.iter.args else node.iter
+            it = node.iter.args[0] if isinstance(node.iter, ast.Call) and call_name(node.iter) == "enumerate" \
+                and node.iter.args else node.iter
             tgt = node.target.elts[-1] if call_name(node.iter) == "enumerate" and isinstance(node.target, ast.Tuple) \
                 else node.target
             if name_of(it) in params and isinstance(tgt, ast.Name):
                 elem.setdefault(tgt.id, name_of(it))
-    ev = {p: set() for p in params}
+    ev: dict[str, set[str]] = {p: set() for p in params}
 
     def of(node) -> str:  # the parameter a name or p[i] stands for, "" if none; elements marked "*"
         if name_of(node) in alias:
@@ -142,8 +143,8 @@ def infer(fn, params: list[str]) -> dict:
     out = {}
     for p in params:
         e = ev[p]
-        out[p] = next((k for k in ("node", "grid", "string") if k in e), None) or \
-            ("list" if "container" in e else "integer" if "integer" in e else "list")
+        strong = [k for k in ("node", "grid", "string") if k in e]
+        out[p] = strong[0] if strong else "integer" if "integer" in e and "container" not in e else "list"
     return out
 
 
