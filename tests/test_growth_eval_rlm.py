@@ -75,3 +75,24 @@ def test_growth_eval_judges_a_model_whose_rlm_predicts_growth_and_reads_n(tmp_pa
     assert report["growth/memory/model"]["n"] == report["growth/latency/model"]["n"] == 3 * validation
     assert report["value_at_n/memory"]["rows"] == report["value_at_n/latency"]["rows"] == 9 * validation
     assert {100, 1000} <= set(asked)  # each row's value was asked at its own n
+
+
+def test_the_measured_exponent_is_the_asymptotic_one(tmp_path):
+    """A curve flat at its small sizes and linear at its large ones: its asymptotic exponent (~1) is
+    what growth_eval judges against by default; the all-sizes slope (< 1) is the `growth_all` one."""
+    from training.judging.growth_eval import asymptotic_targets
+    from training.learning.growth_trees import targets
+    data = tmp_path / "data"
+    data.mkdir()
+    sizes = (10, 100, 1000, 10_000, 100_000)
+    costs = (5.0, 5.0, 10.0, 100.0, 1000.0)  # ms: flat, then linear
+    rows = [{"key": "doocs:a.py", "problem_id": 7, "status": "ok", "input_size": n, "latency_ms": c,
+             "memory_bytes": 1000 * n} for n, c in zip(sizes, costs)]
+    growth = [{"key": "doocs:a.py", "problem_id": 7, "time_exponent": 0.6, "memory_exponent": 1.0}]
+    for name, items in (("leetcode_curves.jsonl.gz", rows), ("leetcode_curves.growth.jsonl.gz", growth),
+                        ("leetcode_v2.growth.jsonl.gz", [])):
+        with gzip.open(data / name, "wt") as f:
+            f.writelines(json.dumps(r) + "\n" for r in items)
+    assert targets(data)["doocs:a.py"]["latency"] == 0.6
+    got = asymptotic_targets(data)["doocs:a.py"]
+    assert abs(got["latency"] - 1.0) < 0.05 and abs(got["memory"] - 1.0) < 0.05

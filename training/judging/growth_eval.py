@@ -8,7 +8,10 @@ on programs of validation problems (`training.learning.dataset.is_validation`), 
 
 * growth: Spearman of predicted vs measured exponent, 4-bucket accuracy (< 0.5, 0.5-1.5,
   1.5-2.5, >= 2.5) and the mean of the per-bucket recalls; time from the cost curves, memory from
-  the curves and (where a program has no curve) the memory ladders;
+  the curves and (where a program has no curve) the memory ladders. The measured exponent is the
+  **asymptotic** one (`--measured asymptotic`, the default since session 34: the slope over a
+  program's three largest sizes, `curve_rows.program_growth`, what a model of the curves learns),
+  the curve's own all-sizes exponent beside it (`growth_all/...`; `--measured all` swaps them);
 * value at n (a model that reads n: predicted at each row's n; else moved there by its growth):
   Spearman over every (program, size) row of the curves, and the share of a program's
   size pairs ordered right (pairs whose measured values differ by more than 10%);
@@ -96,6 +99,8 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--bootstrap", type=int, default=200)
     ap.add_argument("--no-scripts", action="store_true")
+    ap.add_argument("--measured", choices=("asymptotic", "all"), default="asymptotic",
+                    help="the measured exponent the growth figures judge against (the other is reported beside)")
     a = ap.parse_args(argv)
     from sklearn.ensemble import HistGradientBoostingRegressor
 
@@ -112,34 +117,35 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     code = {p.key: p.code for P in bd.problems().values() for p in P.programs}
-    T = {k: t for k, t in targets(a.data).items() if k in code}
-    val = {k: t for k, t in T.items() if is_validation(str(t["problem_id"]))}
-    train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
-    keys = sorted(val)
+    measured = {"all": targets(a.data), "asymptotic": asymptotic_targets(a.data)}
+    keys = sorted(k for k, t in measured["all"].items() if k in code and is_validation(str(t["problem_id"])))
     preds = {k: pr.predict([code[k]])[0] for k in keys}
-    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None}
-
-    # the baseline: boosted trees on the counts alone, same training rows
-    xtr = {k: code_features.of(code[k], "canon_v1") for k in train}
-    base = {}
-    for metric in METRICS:
-        ks = [k for k in train if train[k].get(metric) is not None]
-        m = HistGradientBoostingRegressor(**SETTINGS, random_state=0).fit(
-            np.array([xtr[k] for k in ks]), np.array([train[k][metric] for k in ks]))
-        base[metric] = dict(zip(keys, m.predict(np.array([code_features.of(code[k], "canon_v1") for k in keys]))))
-
-    for metric in METRICS:
-        ks = [k for k in keys if val[k].get(metric) is not None]
-        y = [val[k][metric] for k in ks]
-        for name, pred in (("model", [preds[k][metric].growth for k in ks]),
-                           ("baseline", [base[metric][k] for k in ks])):
-            s = growth_scores(y, pred)
-            by_problem: dict = {}
-            for k, yy, pp in zip(ks, y, pred):
-                by_problem.setdefault(val[k]["problem_id"], []).append((yy, pp))
-            for fig in ("spearman", "accuracy", "mean_recall"):
-                s[fig + "_sd"] = _boot(list(by_problem), _figure(by_problem, fig), a.bootstrap)
-            report[f"growth/{metric}/{name}"] = s
+    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None,
+                    "measured": a.measured}
+    features = {k: code_features.of(code[k], "canon_v1") for k in set(code) & set(measured["all"])}
+    for kind, prefix in ((a.measured, "growth"), ({"all": "asymptotic"}.get(a.measured, "all"), "growth_all")):
+        T = {k: t for k, t in measured[kind].items() if k in code}
+        val = {k: T[k] for k in keys if k in T}
+        train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
+        # the baseline: boosted trees on the counts alone, same training rows, same measured exponent
+        base = {}
+        for metric in METRICS:
+            ks = [k for k in train if train[k].get(metric) is not None]
+            m = HistGradientBoostingRegressor(**SETTINGS, random_state=0).fit(
+                np.array([features[k] for k in ks]), np.array([train[k][metric] for k in ks]))
+            base[metric] = dict(zip(list(val), m.predict(np.array([features[k] for k in val]))))
+        for metric in METRICS:
+            ks = [k for k in val if val[k].get(metric) is not None]
+            y = [val[k][metric] for k in ks]
+            for name, pred in (("model", [preds[k][metric].growth for k in ks]),
+                               ("baseline", [base[metric][k] for k in ks])):
+                s = growth_scores(y, pred)
+                by_problem: dict = {}
+                for k, yy, pp in zip(ks, y, pred):
+                    by_problem.setdefault(val[k]["problem_id"], []).append((yy, pp))
+                for fig in ("spearman", "accuracy", "mean_recall"):
+                    s[fig + "_sd"] = _boot(list(by_problem), _figure(by_problem, fig), a.bootstrap)
+                report[f"{prefix}/{metric}/{name}"] = s
 
     # value at n over the curves' rows
     rows = [r for r in read_gz(a.data / "leetcode_curves.jsonl.gz")
@@ -159,6 +165,23 @@ def main(argv=None) -> int:
     if a.json:
         a.json.write_text(json.dumps(report, indent=1) + "\n")
     return 0
+
+
+def asymptotic_targets(data: Path = DATA) -> dict:
+    """`targets` with each curve's exponents the asymptotic ones (`curve_rows.program_growth`: the
+    slope over the three largest ok sizes, else the curve's own); memory ladders as they are."""
+    from training.learning.curve_rows import FIELDS, _value, program_growth
+    out = {k: dict(t) for k, t in targets(data).items()}
+    sizes: dict = {}
+    for r in read_gz(data / "leetcode_curves.jsonl.gz"):
+        if r["status"] == "ok" and r.get("input_size") and r["key"] in out:
+            sizes.setdefault(r["key"], {}).setdefault(float(r["input_size"]), []).append(r)
+    for key, by_n in sizes.items():
+        pts = {m: [(n, v) for n, rows in sorted(by_n.items()) if (v := _value(rows, f)) is not None]
+               for m, f in FIELDS.items()}  # repeats at one size: their median, as the training rows
+        g = program_growth(pts)
+        out[key].update({m: g[m + "_growth"] for m in FIELDS if g.get(m + "_growth") is not None})
+    return out
 
 
 def value_at(pr, code: str, pred: dict, metric: str, n: float) -> float:
