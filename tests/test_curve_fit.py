@@ -85,3 +85,29 @@ def test_the_card_counts_kattis_tasks_left(tmp_path, monkeypatch):
     (line,) = [x for x in curves_card.kattis_lines(tmp_path) if x]
     assert "2 rows, 2 ok, 1 programs on 2 distinct inputs" in line and "2 of 3 tasks measured" in line
     assert curves_card.kattis_lines(tmp_path / "none") == []
+
+
+def test_the_card_counts_a_variant_pair_only_with_three_sizes_ok_on_both_sides(tmp_path):
+    """#47's variant item: a pair is a variant program beside its parent, both ok on 3+ of the same
+    sizes; a variant ok at two sizes is not one; a class that rose is counted per metric."""
+    import gzip
+    import json
+
+    from training.measuring import curves_card
+
+    def pair(parent, key, size, ok=True):
+        return {"parent": parent, "key": key, "mutation": key.split("#")[1], "input_id": f"curve:{size}:s0",
+                "status_parent": "ok", "status_variant": "ok" if ok else "timeout"}
+    rows = [pair("a.py", "a.py#nxn_table", s) for s in ("1/16", "1/4", "1")]
+    rows += [pair("b.py", "b.py#rename", s) for s in ("1/16", "1/4")] + [pair("b.py", "b.py#rename", "1", ok=False)]
+    files = {"leetcode_variant_curves.pairs.jsonl.gz": rows,
+             "leetcode_variant_curves.growth.jsonl.gz": [{"key": "a.py#nxn_table", "time_class": "n",
+                                                          "memory_class": "n²"}],
+             "leetcode_curves.growth.jsonl.gz": [{"key": "a.py", "time_class": "n", "memory_class": "n"}]}
+    for name, items in files.items():
+        with gzip.open(tmp_path / name, "wt") as f:
+            f.writelines(json.dumps(r) + "\n" for r in items)
+    (line,) = [x for x in curves_card.variant_lines(tmp_path) if x]
+    assert "**1 pairs**" in line and "over 1 parents, 5 (variant, size) rows" in line
+    assert "nxn_table 1" in line and "rename" not in line and "time 0, memory 1" in line
+    assert curves_card.variant_lines(tmp_path / "none") == []

@@ -95,6 +95,7 @@ def section(data: Path = DATA) -> str:
                   f"| memory Spearman / identical | {r['memory_spearman']} / {r['memory_identical']:.0%} | - |",
                   "", "Run on the day of the measurement; the issue asks for another day: the next session runs it again."]
     lines += kattis_lines(data)
+    lines += variant_lines(data)
     machines = Counter(r.get("machine", {}).get("cpu_model") for r in ok)
     lines += ["", "Machines: " + ", ".join(f"{k} ({v} rows)" for k, v in machines.items()) + "."]
     return "\n".join(lines)
@@ -120,6 +121,34 @@ def kattis_lines(data: Path) -> list[str]:
     left = sum((t["row"]["key"], t["row"]["input_id"]) not in done for t in tasks)
     return ["", line + f": every program on every input of its package, {len(tasks) - left} of {len(tasks)} tasks measured "
                        "(`streams run --source kattis --inputs-per-problem 100000`)."]
+
+
+def variant_lines(data: Path) -> list[str]:
+    """Variants at their parents' sizes (issue 47: 3,000 pairs, time and memory). A pair here is one
+    variant program beside its parent, both with an ok curve of 3+ sizes on the same inputs (the
+    stricter count), the (variant, size) rows with both sides ok beside it."""
+    rows = read_gz(data / "leetcode_variant_curves.pairs.jsonl.gz")
+    if not rows:
+        return []
+    both = [r for r in rows if r["status_parent"] == r["status_variant"] == "ok"]
+    sizes: dict = {}
+    for r in both:
+        sizes.setdefault((r["parent"], r["key"], r["mutation"]), set()).add(r["input_id"])
+    curves = {k: v for k, v in sizes.items() if len(v) >= 3}
+    fitted = {g["key"]: g for g in read_gz(data / "leetcode_variant_curves.growth.jsonl.gz")}
+    parents = {g["key"]: g for g in read_gz(data / "leetcode_curves.growth.jsonl.gz")}
+    rose = Counter()
+    for parent, key, _ in curves:
+        v, p = fitted.get(key), parents.get(parent)
+        for metric in ("time", "memory"):
+            if v and p and v.get(f"{metric}_class") and p.get(f"{metric}_class"):
+                rose[metric] += CLASSES.index(v[f"{metric}_class"]) > CLASSES.index(p[f"{metric}_class"])
+    kinds = Counter(k for _, _, k in curves)
+    return ["", f"Variants at their parents' sizes (`leetcode_variant_curves.pairs.jsonl.gz`, time and memory): "
+                f"**{len(curves)} pairs** (a variant program and its parent, both ok on 3+ of the same sizes; target 3,000) "
+                f"over {len({p for p, _, _ in curves})} parents, {len(both)} (variant, size) rows with both sides ok; "
+                f"by mutation: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + "; "
+                f"growth class rose in the variant: time {rose['time']}, memory {rose['memory']}."]
 
 
 def write(text: str, readme: Path = README, start: str = START, end: str = END) -> None:
