@@ -398,7 +398,7 @@ def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once()
     class SlowAnalyzer:
         def __init__(self):
             self.cache, self.runs = {}, 0
-            self.drivers = SimpleNamespace(cached=lambda code, language: self.cache.get(code))
+            self.drivers = SimpleNamespace(cached=lambda code, language, n=None: self.cache.get(code))
 
         def explain(self, result):
             self.runs += 1
@@ -407,7 +407,7 @@ def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once()
             return done
 
     analyzer = SlowAnalyzer()
-    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n"), language="python")
+    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n"), language="python", predictions={})
     explainer = Explainer(wait_s=0.05)
 
     async def hovers():

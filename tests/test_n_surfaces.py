@@ -228,3 +228,18 @@ def test_the_gate_asks_a_model_that_reads_n_at_tool_rlm_n_both_versions_alike(n_
     assert {p["memory"].n for p in at_reference.values()} == {REFERENCE}
     plain = Predictor.from_dir(tiny_model_dir, samples=4)  # no {n}: [tool.rlm] n changes nothing
     assert _gate_predictions(plain, 1e6) == _gate_predictions(plain, None)
+
+
+def test_which_statement_drives_it_is_asked_at_the_n_the_value_is_shown_at(n_model):
+    """The hover's "mostly from line N": every statement-left-out variant asked at the function's n
+    (its `# rlm: n=` here), the n its value is shown at, not at the reference n."""
+    from rlm_lsp.python import leave_out
+
+    analyzer = Analyzer(n_model)
+    [r] = analyzer.analyze("file:///w.py", "# rlm: n=10**6\n" + PAIRS, None)
+    assert r.predictions["latency"].n == 1e6
+    found = analyzer.explain(r)
+    variants = [code for _, code in leave_out.leave_each_out(r.snippet.code).items]
+    assert variants and all(n_model.cached(c, "python", {"n": 1e6}) is not None for c in variants)
+    assert not any(n_model.cached(c, "python") is not None for c in variants)  # none at the reference n
+    assert found is analyzer.drivers.cached(r.snippet.code, "python", 1e6)

@@ -26,8 +26,9 @@ def add_why(predictor, rows: Sequence[dict], read: Callable[[str], str]) -> None
         if path not in codes:
             codes[path] = {s.name_line + 1: s for s in snippets.extract(read(path))}
         s = codes[path].get(row["line"])
-        if s is not None:
-            row["why"] = as_json(attributor(s.code), s.start_line)
+        if s is not None:  # a model that reads n: the variants at the n the row's values are for
+            n = next((v["n"] for v in row.values() if isinstance(v, dict) and v.get("n") is not None), None)
+            row["why"] = as_json(attributor(s.code, "python", n), s.start_line)
 
 
 def as_json(found: Attribution, start_line: int) -> dict:

@@ -38,6 +38,11 @@ def context_at(model: Any, n: float | None, context: Mapping[str, Any] | None = 
     return {**(context or {}), "n": n}
 
 
+def n_of(predictions: Mapping[str, Prediction]) -> float | None:
+    """The n a function's predictions are for (`Prediction.n`; None where they do not say)."""
+    return next((p.n for p in predictions.values() if p.n is not None), None)
+
+
 def curve(model: Any, code: str, sizes: Sequence[float], language: str = "python",
           context: Mapping[str, Any] | None = None) -> dict[str, list[tuple[float, float]]]:
     """metric -> [(n, the model's value at n)] for each of `sizes`, asked in one batch; {} for a

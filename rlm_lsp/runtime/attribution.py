@@ -17,7 +17,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
+
+from rlm_lsp.runtime import at_n
 
 TOP = 3  # statements kept per metric
 CACHE_SIZE = 256  # functions
@@ -45,7 +47,8 @@ class Split(Protocol):
 
 
 class Predicts(Protocol):
-    def predict(self, codes: Sequence[str], language: str = "python") -> list[Mapping]: ...
+    def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
+                context: Any = None) -> list[Mapping]: ...
 
 
 @dataclass(frozen=True)
@@ -66,13 +69,17 @@ class Attribution:
     total: int  # statements the function has (tried < total: only the first `tried` were)
 
 
-def attribute(predictor: Predicts, code: str, split: Split, language: str = "python", top: int = TOP) -> Attribution:
+def attribute(predictor: Predicts, code: str, split: Split, language: str = "python", top: int = TOP,
+              context: Mapping[str, Any] | None = None) -> Attribution:
     """Rank the statements of `split` (the variants of `code`) by how much each one's removal lowers
-    each metric's value. A metric whose value is not positive (no ratio) is left out."""
+    each metric's value. A metric whose value is not positive (no ratio) is left out. `context`: the
+    template's fields for every variant alike (a model that reads n: the n the value is shown at)."""
     items = list(split.items)
     if not items:
         return Attribution({}, 0, split.total)
-    base, *variants = predictor.predict([code] + [c for _, c in items], language)
+    codes = [code] + [c for _, c in items]
+    base, *variants = (predictor.predict(codes, language) if context is None else
+                       predictor.predict(codes, language, context=context))
     effects = {}
     for metric, p in base.items():
         if not p.value > 0:
@@ -85,25 +92,27 @@ def attribute(predictor: Predicts, code: str, split: Split, language: str = "pyt
 
 
 class Attributor:
-    """`attribute` with a cache by (language, code): the hover asks again for every hover."""
+    """`attribute` with a cache by (language, code, n): the hover asks again for every hover. `n`: the
+    size a model that reads n was asked at (`at_n.context_at`; None: its reference n, or a model
+    that does not read n)."""
 
     def __init__(self, predictor: Predicts, split: Callable[[str], Split], cache_size: int = CACHE_SIZE) -> None:
         self.predictor = predictor
         self.split = split
-        self._cache: OrderedDict[tuple[str, str], Attribution] = OrderedDict()
+        self._cache: OrderedDict[tuple[str, str, float | None], Attribution] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()  # the server asks from its hover threads
 
-    def cached(self, code: str, language: str = "python") -> Attribution | None:
+    def cached(self, code: str, language: str = "python", n: float | None = None) -> Attribution | None:
         with self._lock:
-            return self._cache.get((language, code))
+            return self._cache.get((language, code, n))
 
-    def __call__(self, code: str, language: str = "python") -> Attribution:
-        key = (language, code)
-        found = self.cached(code, language)
+    def __call__(self, code: str, language: str = "python", n: float | None = None) -> Attribution:
+        key = (language, code, n)
+        found = self.cached(code, language, n)
         if found is not None:
             return found
-        result = attribute(self.predictor, code, self.split(code), language)
+        result = attribute(self.predictor, code, self.split(code), language, context=at_n.context_at(self.predictor, n))
         with self._lock:
             self._cache[key] = result
             self._cache.move_to_end(key)

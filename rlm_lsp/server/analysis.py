@@ -115,7 +115,7 @@ class Analyzer:
         if not r.predictions or r.language != sources.PYTHON or r.snippet.kind == "triton_kernel":
             return None
         try:
-            return self.drivers(r.snippet.code, r.language)
+            return self.drivers(r.snippet.code, r.language, at_n.n_of(r.predictions))  # at the n it shows
         except Exception:  # noqa: BLE001 - a hover line is never worth a failed hover
             logger.exception("attribution failed for %s", r.snippet.qualname)
             return None

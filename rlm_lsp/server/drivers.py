@@ -36,7 +36,7 @@ class Explainer:
         """The cached attribution of `result`'s function, else up to `wait_s` of computing it;
         PENDING when it takes longer, None where there is nothing to say."""
         code, language = result.snippet.code, result.language
-        found = analyzer.drivers.cached(code, language)
+        found = analyzer.drivers.cached(code, language, at_n.n_of(result.predictions))
         if found is not None:
             return found
         return await self._wait(("drivers", language, code), lambda: analyzer.explain(result), PENDING)
