@@ -615,12 +615,22 @@ def main():
     os.close(devnull)
     if spec.get("autogroup_nice"):
         # bwrap's --new-session makes a new scheduler autogroup, at nice 0 whatever the measuring
-        # process's nice: give it that nice, so a background run at nice 19 yields to other work
-        try:
-            with open("/proc/self/autogroup", "w") as f:
-                f.write(str(int(spec["autogroup_nice"])))
-        except (OSError, ValueError):
-            pass
+        # process's nice: give it that nice, so a background run at nice 19 yields to other work.
+        # Without CAP_SYS_ADMIN the kernel takes one such write per 100 ms, machine-wide, and
+        # answers EAGAIN to the rest: two streams measuring side by side collide, so try again.
+        import errno
+        import time
+        for _ in range(25):
+            try:
+                with open("/proc/self/autogroup", "w") as f:
+                    f.write(str(int(spec["autogroup_nice"])))
+                break
+            except OSError as exc:
+                if exc.errno != errno.EAGAIN:
+                    break
+                time.sleep(0.02)
+            except ValueError:
+                break
     if spec.get("nproc"):  # where prlimit is missing (costs ~250 KB of RSS)
         import resource
         resource.setrlimit(resource.RLIMIT_NPROC, (int(spec["nproc"]), int(spec["nproc"])))
