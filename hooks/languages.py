@@ -111,14 +111,12 @@ def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence
             n: float | None = None) -> dict[str, Any]:
     """code -> metric -> Prediction for every old and new code of `changes`, one batch per language.
     `n` (`[tool.rlm]`'s): a model that reads n is asked at it, both versions alike, so their values
-    are compared at that n (`at_n.context_at`); any other model is asked at its reference n, as always."""
+    are compared at that n (`at_n.ask`); any other model is asked at its reference n, as always."""
     by_language: dict[str, list[FunctionChange]] = {}
     for change in changes:
         by_language.setdefault(change.new.language, []).append(change)
     out: dict[str, Any] = {}
-    context = at_n.context_at(predictor, n)
-    asked = {} if context is None else {"context": context}  # None: the very call a model without n always got
     for lang, group in by_language.items():
         codes = codes_to_predict(group)
-        out.update(zip(codes, predictor.predict(codes, language=lang, metrics=metrics, **asked), strict=True))
+        out.update(zip(codes, at_n.ask(predictor, codes, lang, n, metrics=metrics), strict=True))
     return out

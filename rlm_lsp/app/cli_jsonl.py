@@ -94,11 +94,7 @@ def _score(predictor: model.Model, rows: list[dict], language: str, shape: str |
     `n`: the size all `rows` are asked at (a model that reads n only; None: its reference n)."""
     codes = [r["code"] for r in rows]
     try:
-        context = at_n.context_at(predictor, n, None if shape is None else {"shape": shape})
-        if context is None:
-            results = predictor.predict(codes, language)
-        else:
-            results = predictor.predict(codes, language, context=context)
+        results = at_n.ask(predictor, codes, language, n, None if shape is None else {"shape": shape})
     except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
         if len(rows) > 1:
             for row in rows:

@@ -18,7 +18,7 @@ from pathlib import PurePath
 from rlm_lsp.polyglot import functions as polyglot
 from rlm_lsp.python import snippets
 from rlm_lsp.python.snippets import Snippet
-from rlm_lsp.runtime import model
+from rlm_lsp.runtime import at_n, model
 
 PYTHON = "python"
 SUFFIXES = {".py": PYTHON, ".pyw": PYTHON, ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hpp": "cpp",
@@ -54,8 +54,7 @@ def extract(source: str, language: str) -> list[Snippet]:
 
 def _config(predictor: model.Model):
     """The config of the function model behind `predictor` (a Router's function model), or None."""
-    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
-    return getattr(base, "config", None)
+    return getattr(at_n.function_model(predictor), "config", None)
 
 
 def languages(predictor: model.Model) -> tuple[str, ...]:

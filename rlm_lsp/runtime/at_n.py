@@ -5,7 +5,9 @@
     any other model:                              its prediction at its reference n, which the caller
                                                   moves along the predicted growth (`growth.at`)
 
-`context_at` is the only switch between the two; `curve` asks one code at several sizes in one
+`context_at` is the only switch between the two, and `ask` the one call every surface makes with
+it (a context only where there is one: a model without template fields gets the call it always
+got); `curve` asks one code at several sizes in one
 batch (the hover's table). The Predictor renders the n (`Predictor.render`) and caches by the
 rendered text, so a code at two sizes is two cache entries and a code asked again at a size is
 never run twice.
@@ -38,6 +40,14 @@ def context_at(model: Any, n: float | None, context: Mapping[str, Any] | None = 
     return {**(context or {}), "n": n}
 
 
+def ask(model: Any, codes: Sequence[str], language: str = "python", n: float | None = None,
+        context: Mapping[str, Any] | None = None, **kw: Any) -> list:
+    """`model.predict(codes, language=...)` at size `n` (`context_at`), with `context`'s other fields."""
+    asked = context_at(model, n, context)
+    return model.predict(codes, language=language, **kw) if asked is None else \
+        model.predict(codes, language=language, context=asked, **kw)
+
+
 def n_of(predictions: Mapping[str, Prediction]) -> float | None:
     """The n a function's predictions are for (`Prediction.n`; None where they do not say)."""
     return next((p.n for p in predictions.values() if p.n is not None), None)
@@ -49,7 +59,7 @@ def curve(model: Any, code: str, sizes: Sequence[float], language: str = "python
     model that does not read n (its curve is its growth's: `growth.curve`)."""
     if not reads_n(model) or not sizes:
         return {}
-    contexts = [{**(context or {}), "n": n} for n in sizes]
+    contexts = [context_at(model, n, context) for n in sizes]
     return _by_metric(sizes, function_model(model).predict([code] * len(sizes), language, context=contexts))
 
 
@@ -59,7 +69,7 @@ def cached_curve(model: Any, code: str, sizes: Sequence[float], language: str = 
     if not reads_n(model) or not sizes:
         return None
     base = function_model(model)
-    found = [base.cached(code, language, {**(context or {}), "n": n}) for n in sizes]
+    found = [base.cached(code, language, context_at(model, n, context)) for n in sizes]
     return None if any(f is None for f in found) else _by_metric(sizes, found)
 
 

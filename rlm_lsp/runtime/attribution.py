@@ -70,16 +70,14 @@ class Attribution:
 
 
 def attribute(predictor: Predicts, code: str, split: Split, language: str = "python", top: int = TOP,
-              context: Mapping[str, Any] | None = None) -> Attribution:
+              n: float | None = None) -> Attribution:
     """Rank the statements of `split` (the variants of `code`) by how much each one's removal lowers
-    each metric's value. A metric whose value is not positive (no ratio) is left out. `context`: the
-    template's fields for every variant alike (a model that reads n: the n the value is shown at)."""
+    each metric's value. A metric whose value is not positive (no ratio) is left out. `n`: for a
+    model that reads n, the n the value is shown at, every variant alike (`at_n.ask`)."""
     items = list(split.items)
     if not items:
         return Attribution({}, 0, split.total)
-    codes = [code] + [c for _, c in items]
-    base, *variants = (predictor.predict(codes, language) if context is None else
-                       predictor.predict(codes, language, context=context))
+    base, *variants = at_n.ask(predictor, [code] + [c for _, c in items], language, n)
     effects = {}
     for metric, p in base.items():
         if not p.value > 0:
@@ -93,7 +91,7 @@ def attribute(predictor: Predicts, code: str, split: Split, language: str = "pyt
 
 class Attributor:
     """`attribute` with a cache by (language, code, n): the hover asks again for every hover. `n`: the
-    size a model that reads n was asked at (`at_n.context_at`; None: its reference n, or a model
+    size a model that reads n was asked at (`at_n.ask`; None: its reference n, or a model
     that does not read n)."""
 
     def __init__(self, predictor: Predicts, split: Callable[[str], Split], cache_size: int = CACHE_SIZE) -> None:
@@ -112,7 +110,7 @@ class Attributor:
         found = self.cached(code, language, n)
         if found is not None:
             return found
-        result = attribute(self.predictor, code, self.split(code), language, context=at_n.context_at(self.predictor, n))
+        result = attribute(self.predictor, code, self.split(code), language, n=n)
         with self._lock:
             self._cache[key] = result
             self._cache.move_to_end(key)

@@ -172,7 +172,7 @@ class Predictor:
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
         field, where the template has one, still counts the whole code's lines)."""
         context = dict(context or {})
-        if "{n}" in self.config.input_template:  # a model that reads n: the reference n unless one is stated
+        if self.config.reads_n:  # a model that reads n: the reference n unless one is stated
             context.setdefault("n", str(self.config.reference_n))
             try:
                 template.n_field(context["n"])

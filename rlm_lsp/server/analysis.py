@@ -160,11 +160,13 @@ class Analyzer:
         lines = split_lines(text)
         project = project_rules(uri)
 
-        def size(s: Snippet) -> float | None:
+        def choose(s: Snippet) -> float | None:
             """The n `s` is asked at: None (its reference n) for a model that does not read n, or a kernel."""
             if not self.reads_n or _group(s) == "kernel":
                 return None
             return curves.choose(lines, s.start_line, n, project).n
+
+        sizes = {id(s): choose(s) for s in snippets}  # read once: both loops below ask
 
         memo = self._memo.get(uri, {})
         wanted: dict[str, list[tuple[str, float | None]]] = {"function": [], "kernel": []}
@@ -174,7 +176,7 @@ class Analyzer:
             group = _group(s)
             if group == "kernel" and not self.kernel_metrics:
                 continue
-            codes = [(s.code, size(s))]
+            codes = [(s.code, sizes[id(s)])]
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names, language):
                 codes.append((base, codes[0][1]))
@@ -199,8 +201,7 @@ class Analyzer:
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
             for at in dict.fromkeys(k[1] for k in keys):  # one batch per n; one batch for a model without n
                 batch = [k for k in keys if k[1] == at]
-                asked = {} if at is None else {"context": at_n.context_at(self.predictor, at)}
-                results = self.predictor.predict([c for c, _ in batch], language=language, metrics=only, **asked)
+                results = at_n.ask(self.predictor, [c for c, _ in batch], language, at, metrics=only)
                 self.predicted += len(batch)
                 fresh.update(zip(batch, results, strict=True))
 
@@ -214,7 +215,7 @@ class Analyzer:
         keep: dict[tuple[str, float | None], Mapping[str, Any]] = {}
         for s in snippets:
             group = _group(s)
-            at = size(s)
+            at = sizes[id(s)]
             current = preds((s.code, at), group)
             keep[(s.code, at)] = current
             base = head_of(s)

@@ -123,7 +123,8 @@ def main(argv=None) -> int:
     report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None,
                     "measured": a.measured}
     features = {k: code_features.of(code[k], "canon_v1") for k in set(code) & set(measured["all"])}
-    for kind, prefix in ((a.measured, "growth"), ({"all": "asymptotic"}.get(a.measured, "all"), "growth_all")):
+    other = "all" if a.measured == "asymptotic" else "asymptotic"  # reported beside, as `growth_all/...`
+    for kind, prefix in ((a.measured, "growth"), (other, "growth_all")):
         T = {k: t for k, t in measured[kind].items() if k in code}
         val = {k: T[k] for k in keys if k in T}
         train = {k: t for k, t in T.items() if not is_validation(str(t["problem_id"]))}
