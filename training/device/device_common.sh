@@ -36,6 +36,17 @@ carry_size() {
 }
 
 # The CPU check's knobs (MAX_STEPS, EVAL_EVERY, DEVICE) as training.learning.train flags, in the array `extra`.
+# The K-seed recipes' knobs (device_curves.sh, device_poly.sh), each overridable from the environment:
+# SEEDS, MAX_STEPS (each seed's cosine runs over the fewer of these and what fits MINUTES), MINUTES,
+# DEADLINE (seconds from the seeds' start: wait_for_seeds), EVAL_EVERY.
+seed_knobs() {
+    SEEDS=${SEEDS:-0 1 2 3}
+    MAX_STEPS=${MAX_STEPS:-2000}
+    MINUTES=${MINUTES:-6}
+    DEADLINE=${DEADLINE:-480}
+    EVAL_EVERY=${EVAL_EVERY:-200}
+}
+
 check_flags() {
     extra=()
     if [ -n "${MAX_STEPS:-}" ]; then extra+=(--max-steps "$MAX_STEPS"); fi

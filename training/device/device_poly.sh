@@ -43,13 +43,9 @@ if [ "${1:-}" = stage ]; then
     carry_size "$G/$INIT_NAME" "$G/solutions.jsonl.gz" "$G/polyglot_texts.jsonl.gz"
     exit 0
 fi
-SEEDS=${SEEDS:-0 1 2 3}
-MAX_STEPS=${MAX_STEPS:-2000}
-MINUTES=${MINUTES:-6}
-DEADLINE=${DEADLINE:-480}
+seed_knobs  # SEEDS, MAX_STEPS, MINUTES, DEADLINE, EVAL_EVERY (device_common.sh)
 OUT=${OUT:-/tmp/poly_out}
 R=${POLY_DIR:-/tmp/poly_runs}
-EVAL_EVERY=${EVAL_EVERY:-200}
 CORPUS=$G/solutions.jsonl.gz  # the Python rows' code: the staged rows, never ../shared
 mkdir -p "$R" "$OUT"
 device_setup || exit 1  # environment, PY, what the machine has; the init unpacked
