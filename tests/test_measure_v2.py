@@ -433,3 +433,64 @@ def test_curves_pack_fits_both_metrics_and_pairs_the_variants_with_their_parents
     pairs = [json.loads(line) for line in gzip.open(measure_v2.DATA / "leetcode_variant_curves.pairs.jsonl.gz", "rt")]
     assert info["pairs"] == 5 and info["pairs_both_ok"] == 4
     assert {p["input_id"] for p in pairs} == {f"curve:{r}:s0" for r in sizes}
+
+
+def test_shards_split_the_programs_whole_and_a_bad_shard_is_one_line(tmp_path, monkeypatch, capsys):
+    """Two ``--shard`` processes (one per core) measure every task once between them, each program whole."""
+    import argparse
+
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    tasks = [{"row": {"key": "p%d" % k, "input_id": str(i)}, "code": "print(1)", "stdin": ""}
+             for k in range(20) for i in range(3)]
+    monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
+    seen: dict = {}
+
+    def fake_measure(args):
+        task, opts = args
+        seen.setdefault(task["row"]["key"], []).append(shard)
+        return dict(task["row"], status="ok")
+
+    monkeypatch.setattr(measure_v2, "_measure", fake_measure)
+    for shard in ((0, 2), (1, 2)):
+        a = argparse.Namespace(memory_only=False, limit=None, time_limit=5, memory_limit=512, repeats=1, workers=1,
+                               shard=shard)
+        measure_v2.run_source("kattis", a)
+    assert set(seen) == {"p%d" % k for k in range(20)}
+    assert all(len(v) == 3 and len(set(v)) == 1 for v in seen.values())  # each program whole, in one shard
+    assert {v[0] for v in seen.values()} == {(0, 2), (1, 2)}              # both shards got work
+    assert len(_rows(measure_v2.work_path("kattis"))) == 60
+    for bad in ("2/2", "one/two", "1"):
+        with pytest.raises(SystemExit) as e:
+            measure_v2.main(["run", "--source", "kattis", "--shard", bad])
+        assert e.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert "--shard" in err and "I/K" in err
+
+
+def test_more_variants_mutate_every_parent_with_packed_curves_interleaved_by_kind(tmp_path, monkeypatch):
+    """Variant curves beyond data v2: every kind that applies to each program with 3+ ok rungs, minus the
+    (parent, kind) pairs already listed; kinds interleaved so a partial run holds each."""
+    from types import SimpleNamespace
+
+    from training.measuring import leetcode_ladders as lc
+
+    code = ("def f(xs):\n    seen = set()\n    for x in xs:\n        seen.add(x)\n"
+            "    return sum(1 for x in xs if x in seen)\n")
+    progs = [SimpleNamespace(key=k, code=code) for k in ("a", "b", "c")]
+    monkeypatch.setattr(lc, "problems", lambda: {7: SimpleNamespace(programs=progs)})
+    ok = [{"problem_id": 7, "key": k, "rung": r, "status": "ok"} for k in ("a", "b") for r in ("1/64", "1/16", "1")]
+    ok += [{"problem_id": 7, "key": "c", "rung": r, "status": s} for r, s in (("1/64", "ok"), ("1/16", "ok"),
+                                                                           ("1", "timeout"))]
+    _gz(tmp_path / "leetcode_curves.jsonl.gz", ok)
+    got = lc._more_variants(tmp_path / "leetcode_curves.jsonl.gz", have={("a", "rename")})
+    parents = {p for _, p, _ in got}
+    assert parents == {"a", "b"}                      # c has only 2 ok rungs
+    kinds_a = {v.kind for _, p, v in got if p == "a"}
+    kinds_b = {v.kind for _, p, v in got if p == "b"}
+    assert "rename" not in kinds_a and "rename" in kinds_b and "set_to_list" in kinds_b
+    assert kinds_a == kinds_b - {"rename"}
+    assert all(v.code != code for _, _, v in got)
+    first = [v.kind for _, _, v in got][: len(kinds_b)]
+    assert len(set(first)) == len(first)              # each kind once before any kind twice
+    assert lc._more_variants(tmp_path / "missing.jsonl.gz", set()) == []

@@ -110,17 +110,18 @@ def curve_tasks(seed: int = 0) -> list:
     return out
 
 
-def variant_curve_tasks(seed: int = 0) -> list:
+def variant_curve_tasks(seed: int = 0, more: bool = True) -> list:
     """The LeetCode variants of data v2 (``variants_v2.jsonl.gz``: rows with ``role: "variant"`` that
     ran) at their parent's cost-curve rungs (issue 47: "variants at the same sizes as their parents"):
     one task per (variant, rung), with the same input ids as the parent's ``curves`` rows, so
-    ``streams pack --source variant-curves`` pairs them. The variant's code is made again by
+    ``streams pack --source variant-curves`` pairs them; then (``more``) the variants of every other
+    program with packed curves (``_more_variants``).  The variant's code is made again by
     ``mutations.mutate(parent code, kind, seed=0)`` (deterministic); no code is stored."""
     import os
     from pathlib import Path
 
-    from training.measuring.ladders import CURVE_RUNGS, RECIPES
-    from training.measuring.mutations import EXPECTED, mutate
+    from training.measuring.ladders import RECIPES
+    from training.measuring.mutations import mutate
     path = Path(os.environ.get("RLM_TRAINING_DATA", RECIPES.parent)) / "variants_v2.jsonl.gz"  # streams.DATA
     if not path.exists():
         return []
@@ -134,7 +135,7 @@ def variant_curve_tasks(seed: int = 0) -> list:
                 picked.append((r["problem_id"], r["parent"], r["mutation"]))
     P = problems()
     order = {pid: i for i, pid in enumerate(_order({pid for pid, _, _ in picked}))}
-    out = []
+    out: list = []
     for pid, parent, kind in sorted(picked, key=lambda x: (order[x[0]], x[1], x[2])):
         if pid not in P:
             continue
@@ -142,15 +143,63 @@ def variant_curve_tasks(seed: int = 0) -> list:
             v = mutate(program(pid, parent).code, kind, seed=0)
         except StopIteration:
             continue
-        if v is None:
-            continue
-        exp, metrics = EXPECTED[kind]
-        row = dict(base_row(pid, parent), source="variant-curves", key="%s#%s" % (parent, kind), parent=parent,
-                   mutation=kind, expected_direction=exp, expected_metrics=list(metrics), role="variant")
-        for label, _div in sorted(CURVE_RUNGS, key=lambda r: r[0] == "1/2"):
-            out.append({"shape": "function", "code": v.code,
-                        "fn": {"pid": pid, "key": parent, "label": label, "seed": seed, "plan": "curve"},
-                        "row": dict(row, input_id="curve:%s:s%d" % (label, seed), rung=label)})
+        if v is not None:
+            _variant_rungs(out, pid, parent, v, seed)
+    if more:
+        have = {(parent, kind) for _, parent, kind in picked}
+        for pid, parent, v in _more_variants(path.with_name("leetcode_curves.jsonl.gz"), have):
+            _variant_rungs(out, pid, parent, v, seed)
+    return out
+
+
+def _variant_rungs(out: list, pid: int, parent: str, v, seed: int) -> None:
+    """One task per curve rung of variant ``v`` of ``parent``, with the parent's input ids."""
+    from training.measuring.ladders import CURVE_RUNGS
+    row = dict(base_row(pid, parent), source="variant-curves", key="%s#%s" % (parent, v.kind), parent=parent,
+               mutation=v.kind, expected_direction=v.expected, expected_metrics=list(v.metrics), role="variant")
+    for label, _div in sorted(CURVE_RUNGS, key=lambda r: r[0] == "1/2"):
+        out.append({"shape": "function", "code": v.code,
+                    "fn": {"pid": pid, "key": parent, "label": label, "seed": seed, "plan": "curve"},
+                    "row": dict(row, input_id="curve:%s:s%d" % (label, seed), rung=label)})
+
+
+def _more_variants(curves_path, have: set, min_ok: int = 3) -> list:
+    """Variants beyond data v2's: every mutation kind that applies (``mutations.variants``, seed 0) to
+    every program with ``min_ok`` or more ok rows in the packed cost curves (``curves_path``), except
+    the (parent, kind) pairs in ``have``.  Interleaved by kind (each kind's first variant, then each
+    kind's second, ...), a kind's parents round-robin over the problems in the hashed order, so a
+    partial run holds every kind over as many problems as it can.  ``(pid, parent, Variant)``."""
+    from training.measuring.mutations import KINDS, variants
+    if not curves_path.exists():
+        return []
+    oks: dict = {}
+    with gzip.open(curves_path, "rt") as f:
+        for line in f:
+            r = json.loads(line)
+            if r.get("status") == "ok":
+                oks.setdefault((r["problem_id"], r["key"]), set()).add(r.get("rung"))
+    by_pid: dict = {}
+    for (pid, key), rs in oks.items():
+        if len(rs) >= min_ok:
+            by_pid.setdefault(pid, []).append(key)
+    P = problems()
+    order = [pid for pid in _order(by_pid) if pid in P]
+    per_kind: dict = {k: [] for k in KINDS}
+    for k in range(max((len(v) for v in by_pid.values()), default=0)):
+        for pid in order:
+            keys = sorted(by_pid[pid])
+            if k >= len(keys):
+                continue
+            try:
+                code = program(pid, keys[k]).code
+            except StopIteration:
+                continue
+            for v in variants(code, seed=0):
+                if (keys[k], v.kind) not in have:
+                    per_kind[v.kind].append((pid, keys[k], v))
+    out = []
+    for i in range(max((len(v) for v in per_kind.values()), default=0)):
+        out.extend(per_kind[kind][i] for kind in KINDS if i < len(per_kind[kind]))
     return out
 
 

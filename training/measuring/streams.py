@@ -9,7 +9,8 @@
 soon as it is measured, and skips every (key, input_id) already there or in the committed file, so it
 can be killed and restarted at any time (``--limit`` counts the rows of this run, per source).
 Latency wants one measuring process per core and nothing else running: ``--workers`` > 1 is refused
-unless ``--memory-only`` (tracemalloc peaks do not depend on load); a full run later re-measures rows
+unless ``--memory-only`` (tracemalloc peaks do not depend on load); ``--shard I/K`` runs one process per core
+instead, each on its own programs; a full run later re-measures rows
 that only have memory.  ``pack`` merges the committed file and the work file (per (key, input_id) the
 first full row, else the first memory-only row), sorts, and writes the rows (ids and numbers, no code,
 no inputs) and the growth per program.  The row schema and the protocol are in
@@ -176,9 +177,28 @@ def source_tasks(source: str, a) -> list:
     return sources.tasks(source, a.corpus, a.inputs_per_problem)
 
 
+def in_shard(key: str, i: int, k: int) -> bool:
+    """Whether program ``key`` belongs to shard ``i`` of ``k``: a program's rows stay in one shard."""
+    import hashlib
+    return int(hashlib.sha1(key.encode()).hexdigest(), 16) % k == i
+
+
+def shard_arg(text: str) -> tuple:
+    """``"I/K"`` (0 <= I < K) -> (I, K); anything else is a one-line argparse error."""
+    try:
+        i, k = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected I/K, for example 0/2, got %r" % text) from None
+    if not 0 <= i < k:
+        raise argparse.ArgumentTypeError("expected 0 <= I < K in I/K, got %r" % text)
+    return i, k
+
+
 def run_source(source: str, a) -> dict:
     from training.measuring.harness import machine_info
     todo_all = source_tasks(source, a)
+    if getattr(a, "shard", None):
+        todo_all = [t for t in todo_all if in_shard(t["row"]["key"], *a.shard)]
     done, skipped, seen = done_set(source, a.memory_only)
     retry = retry_set(source, a.retry_errors) if getattr(a, "retry_errors", None) else set()
     done -= retry  # the harness learnt to run these: measured again, with the new tasks
@@ -449,6 +469,9 @@ def main(argv=None) -> int:
     r.add_argument("--limit", type=int, default=None, help="at most N rows per source in this run")
     r.add_argument("--workers", type=int, default=1)
     r.add_argument("--memory-only", action="store_true", help="no timing run (rows get memory_only: true)")
+    r.add_argument("--shard", type=shard_arg, default=None, metavar="I/K",
+                   help="only the programs of shard I of K (one process per core, each timing its own "
+                        "programs; they append to the same file)")
     r.add_argument("--time-limit", type=float, default=10.0, help="seconds per execution (default 10)")
     r.add_argument("--memory-limit", type=int, default=2048, help="address-space limit in MiB (default 2048)")
     r.add_argument("--inputs-per-problem", type=int, default=4, help="Kattis: inputs per problem (default 4)")
