@@ -29,7 +29,7 @@ import gzip
 import json
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.runtime import at_n  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.shaped_examples import usable  # noqa: E402  (with the variant examples it filters: no import circle)
 from training.learning import dataset  # noqa: E402
@@ -45,11 +46,13 @@ from training.measuring.mutations import EXPECTED, mutate  # noqa: E402
 PAIRS = ROOT / "training" / "data" / "variants_v2.pairs.jsonl.gz"
 REGRESSION = 2.0
 METRICS = {"memory": ("memory_parent", "memory_variant"), "latency": ("latency_parent", "latency_variant")}
+# sources whose parents are LeetCode programs (`leetcode_ladders.program`): data v2's and the curves' variants
+LEETCODE = ("leetcode", "variant-curves")
 
 
 def is_validation(pair: dict) -> bool:
     """The split model v4 trains by (`training.judging.shaped_examples`)."""
-    if pair["source"] == "leetcode":
+    if pair["source"] in LEETCODE:
         return dataset.is_validation(pair["problem_id"])
     if isinstance(pair.get("validation"), bool):
         return pair["validation"]
@@ -62,41 +65,54 @@ def parent_codes(pairs: Sequence[dict], corpora: Path | None = None) -> dict[str
 
     out: dict[str, str] = {}
     wanted = {p["parent"] for p in pairs}
-    for source in sorted({p["source"] for p in pairs} - {"leetcode"}):
+    for source in sorted({p["source"] for p in pairs} - set(LEETCODE)):
         out.update({k: c for k, c in v4_data.program_codes(source, corpora).items() if k in wanted})
-    lc = [p for p in pairs if p["source"] == "leetcode"]
+    lc = [p for p in pairs if p["source"] in LEETCODE]
     if lc:
         from training.measuring import leetcode_ladders as leetcode
 
         for p in lc:
             if p["parent"] not in out:
-                out[p["parent"]] = leetcode.program(int(p["problem_id"]), p["parent"]).code
+                try:
+                    out[p["parent"]] = leetcode.program(int(p["problem_id"]), p["parent"]).code
+                except (KeyError, StopIteration):  # no longer in the corpus: its pairs are left out
+                    continue
     return out
 
 
-def judged(pairs: Sequence[dict], codes: dict[str, str], predictor) -> list[dict]:
-    """Per pair: {pair, changed, flags: metric -> bool, ratio: metric -> predicted new/old}."""
+def judged(pairs: Sequence[dict], codes: dict[str, str], predictor,
+           n_of: Callable[[dict], float | None] | None = None) -> list[dict]:
+    """Per pair: {pair, changed, flags: metric -> bool, ratio: metric -> predicted new/old}.
+
+    `n_of(pair)`: the input size to ask both versions at, for a model that reads n (`at_n.ask`, as
+    the gate asks at `[tool.rlm]`'s n); any other model, or no `n_of`, is asked at its reference n."""
     todo = []
     for p in pairs:
         parent = codes.get(p["parent"])
         variant = mutate(parent, p["mutation"], seed=0) if parent is not None else None
         if variant is None or variant.code == parent:
             continue  # the engine no longer makes this variant: not the measured one
-        todo.append((p, parent, variant.code))
-    unique = sorted({c for _, a, b in todo for c in (a, b)})
-    predicted = dict(zip(unique, predictor.predict(unique))) if unique else {}
+        n = n_of(p) if n_of is not None and at_n.reads_n(predictor) else None
+        todo.append((p, parent, variant.code, n))
+    by_n: dict[float | None, set[str]] = defaultdict(set)
+    for _, old, new, n in todo:
+        by_n[n].update((old, new))
+    predicted = {}
+    for n, group in by_n.items():
+        unique = sorted(group)
+        predicted.update({(c, n): r for c, r in zip(unique, at_n.ask(predictor, unique, n=n), strict=True)})
     out = []
-    for p, old, new in todo:
+    for p, old, new, n in todo:
         change = rules.changed(old, new, rules.file_names(old), rules.file_names(new))
         flags, ratios = {}, {}
         for metric in METRICS:
-            a, b = predicted[old].get(metric), predicted[new].get(metric)
+            a, b = predicted[old, n].get(metric), predicted[new, n].get(metric)
             if a is None or b is None:
                 continue
             judged = rules.judge_metric(a, b, rules.DEFAULT_RATIO, rules.level_for(metric, None, a, b))
             flags[metric] = change and judged.regressed
             ratios[metric] = judged.value.ratio
-        out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios})
+        out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios, "n": n})
     return out
 
 
