@@ -22,6 +22,7 @@ from typing import Any
 
 from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate.compare import Finding, FunctionChange, Matching
+from rlm_lsp.app.structural import depth_class
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value
 
@@ -113,6 +114,10 @@ def finding_line(finding: Finding) -> str:
         text = (f"{where}predicted {GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
                 f"{growth_class(old)} → {growth_class(grown)} ({why}exponent {old:.1f} → {grown:.1f}, "
                 f"a step of {grown - old:.1f}, limit {finding.limit:g})")
+    elif finding.rule == "structure":  # rule S: read from the loop nests, not predicted
+        why = f" ({carried_by(finding)})" if finding.carrier else ""
+        text = (f"{where}{GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
+                f"{depth_class(finding.old or 0.0)} → {depth_class(finding.new)} as read from the code{why}")
     elif finding.outcome == "improved":
         old = format_value(finding.unit, finding.old or 0.0)
         fell = format_ratio(1 / finding.ratio) if finding.ratio else "∞×"
@@ -140,7 +145,7 @@ def finding_line(finding: Finding) -> str:
     elif finding.over_cap:
         text += (f"; over the pragma's limit {finding.cap}" if finding.cap
                  else f"; the pragma's limits do not allow {metric_label(finding.metric)}"
-                 + (" growth steps" if finding.rule == "growth" else ""))
+                 + (" growth steps" if finding.rule in ("growth", "structure") else ""))
     return text
 
 
