@@ -149,8 +149,9 @@ def repo(tmp_path: Path, monkeypatch) -> Path:
 
 
 def _gate(repo: Path, capsys, new_file: str, setting: str | None = None, growth=None) -> tuple[int, str]:
-    from rlm_lsp.gate import gate
     from test_gate_repo import sh
+
+    from rlm_lsp.gate import gate
 
     (repo / "src" / "app.py").write_text(new_file)
     if setting is not None:

@@ -58,8 +58,7 @@ if str(ROOT) not in sys.path:
 
 from rlm_lsp.app import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
-from training.judging.gate_variants import (  # noqa: E402
-    METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words)
+from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
 from training.measuring.curve_fit import CLASSES  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
 
