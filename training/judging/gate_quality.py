@@ -1,7 +1,7 @@
 """How well rlm-gate flags real regressions: recall and false-alarm rate on measured pairs.
 
     python -m training.judging.gate_quality [--model DIR] [--data 'training/data/*.jsonl*'] [--tier large]
-                                    [--ratio 2.0] [--min-gap 2.0] [--json out.json] [--markdown out.md]
+                                    [--ratio 2.0] [--min-gap 2.0] [--structure s1] [--json out.json] [--markdown out.md]
 
 Pairs: two measured solutions (status ok) of the same *validation* problem (the split of
 `training.learning.dataset.is_validation`, never seen in training) whose measured metric differs by
