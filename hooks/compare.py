@@ -23,7 +23,9 @@ Outcomes, per metric of a changed function (`Finding.outcome`): **regressed** (o
 and the model confident of it, or over a budget: blocks), **inconclusive** (the estimates grew
 past the ratio but the paired draws or the feature trees do not back it: reported, blocks only
 with `fail-inconclusive`), **improved** (fell by the ratio, as confidently: reported). Anything
-else passes. New functions have no old version and meet the budgets only.
+else passes. New functions have no old version and meet the budgets only. A growth step regresses
+too: the model's own (`rules.judge_growth`), or for a model without growth the step of a loop level
+read from the code (`rlm_lsp.app.structural`, `[tool.rlm] structural-growth`).
 
 Pragma: a comment `# rlm: allow-regression <reason>` lets a function's regression through
 and the reason is printed; `# rlm: allow-regression[memory<=4x] <reason>` lets each named
@@ -42,7 +44,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rlm_lsp.app import rules
+from rlm_lsp.app import rules, structural
 from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.app.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.python import loop_nests
@@ -107,7 +109,7 @@ class Finding:
     change: str  # FunctionChange.kind
     metric: str
     unit: str
-    rule: str  # "ratio" | "budget" | "growth" (old and new: growth exponents; limit: the step)
+    rule: str  # "ratio" | "budget" | "growth" (old, new: exponents; limit: the step) | "structure" (loop levels)
     old: float | None
     new: float
     ratio: float | None  # new / old
@@ -327,12 +329,18 @@ def judge(
                     if better.regressed:  # the same rule, the versions swapped: fell by the ratio, confidently
                         findings.append(Finding(**base, **{**by_ratio, "trees": better.trees, "scaled": better.limit},
                                                 ratio=verdict.ratio, confidence=better.confidence, outcome="improved"))
+                # a pragma's limits bound the values' growth, not a step in the exponent or the loop nests
+                steps = allow if change.new.limits is None else {"over_cap": True}
                 if step is not None and step.regressed:  # a growth step regresses whatever the constants
-                    # a pragma's limits bound the values' growth, not a step in the exponent
-                    steps = allow if change.new.limits is None else {"over_cap": True}
                     findings.append(Finding(**{**base, "unit": "exponent"}, **steps, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,
                                             confidence=step.confidence, source="growth step",
+                                            **carrier(change.new, metric)))
+                read = structure(change, metric, old, new, config) if limit else None
+                if read is not None and read.regressed:  # a model without growth: the step read from the code
+                    findings.append(Finding(**{**base, "unit": "loop levels"}, **steps, rule="structure", old=read.old,
+                                            new=read.new, ratio=None, limit=structural.STEP,
+                                            source=f"structural-growth ({config.structural_growth})",
                                             **carrier(change.new, metric)))
             budget, source = config.budget_for(metric, change.path)
             if budget is not None and new.value > budget.value:
@@ -341,15 +349,11 @@ def judge(
     return findings
 
 
-# the loop nest that carries each metric's growth (`loop_nests.Reading`)
-NEST_OF = {"latency": "time", "memory": "memory"}
-
-
 def carrier(fn: Function, metric: str) -> dict[str, object]:
     """What in `fn`'s new text carries `metric`'s growth, as the Finding fields `carrier` and
     `lines` (file lines): the deepest loop nest over the input (`rlm_lsp.python.loop_nests`), read
     from the function's own text; {} where none is found or the metric has no nest."""
-    kind = NEST_OF.get(metric)
+    kind = structural.NEST_OF.get(metric)
     if kind is None:
         return {}
     nest = getattr(loop_nests.read(fn.snippet.code), kind)
@@ -357,6 +361,14 @@ def carrier(fn: Function, metric: str) -> dict[str, object]:
         return {}
     first, last = (fn.snippet.start_line + line for line in nest.lines)  # code line 1 is the snippet's first
     return {"carrier": nest.what, "lines": (first, last)}
+
+
+def structure(change: FunctionChange, metric: str, old, new, config: GateConfig) -> structural.StructureVerdict | None:
+    """Rule S on a changed Python function (`structural.judge`, the project's variant); None where
+    it does not apply (off, another language, a model with growth)."""
+    if change.old is None or change.new.language != "python" or change.old.language != "python":
+        return None
+    return structural.judge(change.old.snippet.code, change.new.snippet.code, metric, old, new, config.structural_growth)
 
 
 def _allowance(fn: Function, metric: str, grew: float | None) -> dict[str, object]:

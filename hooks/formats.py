@@ -17,6 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 import rlm_lsp
+from rlm_lsp.app.structural import depth_class
 from rlm_lsp.gate import report
 from rlm_lsp.gate.compare import Finding
 from rlm_lsp.gate.report import GateResult
@@ -56,11 +57,16 @@ def to_markdown(result: GateResult) -> str:
             change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent", f"step {f.limit:g}"
             if f.carrier:
                 change += f" ({report.carried_by(f)})"
+        elif f.rule == "structure":  # rule S: loop levels read from the code
+            before, after = depth_class(f.old or 0.0), depth_class(f.new)
+            change, limit = f"+{f.new - (f.old or 0.0):.1f} loop levels, read from the code", f"step {f.limit:g}"
+            if f.carrier:
+                change += f" ({report.carried_by(f)})"
         else:
             before = format_value(f.unit, f.old) if f.old is not None else "–"
             after, change = format_value(f.unit, f.new), report.format_ratio(f.ratio) if f.ratio else "–"
             limit = report.format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
-        if f.source not in ("", "ratio") and f.rule != "growth":
+        if f.source not in ("", "ratio") and f.rule not in ("growth", "structure"):
             limit += f" ({f.source})"
         if f.cap:
             limit += f"; pragma {f.cap}"
@@ -121,7 +127,7 @@ def to_sarif(result: GateResult) -> str:
     results = []
     for f in result.findings:
         kind = state(f)
-        rule_id = f"{f.metric}/{'budget' if f.rule == 'budget' else 'growth' if f.rule == 'growth' else f.outcome}"
+        rule_id = f"{f.metric}/{f.rule if f.rule in ('budget', 'growth', 'structure') else f.outcome}"
         if rule_id not in rules:
             rules[rule_id] = {
                 "id": rule_id,
@@ -171,6 +177,8 @@ def _rule_text(f: Finding) -> str:
         return f"predicted {label} over its budget"
     if f.rule == "growth":
         return f"predicted {label} grows faster with the input"
+    if f.rule == "structure":
+        return f"{label} grows faster with the input, as read from the code's loop nests"
     return {"regressed": f"predicted {label} grew past the ratio",
             "inconclusive": f"predicted {label} grew past the ratio, the model not confident of it",
             "improved": f"predicted {label} fell by the ratio"}[f.outcome]

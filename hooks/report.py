@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rlm_lsp.app.project_config import GateConfig
+from rlm_lsp.app.structural import depth_class
 from rlm_lsp.gate.compare import Finding, FunctionChange, Matching
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value
@@ -113,6 +114,10 @@ def finding_line(finding: Finding) -> str:
         text = (f"{where}predicted {GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
                 f"{growth_class(old)} → {growth_class(grown)} ({why}exponent {old:.1f} → {grown:.1f}, "
                 f"a step of {grown - old:.1f}, limit {finding.limit:g})")
+    elif finding.rule == "structure":  # rule S: read from the loop nests, not predicted
+        why = f" ({carried_by(finding)})" if finding.carrier else ""
+        text = (f"{where}{GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
+                f"{depth_class(finding.old or 0.0)} → {depth_class(finding.new)} as read from the code{why}")
     elif finding.outcome == "improved":
         old = format_value(finding.unit, finding.old or 0.0)
         fell = format_ratio(1 / finding.ratio) if finding.ratio else "∞×"
@@ -140,7 +145,7 @@ def finding_line(finding: Finding) -> str:
     elif finding.over_cap:
         text += (f"; over the pragma's limit {finding.cap}" if finding.cap
                  else f"; the pragma's limits do not allow {metric_label(finding.metric)}"
-                 + (" growth steps" if finding.rule == "growth" else ""))
+                 + (" growth steps" if finding.rule in ("growth", "structure") else ""))
     return text
 
 
@@ -194,12 +199,12 @@ def summary(result: GateResult) -> str:
     if skipped and result.config.fail_unjudged:
         head = f"{skipped} file{'s' * (skipped != 1)} not judged (fail-unjudged)"
         if failures:
-            head += f", {len(failures)} predicted regression{'s' * (len(failures) != 1)}"
+            head += f", {_failed(failures)}"
         return f"rlm-gate: FAILED: {head}: {scope}{tail}"
     if failures:
         funcs = len({(f.path, f.line) for f in failures})
         return (
-            f"rlm-gate: FAILED: {len(failures)} predicted regression{'s' * (len(failures) != 1)} "
+            f"rlm-gate: FAILED: {_failed(failures)} "
             f"in {funcs} of {scope}{tail}"
         )
     return f"rlm-gate: passed: {scope}, no predicted regression{tail}"
@@ -378,3 +383,12 @@ def _pred(p: Any) -> dict[str, float] | None:
         return None
     return {"value": p.value, "low": getattr(p, "low", p.value), "high": getattr(p, "high", p.value)}
 
+
+def _failed(failures) -> str:
+    """`2 predicted regressions`, `1 growth step read from the code` (rule S), or both joined by "and"."""
+    read = sum(f.rule == "structure" for f in failures)
+    predicted = len(failures) - read
+    parts = [f"{predicted} predicted regression{'s' * (predicted != 1)}"] if predicted else []
+    if read:
+        parts.append(f"{read} growth step{'s' * (read != 1)} read from the code")
+    return " and ".join(parts)

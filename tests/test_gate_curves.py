@@ -127,3 +127,56 @@ def test_a_missing_data_file_is_one_line_and_exit_2(tmp_path, capsys):
     with gzip.open(bad, "wt") as f:
         f.write(json.dumps({"key": "x"}) + "\n")  # a row without the pair fields
     assert gate_curves.main(["--pairs", str(bad)]) == 2
+
+
+class CheaperPredictor(FakePredictor):
+    """Memory 100 (a tenth) for the codes in `cheap`, else as FakePredictor."""
+
+    def __init__(self, cheap=()):
+        super().__init__()
+        self.cheap = set(cheap)
+
+    def predict(self, codes, language="python", metrics=None, context=None):
+        out = super().predict(codes, language, metrics, context)
+        return [dict(o, memory=SimpleNamespace(value=100.0)) if c in self.cheap else o for c, o in zip(codes, out)]
+
+
+def test_rule_s_flags_a_variant_whose_loop_nest_deepened_through_the_gates_own_rule():
+    rows = _curve("copy_in_loop") + _curve("rename")
+    pairs = gate_curves.curve_pairs(rows)
+    nested = mutate(PROG, "copy_in_loop", seed=0).code  # a copy of the input in the loop: one level deeper
+
+    def flags(predictor, structure):
+        judged = gate_curves.judged(pairs, {PARENT: PROG}, predictor, structure=structure)
+        return {r["pair"]["mutation"]: (r["flags"], r["structure"]) for r in judged}
+
+    assert flags(FakePredictor(), None)["copy_in_loop"][0] == {"memory": False, "latency": False}
+    s0 = flags(FakePredictor(), "s0")
+    assert s0["copy_in_loop"] == ({"memory": True, "latency": True}, {"memory": True, "latency": True})
+    assert s0["rename"][0] == {"memory": False, "latency": False}  # no change to the gate, nothing to read
+    # S1: the model's memory estimate fell a tenth, so memory's step is vetoed; latency's held
+    s1 = flags(CheaperPredictor(cheap=[nested]), "s1")
+    assert s1["copy_in_loop"][0] == {"memory": False, "latency": True}
+    assert flags(CheaperPredictor(cheap=[nested]), "s0")["copy_in_loop"][0] == {"memory": True, "latency": True}
+
+
+def test_the_command_chooses_the_split_and_prints_a_table_per_rule(tmp_path, monkeypatch, capsys):
+    rows = _curve("copy_in_loop") + [dict(r, key=f"{PARENT}#x", parent="other") for r in _curve("rename")]
+    path = tmp_path / "pairs.jsonl.gz"
+    growth = tmp_path / "growth.jsonl.gz"
+    with gzip.open(path, "wt") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    with gzip.open(growth, "wt") as f:
+        f.write(json.dumps({"key": PARENT, "memory_class": "1", "time_class": "n"}) + "\n")
+    monkeypatch.setattr(gate_curves, "is_validation", lambda p: p["parent"] == PARENT)
+    monkeypatch.setattr(gate_curves, "parent_codes", lambda pairs: {p["parent"]: PROG for p in pairs})
+    from rlm_lsp.runtime import predictor as runtime
+
+    monkeypatch.setattr(runtime.Predictor, "default", staticmethod(lambda threads=1: FakePredictor()))
+    common = ["--pairs", str(path), "--variant-growth", str(growth), "--parent-growth", str(growth)]
+    assert gate_curves.main([*common, "--split", "training", "--structure", "none,s0", "--json", str(tmp_path / "o.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("1 variant/parent curve pairs (training problems") == 2 and "with rule S0" in out
+    assert [r["meta"]["structure"] for r in json.loads((tmp_path / "o.json").read_text())] == [None, "s0"]
+    assert gate_curves.main([*common, "--structure", "s2"]) == 2
+    assert "--structure 's2'" in capsys.readouterr().err

@@ -66,3 +66,20 @@ def test_growth_pairs_and_the_growth_rule():
     assert (r["pairs"], r["problems"], r["near_equal_pairs"]) == (3, 2, 1)
     assert r["recall"] == pytest.approx(2 / 3) and r["false_alarm_rate"] == 0.0
     assert r["near_equal_flag_rate"] == 0.0
+
+
+def test_rule_s_beside_the_gates_rule_on_the_programs_codes():
+    loop = "def f(xs):\n    t = 0\n    for x in xs:\n        t += x\n    return t\n"
+    nested = "def f(xs):\n    t = [x for x in xs for y in xs]\n    return t\n"  # memory: a list built in a nested loop
+    examples = [dataset.Example(key="a", problem_id="1", code=loop, values={"memory": 1e6}),
+                dataset.Example(key="b", problem_id="1", code=nested, values={"memory": 4e6}),
+                dataset.Example(key="c", problem_id="1", code=loop + "\n", values={"memory": 1.1e6})]
+    preds = {k: {"memory": P(1.0)} for k in "abc"}  # the model sees no difference
+    today = gate_quality.evaluate(examples, preds, "memory", 2.0, 2.0)
+    assert (today["recall"], today["false_alarm_rate"], today["near_equal_flag_rate"]) == (0.0, 0.0, 0.0)
+    s1 = gate_quality.evaluate(examples, preds, "memory", 2.0, 2.0, structure="s1")
+    # a->b and c->b stepped a level (flagged); b->a and b->c fell (not); a~c read alike (not)
+    assert (s1["recall"], s1["false_alarm_rate"], s1["near_equal_flag_rate"]) == (1.0, 0.0, 0.0)
+    cheaper = dict(preds, b={"memory": P(0.5)})  # S1: the model reads b as cheaper, so no flag
+    assert gate_quality.evaluate(examples, cheaper, "memory", 2.0, 2.0, structure="s1")["recall"] == 0.0
+    assert gate_quality.evaluate(examples, cheaper, "memory", 2.0, 2.0, structure="s0")["recall"] == 1.0

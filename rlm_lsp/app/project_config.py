@@ -18,6 +18,8 @@ include = ["src/**"]               # only these paths (fnmatch on the repository
 exclude = ["tests/**", "*_pb2.py"]
 fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
 fail-inconclusive = true           # an inconclusive growth fails too (default false: reported only)
+structural-growth = true           # a growth step read from the loop nests, for models that predict no growth
+                                   #    (rlm_lsp.app.structural: true is its chosen rule S1, or "s0" / "s1"; default off)
 n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
                                    #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
 
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp.app import rules
+from rlm_lsp.app import rules, structural
 from rlm_lsp.runtime import sizes, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem  # noqa: F401 - ConfigError's old home; callers import it from here
 
@@ -83,6 +85,7 @@ class GateConfig:
     confidence: float | None = None  # share of paired draws over the ratio; None: each metric's (rules.level_for)
     fail_inconclusive: bool = False  # an inconclusive growth (estimates past the ratio, model unsure) fails
     path_budgets: tuple[tuple[str, dict[str, Budget]], ...] = ()  # (glob, metric -> budget), in file order
+    structural_growth: str | None = structural.DEFAULT  # rule S's variant (`structural`); None: off
     n: float | None = None  # the input size values are shown at (`rlm predict`, the editor); None: the model's
     source: str | None = None  # the pyproject.toml read, for messages
 
@@ -230,6 +233,8 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
                 config = replace(config, fail_unjudged=value)
             else:
                 config = replace(config, fail_inconclusive=value)
+    if "structural-growth" in settings:
+        config = replace(config, structural_growth=parse_structural(settings["structural-growth"], f"{source}: structural-growth"))
     if "budgets" in settings:
         config = replace(config, path_budgets=_path_budgets(settings["budgets"], f"{source}: budgets"))
     if "n" in settings:
@@ -290,6 +295,15 @@ def override(
     if confidence is not None:
         config = replace(config, confidence=parse_confidence(confidence, f"--confidence {confidence}"))
     return config
+
+
+def parse_structural(value: Any, where: str) -> str | None:
+    """`structural-growth`: true (the chosen rule, `structural.CHOSEN`), false, or a rule's name."""
+    if value is True or value is False:
+        return structural.CHOSEN if value else None
+    if isinstance(value, str) and value.lower() in structural.VARIANTS:
+        return value.lower()
+    raise ConfigError(f"{where}: expected true, false or one of {', '.join(map(repr, structural.VARIANTS))}, got {value!r}")
 
 
 def parse_confidence(value: Any, where: str) -> float:

@@ -1,7 +1,8 @@
 """The gate on measured variant curves (issue 48's "Gate"): variant programs beside their parents at
 the cost curves' sizes, judged by the gate's rule.
 
-    python -m training.judging.gate_curves [--model DIR] [--all] [--threads 1] [--json out.json]
+    python -m training.judging.gate_curves [--model DIR] [--split validation|training|all] [--structure none,s0,s1]
+                                           [--threads 1] [--json out.json]
 
 Issue 48 asks, on validation problems: at least 80% of the variants whose time or memory growth
 class rose are flagged; at least 60% of the variants measured ≥ 2× costlier; at most 5% of the
@@ -32,8 +33,12 @@ out), no change where the canonical forms agree (`rules.changed`), else `rules.j
 model that reads n is asked at the compared size's n (`at_n.ask`, as the gate asks at
 `[tool.rlm]`'s n); any other model at its reference n.
 
-Validation problems only by default (the LeetCode split, `training.learning.dataset`); `--all`
-also takes the rest, whose parents the model may have trained on. Needs the LeetCode corpus for
+`--structure s0` or `s1` (or several, `none,s0,s1`: one table each) adds rule S, the growth step
+read from the loop nests (`rlm_lsp.app.structural`), as the gate's `structural-growth` applies it.
+
+Validation problems only by default (the LeetCode split, `training.learning.dataset`); `--split
+training` takes the others (to choose a rule on), `--split all` (or `--all`) both; the model may
+have trained on the training problems' parents. Needs the LeetCode corpus for
 the parents' code; runs no user code.
 """
 from __future__ import annotations
@@ -51,9 +56,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.app import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
-from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes  # noqa: E402
+from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
 from training.measuring.curve_fit import CLASSES  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
 
@@ -66,6 +71,7 @@ REFERENCE_RUNG = "1"
 MIN_SIZES = 3
 ANY = "any"
 TARGETS = {"class_rose": (">=", 0.80), "regressions": (">=", 0.60), "neutral_kinds": ("<=", 0.05)}
+SPLITS = {"validation": "validation problems", "training": "training problems", "all": "all problems"}
 GROUPS = {"class_rose": "class rose", "regressions": "measured ≥ 2×", "neutral_kinds": "neutral mutations",
           "near_equal": "near-equal (< 1.25×)"}
 
@@ -164,7 +170,8 @@ def markdown(summary: dict, meta: dict) -> str:
     lines = [f"Model `{meta['model_version']}`, {meta['pairs']} variant/parent curve pairs ({meta['split']}; "
              f"{meta.get('left_out', 0)} left out: parent not in the corpus or variant no longer made), "
              f"asked {meta['asked']}; the gate's rule (ratio {rules.DEFAULT_RATIO:g}, each metric at its confidence "
-             "level, `rules.level_for`). Flagged share of each group, 95% Wilson interval in brackets.", "",
+             f"level, `rules.level_for`{structure_words(meta.get('structure'))}). Flagged share of each group, "
+             "95% Wilson interval in brackets.", "",
              "| metric | " + " | ".join(f"{GROUPS[g]} flagged" for g in GROUPS) + " |", "|---|" + "---|" * len(GROUPS)]
     for metric, m in summary.items():
         lines.append(f"| {metric} | " + " | ".join(_cell(m[g]) for g in GROUPS) + " |")
@@ -183,10 +190,20 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", default=str(PAIRS))
     ap.add_argument("--variant-growth", default=str(VARIANT_GROWTH))
     ap.add_argument("--parent-growth", default=str(PARENT_GROWTH))
-    ap.add_argument("--all", action="store_true", help="training problems too (their parents may be trained on)")
+    ap.add_argument("--split", choices=SPLITS, default="validation",
+                    help="whose problems' pairs: validation (default), training (to choose a rule on), all")
+    ap.add_argument("--all", action="store_true", help="as --split all (training parents may be trained on)")
+    ap.add_argument("--structure", default="none",
+                    help="rule S variants to judge with, comma-separated: none (the gate without S), "
+                         f"{', '.join(structural.VARIANTS)} (rlm_lsp.app.structural); one table each")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json")
     a = ap.parse_args(argv)
+    variants = [None if v == "none" else v for v in a.structure.split(",") if v]
+    if not variants or any(v not in (None, *structural.VARIANTS) for v in variants):
+        print(f"gate_curves: --structure {a.structure!r}: expected none, s0 or s1, comma-separated", file=sys.stderr)
+        return 2
+    split = "all" if a.all else a.split
     try:
         pairs = curve_pairs(read_rows(Path(a.pairs)))
         variant_growth = {g["key"]: g for g in read_rows(Path(a.variant_growth))}
@@ -194,20 +211,22 @@ def main(argv=None) -> int:
     except (OSError, ValueError, KeyError) as e:  # missing, not gzip, not JSON lines, or rows without the fields
         print(f"gate_curves: cannot read the measured curves: {e}", file=sys.stderr)
         return 2
-    if not a.all:
-        pairs = [p for p in pairs if is_validation(p)]
+    pairs = [p for p in pairs if split == "all" or is_validation(p) == (split == "validation")]
     from rlm_lsp.runtime import at_n
     from rlm_lsp.runtime.predictor import Predictor
 
     predictor = Predictor.from_dir(a.model, threads=a.threads) if a.model else Predictor.default(threads=a.threads)
-    rows = judged(pairs, parent_codes(pairs), predictor, n_of=lambda p: p.get("input_size"))
-    meta = {"model_version": predictor.config.model_version, "pairs": len(rows), "left_out": len(pairs) - len(rows),
-            "split": "all problems" if a.all else "validation problems",
-            "asked": "at the compared size's n" if at_n.reads_n(predictor) else "at its reference n (it does not read n)"}
-    summary = summarise(rows, variant_growth, parent_growth)
-    print(markdown(summary, meta))
+    codes, out = parent_codes(pairs), []
+    for variant in variants:  # the predictor's cache answers the second and later passes
+        rows = judged(pairs, codes, predictor, n_of=lambda p: p.get("input_size"), structure=variant)
+        meta = {"model_version": predictor.config.model_version, "pairs": len(rows), "left_out": len(pairs) - len(rows),
+                "split": SPLITS[split], "structure": variant,
+                "asked": "at the compared size's n" if at_n.reads_n(predictor) else "at its reference n (it does not read n)"}
+        summary = summarise(rows, variant_growth, parent_growth)
+        print(markdown(summary, meta) + "\n")
+        out.append({"meta": meta, "summary": summary})
     if a.json:
-        Path(a.json).write_text(json.dumps({"meta": meta, "summary": summary}, indent=2))
+        Path(a.json).write_text(json.dumps(out[0] if len(out) == 1 else out, indent=2))
     return 0
 
 

@@ -1,7 +1,7 @@
 """How well rlm-gate flags real regressions: recall and false-alarm rate on measured pairs.
 
     python -m training.judging.gate_quality [--model DIR] [--data 'training/data/*.jsonl*'] [--tier large]
-                                    [--ratio 2.0] [--min-gap 2.0] [--json out.json] [--markdown out.md]
+                                    [--ratio 2.0] [--min-gap 2.0] [--structure s1] [--json out.json] [--markdown out.md]
 
 Pairs: two measured solutions (status ok) of the same *validation* problem (the split of
 `training.learning.dataset.is_validation`, never seen in training) whose measured metric differs by
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.app import rules, structural  # noqa: E402
 from rlm_lsp.app.rules import growth  # noqa: E402
 from training.learning import dataset  # noqa: E402
 
@@ -75,14 +75,17 @@ def pairs_by_metric(examples, metric: str, min_gap: float):
 
 
 def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float,
-             level: float = rules.CONFIDENCE) -> dict:
+             level: float = rules.CONFIDENCE, structure: str | None = None) -> dict:
     """The gate's rule (`rlm_lsp.app.rules.judge`: over the ratio and at least `level` of the paired
     draws over it; `level` 0 is the plain ratio of the point estimates; the model's feature trees
-    have their say where the predictions carry them, unless `--no-trees` took them off) on every pair."""
+    have their say where the predictions carry them, unless `--no-trees` took them off) on every pair;
+    with `structure` ("s0", "s1"), rule S too (`rlm_lsp.app.structural`, on the programs' codes)."""
     far, near = pairs_by_metric(examples, metric, min_gap)
 
     def flags(a, b) -> bool:
-        return rules.judge(predictions[a.key][metric], predictions[b.key][metric], gate_ratio, level).regressed
+        old, new = predictions[a.key][metric], predictions[b.key][metric]
+        read = structural.judge(a.code, b.code, metric, old, new, structure)
+        return rules.judge(old, new, gate_ratio, level).regressed or bool(read is not None and read.regressed)
 
     flagged_up = [flags(cheap, costly) for cheap, costly, _ in far]
     flagged_down = [flags(costly, cheap) for cheap, costly, _ in far]
@@ -251,6 +254,8 @@ def main(argv=None) -> int:
     p.add_argument("--growth", action="store_true",
                    help="the growth rule instead: model v4's functions (training.judging.shaped_examples) with a measured "
                         "growth, paired by a step of rules.GROWTH_STEP; needs a model that predicts growth")
+    p.add_argument("--structure", choices=structural.VARIANTS,
+                   help="also the rule with S (rlm_lsp.app.structural) beside it, on the same predictions")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)
@@ -315,9 +320,13 @@ def main(argv=None) -> int:
                     for split in ("B", "all", "plain_ratio_all")}}))
         else:
             print(calibration_markdown(calibration))
+    if args.structure:  # the same pairs and predictions, rule S beside today's rule
+        out["structure"] = [evaluate(val, predictions, r["metric"], args.ratio, args.min_gap, r["level"], args.structure)
+                            for r in results]
     text = json.dumps(out, indent=2)
     print(text)
-    table = markdown(results, meta)
+    table = markdown(results, meta) + (f"\nWith rule {args.structure.upper()}:\n\n" + markdown(out["structure"], meta)
+                                       if args.structure else "")
     print(table)
     if args.json:
         Path(args.json).write_text(text + "\n")

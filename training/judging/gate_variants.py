@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.app import rules, structural  # noqa: E402
 from rlm_lsp.runtime import at_n  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.shaped_examples import usable  # noqa: E402  (with the variant examples it filters: no import circle)
@@ -81,11 +81,14 @@ def parent_codes(pairs: Sequence[dict], corpora: Path | None = None) -> dict[str
 
 
 def judged(pairs: Sequence[dict], codes: dict[str, str], predictor,
-           n_of: Callable[[dict], float | None] | None = None) -> list[dict]:
-    """Per pair: {pair, changed, flags: metric -> bool, ratio: metric -> predicted new/old}.
+           n_of: Callable[[dict], float | None] | None = None, structure: str | None = None) -> list[dict]:
+    """Per pair: {pair, changed, flags: metric -> bool, ratio: metric -> predicted new/old,
+    structure: metric -> whether rule S flagged it}.
 
     `n_of(pair)`: the input size to ask both versions at, for a model that reads n (`at_n.ask`, as
-    the gate asks at `[tool.rlm]`'s n); any other model, or no `n_of`, is asked at its reference n."""
+    the gate asks at `[tool.rlm]`'s n); any other model, or no `n_of`, is asked at its reference n.
+    `structure`: rule S's variant (`rlm_lsp.app.structural`, "s0" or "s1"), as the gate's
+    `structural-growth` applies it (a model with growth keeps its own step); None: off."""
     todo = []
     for p in pairs:
         parent = codes.get(p["parent"])
@@ -104,15 +107,17 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor,
     out = []
     for p, old, new, n in todo:
         change = rules.changed(old, new, rules.file_names(old), rules.file_names(new))
-        flags, ratios = {}, {}
+        flags, ratios, read = {}, {}, {}
         for metric in METRICS:
             a, b = predicted[old, n].get(metric), predicted[new, n].get(metric)
             if a is None or b is None:
                 continue
             judged = rules.judge_metric(a, b, rules.DEFAULT_RATIO, rules.level_for(metric, None, a, b))
-            flags[metric] = change and judged.regressed
+            step = structural.judge(old, new, metric, a, b, structure)
+            read[metric] = change and step is not None and step.regressed
+            flags[metric] = change and (judged.regressed or read[metric])
             ratios[metric] = judged.value.ratio
-        out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios, "n": n})
+        out.append({"pair": p, "changed": change, "flags": flags, "ratio": ratios, "n": n, "structure": read})
     return out
 
 
@@ -141,7 +146,8 @@ def summarise(rows: Sequence[dict]) -> dict:
 
 def markdown(summary: dict, meta: dict) -> str:
     lines = [f"Model `{meta['model_version']}`, {meta['pairs']} pairs ({meta['split']}); the gate's rule "
-             f"(ratio {rules.DEFAULT_RATIO:g}, each metric at its confidence level, `rules.level_for`).", "",
+             f"(ratio {rules.DEFAULT_RATIO:g}, each metric at its confidence level, `rules.level_for`"
+             f"{structure_words(meta.get('structure'))}).", "",
              "| metric | ≥ 2× regressions flagged | neutral mutations flagged | near-equal (< 1.25×) flagged |",
              "|---|---|---|---|"]
     for metric, m in summary.items():
@@ -153,12 +159,18 @@ def markdown(summary: dict, meta: dict) -> str:
     return "\n".join(lines)
 
 
+def structure_words(variant: str | None) -> str:
+    """`; with rule S1 (a growth step read from the loop nests)`, for a table's heading."""
+    return f"; with rule {variant.upper()} (a growth step read from the loop nests)" if variant else ""
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", help="model directory (default: the shipped model)")
     ap.add_argument("--pairs", default=str(PAIRS))
     ap.add_argument("--all", action="store_true", help="training problems too (their parents may be trained on)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--structure", choices=structural.VARIANTS, help="with rule S (rlm_lsp.app.structural)")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     from rlm_lsp.runtime.predictor import Predictor
@@ -168,9 +180,9 @@ def main(argv=None) -> int:
     if not a.all:
         pairs = [p for p in pairs if is_validation(p)]
     predictor = Predictor.from_dir(a.model, threads=a.threads) if a.model else Predictor.default(threads=a.threads)
-    rows = judged(pairs, parent_codes(pairs), predictor)
+    rows = judged(pairs, parent_codes(pairs), predictor, structure=a.structure)
     meta = {"model_version": predictor.config.model_version, "pairs": len(rows),
-            "split": "all problems" if a.all else "validation problems"}
+            "split": "all problems" if a.all else "validation problems", "structure": a.structure}
     summary = summarise(rows)
     print(markdown(summary, meta))
     if a.json:
