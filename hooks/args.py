@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rlm_lsp.app import options, rules
+from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import networks
 from rlm_lsp.gate.formats import FORMATS
 from rlm_lsp.runtime.model_dir import feature_tree_levels
@@ -65,3 +67,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")
     return p
 
+
+def check_counts(args: argparse.Namespace) -> None:
+    """--samples and --threads: a count of at least 1 (0 or -1 must not quietly become 1)."""
+    for flag, value in (("--samples", args.samples), ("--threads", args.threads)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{flag} {value}: expected a whole number of at least 1")
+
+
+def check_budget_units(config: GateConfig, specs: dict[str, Any]) -> None:
+    """Each budget in its metric's unit (a latency budget in bytes is a mistake, not a pass)."""
+    tables = [("", config.budgets), *((f" for {glob!r}", budgets) for glob, budgets in config.path_budgets)]
+    for where, budgets in tables:
+        for metric, budget in budgets.items():
+            if metric in specs and budget.unit and budget.unit != specs[metric].unit:
+                raise ConfigError(f"{metric} budget{where} {budget.text!r} is not in {specs[metric].unit}")

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             fail_unjudged=args.fail_unjudged or None,
             fail_inconclusive=args.fail_inconclusive or None,
         )
-        _check_counts(args)
+        args_mod.check_counts(args)
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
     result = GateResult(config, base_label, head_label)
@@ -303,7 +303,7 @@ def evaluate(
         result.notes.append(Note("(settings)", f"metric {KERNEL_METRIC!r} is not predicted by this model; ignored"))
     result.metrics = metrics
     try:
-        _check_budget_units(config, specs)
+        args_mod.check_budget_units(config, specs)
     except ConfigError as exc:
         result.error = f"bad setting: {exc}"
         return result
@@ -342,21 +342,6 @@ def add_kernel_model(base: Any, gpu: str | None) -> Any:
 def _max_bytes(path: str) -> int:
     """How much of a file the gate reads: a source file up to MAX_FILE_BYTES, a network up to protobuf's limit."""
     return MAX_ONNX_BYTES if path.endswith(networks.ONNX_SUFFIX) else MAX_FILE_BYTES
-
-
-def _check_counts(args: argparse.Namespace) -> None:
-    """--samples and --threads: a count of at least 1 (0 or -1 must not quietly become 1)."""
-    for flag, value in (("--samples", args.samples), ("--threads", args.threads)):
-        if value is not None and value < 1:
-            raise ConfigError(f"{flag} {value}: expected a whole number of at least 1")
-
-
-def _check_budget_units(config: GateConfig, specs: dict[str, Any]) -> None:
-    tables = [("", config.budgets), *((f" for {glob!r}", budgets) for glob, budgets in config.path_budgets)]
-    for where, budgets in tables:
-        for metric, budget in budgets.items():
-            if metric in specs and budget.unit and budget.unit != specs[metric].unit:
-                raise ConfigError(f"{metric} budget{where} {budget.text!r} is not in {specs[metric].unit}")
 
 
 def _model_failure(result: GateResult, message: str, fail_open: bool) -> GateResult:
