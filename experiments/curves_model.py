@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from experiments.growth_model import _cache, _data, scores
-from training.measuring.curve_fit import FLOORS, asymptotic
+from training.measuring.curve_fit import FLOORS, anchor, asymptotic
 from training.measuring.curves_card import read_gz
 
 N0 = 4.0  # log10 of the anchor's size
@@ -64,8 +64,7 @@ def curve_targets(data: Path | None = None) -> dict:
             t[m + "_all"] = own
             t["points"][m] = pts
             if t[m] is not None and pts:
-                t["anchor_" + m] = float(np.mean([math.log10(max(v, FLOORS[field])) - t[m] * (math.log10(n) - N0)
-                                                  for n, v in pts]))
+                t["anchor_" + m] = anchor(pts, t[m], FLOORS[field], 10 ** N0)
         out[g["key"]] = t
     return out
 

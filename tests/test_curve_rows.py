@@ -104,3 +104,59 @@ def test_train_with_curve_data_reads_each_row_at_its_n(tmp_path, monkeypatch):
     export(best, tmp_path / "model", int8=False)
     p = Predictor.from_dir(tmp_path / "model", samples=2).predict([QUADRATIC])[0]
     assert set(p) == {"memory", "latency"} and p["memory"].n == 100000.0 and p["memory"].growth is not None
+
+
+def test_an_anchor_row_is_the_programs_value_at_n0_on_its_growth_line(tmp_path):
+    """v = c n^g at every size gives the anchor c 10^(4g) and the growth g, one row per program."""
+    curves, corpus = _write(tmp_path)
+    examples = curve_rows.load_anchor_examples(curves, str(corpus))
+    assert len(examples) == 12 * 2 and len({e.key for e in examples}) == 24
+    quad = next(e for e in examples if e.key == "doocs:p3/quad.py")
+    assert quad.code == QUADRATIC and quad.problem_id == "3" and "n" not in quad.extra
+    assert quad.values["memory_growth"] == pytest.approx(2.0)
+    assert quad.values["memory"] == pytest.approx(2000.0 * 10 ** (4 * 2))  # c 10^(4g), c = 2000, g = 2
+    lin = next(e for e in examples if e.key == "doocs:p3/lin.py")
+    assert lin.values["memory"] == pytest.approx(2000.0 * 10 ** 4) and lin.values["memory_growth"] == pytest.approx(1.0)
+    # another n0: the same line, read at 10^5
+    at_1e5 = next(e for e in curve_rows.load_anchor_examples(curves, str(corpus), n0=1e5) if e.key == quad.key)
+    assert at_1e5.values["memory"] == pytest.approx(2000.0 * 10 ** (5 * 2))
+
+
+def test_the_anchor_is_the_mean_of_the_points_placed_on_the_growth_line():
+    from training.measuring.curve_fit import anchor
+    # the line 3 n, measured x0.5 at n = 10 and x2 at n = 1000: the line's 3 n0 = 3e4 (x1 in log10 mean)
+    assert 10 ** anchor([(10, 15.0), (1000, 6000.0)], 1.0, 0.0) == pytest.approx(3e4)
+    # raised to the floor, 100 at n = 100 and 1000: on slope 1, 100 x 100 and 100 x 10 at n0, log10 mean 3.5
+    assert 10 ** anchor([(100, 1.0), (1000, 1.0)], 1.0, 100.0) == pytest.approx(10 ** 3.5)
+    assert anchor([], 1.0, 1.0) is None
+
+
+def test_train_with_anchor_data_writes_one_row_per_program_at_n0(tmp_path, monkeypatch):
+    from rlm_lsp.export.cli import export
+    from rlm_lsp.runtime.predictor import Predictor
+    from training.learning import train
+
+    curves, corpus = _write(tmp_path, problems=40)
+    seen = []
+    real = train.encode_examples
+
+    def spy(tok, examples, metrics, args, **kw):
+        seen.extend(examples)
+        return real(tok, examples, metrics, args, **kw)
+
+    monkeypatch.setattr(train, "encode_examples", spy)
+    common = ["--anchor-data", str(curves), "--corpus", str(corpus), "--size", "tiny", "--vocab-size", "400",
+              "--batch-size", "8", "--eval-every", "2", "--no-progress", "--eval-max", "16", "--max-steps", "2"]
+    with pytest.raises(SystemExit, match="needs a template without {n}"):
+        train.train(common + ["--template", "curves", "--out", str(tmp_path / "no")])
+    with pytest.raises(SystemExit, match="give one of --curve-data, --anchor-data"):
+        train.train(common + ["--curve-data", str(curves), "--out", str(tmp_path / "no")])
+    best = train.train(common + ["--template", "shaped", "--driver-prob", "0", "--out", str(tmp_path / "run")])
+    meta = json.loads((best / "rlm_meta.json").read_text())
+    assert [m["name"] for m in meta["metrics"]] == ["memory", "latency", "memory_growth", "latency_growth"]
+    assert meta["reference_n"] == 10_000 and "{n}" not in meta["input_template"]
+    assert len(seen) == 40 * 2 and {e.tier for e in seen} == {"anchor"}  # one row per program
+    # exported, its numbers are for n0 and grow from there
+    export(best, tmp_path / "model", int8=False)
+    p = Predictor.from_dir(tmp_path / "model", samples=2).predict([QUADRATIC])[0]
+    assert set(p) == {"memory", "latency"} and p["memory"].n == 10_000.0 and p["memory"].growth is not None

@@ -45,7 +45,7 @@ def as_json(p: Prediction) -> dict:
     out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
     g = getattr(p, "growth", None)
     if g is not None or getattr(p, "n", None) is not None:
-        out["n"] = p.n  # null for a growth the RLM predicts without reading n
+        out["n"] = p.n  # null for a growth the RLM predicts with no reference n (model v4)
     if g is not None:
         out.update(growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
     return out

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from rlm_lsp.runtime import model_schema, numbers, readers
 from rlm_lsp.runtime.errors import ModelError  # noqa: F401 - its old home; callers import it from here
+from rlm_lsp.runtime.prediction import GROWTH_SUFFIX
 
 CONFIG_NAME = "rlm_config.json"
 MODEL_FILES = (
@@ -92,7 +93,9 @@ class ModelConfig:
     # The feature trees the regression rule consults (`rlm_lsp.runtime.feature_trees`); None: none shipped.
     feature_trees: TreesSpec | None = None
     # A model whose template reads {n}: the size its numbers are for when the caller states none
-    # (`rlm_lsp.runtime.template.n_field`). None: the template does not read n.
+    # (`rlm_lsp.runtime.template.n_field`). A model that predicts growth without reading n (the
+    # anchor recipe, `training.learning.curve_rows.load_anchor_examples`): the size its numbers are
+    # always for, moved from there along the growth. None: neither.
     reference_n: int | None = None
     raw: dict = field(default_factory=dict, repr=False)
 
@@ -113,11 +116,15 @@ class ModelConfig:
         return "{n}" in self.input_template
 
     def n_for(self, context: Mapping | None = None) -> float | None:
-        """The size a model that reads n (its template's {n}) predicts for: the context's `n`, else its
-        reference n; None for a model whose template does not read n."""
-        if not self.reads_n:
-            return None
-        return float((context or {}).get("n", self.reference_n))
+        """The size the model's numbers are for: for a model that reads n (its template's {n}), the
+        context's `n`, else its reference n; for one that predicts growth (a `<metric>_growth`) and
+        names a reference n without reading n, that reference n, whatever the context (its callers
+        move the numbers along the growth: `rlm_lsp.runtime.growth.at`); None for any other model."""
+        if self.reads_n:
+            return float((context or {}).get("n", self.reference_n))
+        if self.reference_n is not None and any(m.name.endswith(GROWTH_SUFFIX) for m in self.metrics):
+            return float(self.reference_n)
+        return None
 
     @property
     def metric_names(self) -> list[str]:

@@ -129,5 +129,7 @@ _OPTIONAL: dict[str, Callable[[str, Any], None]] = {
     "logits_token_ids": _token_ids,
     "draw_positions": _positive,
     "training_data": _object,
-    "reference_n": _positive,  # the size the numbers are for when none is stated (a template with {n})
+    # the size the numbers are for: when none is stated (a template with {n}); always (a model with
+    # `_growth` metrics and no {n}: the anchor recipe, whose numbers move from there along the growth)
+    "reference_n": _positive,
 }

@@ -228,7 +228,7 @@ class Predictor:
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
-        if todo:  # a model that reads n: each Prediction says the n it read
+        if todo:  # each Prediction says the n it is for: the n read, or an anchor model's reference n
             of = {k: (code, self.config.n_for(c)) for k, code, c in zip(keys, codes, contexts)}
             ran, pooled = self._run(list(todo.items()))
             known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language), of[k][1]) for k, p in ran.items()})

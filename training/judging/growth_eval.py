@@ -3,7 +3,8 @@
     python -m training.judging.growth_eval [MODEL_DIR] [--json FILE] [--bootstrap 200]
 
 Through `Predictor` (the shipped path: RLM value at the reference n, growth trees; or a model whose
-RLM predicts the growth itself, `<metric>_growth`, and reads n: `rlm_lsp.runtime.template.n_field`),
+RLM predicts the growth itself, `<metric>_growth`, and reads n: `rlm_lsp.runtime.template.n_field`;
+or one that predicts it without reading n, its value at its reference n: the anchor recipe),
 on programs of validation problems (`training.learning.dataset.is_validation`), never fitted on:
 
 * growth: Spearman of predicted vs measured exponent, 4-bucket accuracy (< 0.5, 0.5-1.5,
@@ -120,7 +121,7 @@ def main(argv=None) -> int:
     measured = {"all": targets(a.data), "asymptotic": asymptotic_targets(a.data)}
     keys = sorted(k for k, t in measured["all"].items() if k in code and is_validation(str(t["problem_id"])))
     preds = {k: pr.predict([code[k]])[0] for k in keys}
-    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.n_for() is not None,
+    report: dict = {"model_dir": a.model_dir, "programs": len(keys), "reads_n": pr.config.reads_n,
                     "measured": a.measured}
     features = {k: code_features.of(code[k], "canon_v1") for k in set(code) & set(measured["all"])}
     other = "all" if a.measured == "asymptotic" else "asymptotic"  # reported beside, as `growth_all/...`
@@ -187,9 +188,10 @@ def asymptotic_targets(data: Path = DATA) -> dict:
 
 def value_at(pr, code: str, pred: dict, metric: str, n: float) -> float:
     """`metric`'s value at size `n`: a model that reads n is asked at n (the Predictor caches it);
-    another's prediction `pred` (at its reference n) is moved there along its predicted growth."""
+    another's prediction `pred` (at its reference n: the growth trees', or an anchor model's own,
+    `ModelConfig.n_for`) is moved there along its predicted growth."""
     from rlm_lsp.runtime.growth import at
-    if pr.config.n_for() is not None:
+    if pr.config.reads_n:
         return pr.predict([code], context={"n": n})[0][metric].value
     return at(pred[metric], n).value
 

@@ -99,8 +99,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="the measured cost curves (training/data/leetcode_curves.jsonl.gz; training.learning.curve_rows): "
                         "every ok (program, size) row at its n, with the program's asymptotic growth; metrics default "
                         "to memory, latency and their growth; needs --template curves (it states n)")
+    p.add_argument("--anchor-data", nargs="+", metavar="CURVES",
+                   help="the measured cost curves as one row per program (training.learning.curve_rows."
+                        "load_anchor_examples): its value at --reference-n on its growth line, and that growth; "
+                        "metrics default to memory, latency and their growth; needs a template without {n} "
+                        "(e.g. --template shaped): the runtime moves the numbers from --reference-n along the growth")
     p.add_argument("--reference-n", type=int, default=10_000,
-                   help="with --curve-data: the n the model's numbers are for when a caller states none "
+                   help="with --curve-data: the n the model's numbers are for when a caller states none; with "
+                        "--anchor-data: the n0 the anchors are at, for which the model's numbers always are "
                         "(rlm_config.json's reference_n)")
     p.add_argument("--variants", action="store_true",
                    help="with --v4-data: add data v2's measured variants of training programs (memory scaled "
@@ -465,7 +471,18 @@ def main(argv: Sequence[str] | None = None) -> Path:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     known = dataset.METRICS
-    if args.curve_data:
+    given = [flag for flag, on in (("--curve-data", args.curve_data), ("--anchor-data", args.anchor_data),
+                                   ("--v4-data", args.v4_data)) if on]
+    if len(given) > 1:
+        raise SystemExit(f"give one of {', '.join(given)}: each is a whole data set")
+    if args.anchor_data:
+        from training.learning import curve_rows
+
+        known = curve_rows.METRICS
+        if "{n}" in TEMPLATES[args.template]:
+            raise SystemExit("--anchor-data rows are at one n0, never read n: it needs a template without {n} "
+                             "(e.g. --template shaped)")
+    elif args.curve_data:
         from training.learning import curve_rows
 
         known = curve_rows.METRICS
@@ -477,7 +494,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         known = v4_data.V4_METRICS
         if "{shape}" not in TEMPLATES[args.template]:
             raise SystemExit("--v4-data trains functions and scripts together: it needs --template shaped")
-    growth_too = args.v4_data or args.curve_data
+    growth_too = args.v4_data or args.curve_data or args.anchor_data
     metrics = (args.metrics or ",".join(m["name"] for m in known if growth_too or m in dataset.METRICS)).split(",")
     unknown = sorted(set(metrics) - {m["name"] for m in known})
     if unknown:
@@ -522,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
         number_format=number_format(args).config(),
         train_args={k: v for k, v in vars(args).items() if k not in ("resume",)},
     )
-    if "{n}" in TEMPLATES[args.template]:
+    if "{n}" in TEMPLATES[args.template] or args.anchor_data:  # anchor rows: the numbers are for n0
         meta["reference_n"] = args.reference_n
     # the languages it read, Python first (the runtime's default language is the first listed)
     meta["languages"] = sorted({e.language for e in main_ex + val_ex}, key=lambda lang: (lang != "python", lang))

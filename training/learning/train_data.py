@@ -200,6 +200,9 @@ def _aux_targets(examples, metrics, stats, device, skip_tiers=frozenset()):
 def _load_data(args):
     if args.synthetic:
         examples = dataset.synthetic_examples(args.synthetic, seed=args.seed)
+    elif getattr(args, "anchor_data", None):
+        from training.learning import curve_rows
+        examples = curve_rows.load_anchor_examples(args.anchor_data, args.corpus, n0=args.reference_n)
     elif getattr(args, "curve_data", None):
         from training.learning import curve_rows
         examples = curve_rows.load_curve_examples(args.curve_data, args.corpus)

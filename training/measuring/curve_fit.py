@@ -151,3 +151,20 @@ def asymptotic(points, floor: float) -> float | None:
     x = np.log([s for s, _ in top])
     y = np.log([c for _, c in top])
     return float(np.polyfit(x, y, 1)[0])
+
+
+ANCHOR_N = 10_000  # n0: the size a program's anchor is its value at (issue 48)
+
+
+def anchor(points, exponent: float, floor: float, n0: float = ANCHOR_N) -> float | None:
+    """The log10 value at `n0` on the line of slope `exponent` through `points` ((n, cost) pairs)
+    in log-log: the mean over the points of log10 cost - exponent (log10 n - log10 n0), each cost
+    raised to `floor` first; so cost(n) ~ 10**anchor x (n / n0) ** exponent. None without points.
+    Every point places the line, not only the top three the asymptotic slope reads: one rung's
+    noise moves it less. The anchor rows (`training.learning.curve_rows.load_anchor_examples`)
+    and session 33's targets (`experiments.curves_model.curve_targets`) both read it here."""
+    pts = [(n, c) for n, c in points if n and n > 0 and c is not None]
+    if not pts:
+        return None
+    x0 = math.log10(n0)
+    return float(np.mean([math.log10(max(c, floor)) - exponent * (math.log10(n) - x0) for n, c in pts]))
