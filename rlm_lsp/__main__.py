@@ -1,5 +1,15 @@
-"""`python -m rlm_lsp [--tcp HOST:PORT]`: start the language server (stdio by default)."""
+"""`python -m rlm_lsp [--tcp HOST:PORT]`: start the language server (stdio by default).
 
-from rlm_lsp.server import main
+`python -m rlm_lsp predict|gate|serve ...` is `rlm predict|gate|serve ...` (`rlm_lsp.app.cli`), for a
+machine where the `rlm` script is not on PATH; anything else is the server's command line."""
+
+import sys
+
+if len(sys.argv) > 1 and sys.argv[1] in ("predict", "gate", "serve"):
+    from rlm_lsp.app.cli import main as cli
+
+    raise SystemExit(cli(sys.argv[1:]))
+
+from rlm_lsp.server import main  # noqa: E402
 
 raise SystemExit(main())

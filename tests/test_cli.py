@@ -49,6 +49,14 @@ def test_table_has_a_row_per_function_and_notes_kernels(files, tiny_model_dir):
     assert "functions: per call, for a typical large input; p10–p90: the middle 80% of the model's samples" in lines
 
 
+def test_python_dash_m_rlm_lsp_predict_is_rlm_predict(files, tiny_model_dir):
+    """`python -m rlm_lsp predict ...` (no `rlm` on PATH) runs the CLI, not the server's parser."""
+    args = ("predict", str(files / "a.py"), "--json", "--model", str(tiny_model_dir))
+    via_m = subprocess.run([sys.executable, "-m", "rlm_lsp", *args], capture_output=True, text=True, timeout=120)
+    assert via_m.returncode == 0, via_m.stderr
+    assert via_m.stdout == rlm(*args).stdout
+
+
 def test_json_is_deterministic_across_runs(files, tiny_model_dir):
     args = ("predict", str(files / "a.py"), "--json", "--model", str(tiny_model_dir))
     first, second = rlm(*args), rlm(*args)
