@@ -526,3 +526,27 @@ def _canon_by_separate_passes(code: str) -> str:
 def test_the_merged_passes_write_what_the_separate_ones_did(code):
     # the models read what canon_v1 wrote at training: merging its passes must not move a character
     assert preprocess.canon_v1(code) == _canon_by_separate_passes(code)
+
+
+def test_the_files_names_by_their_kind_make_mirror_functions_read_the_same():
+    """O2 (session 35): a helper the file defines is named as the file's own text would name it (`f1`
+    for a function, `C0` for a class, `v..` for a module variable), so two functions that differ only
+    in which helper they call read the same, and renaming a helper moves no caller."""
+    import ast
+
+    from rlm_lsp.python import preprocess
+    from rlm_lsp.python.canonical_scopes import defined_kinds
+
+    source = ("LIMIT = 3\n\nclass Box:\n    pass\n\ndef _up(x, i):\n    pass\n\ndef _up_max(x, i):\n    pass\n\n"
+              "def heapify(x):\n    for i in range(len(x) // 2):\n        _up(x, i)\n\n"
+              "def heapify_max(x):\n    for i in range(len(x) // 2):\n        _up_max(x, i)\n")
+    kinds = defined_kinds(ast.parse(source))
+    assert kinds == {"LIMIT": "v", "Box": "C", "_up": "f", "_up_max": "f", "heapify": "f", "heapify_max": "f"}
+    a = "def heapify(x):\n    for i in range(len(x) // 2):\n        _up(x, i)\n"
+    b = "def heapify_max(x):\n    for i in range(len(x) // 2):\n        _up_max(x, i)\n"
+    assert preprocess.canon_v1(a) != preprocess.canon_v1(b)  # today's snippet text: the helper's name
+    ca, cb = preprocess.canon_v1(a, kinds), preprocess.canon_v1(b, kinds)
+    assert ca == cb and "f1(v0, v1)" in ca and "def f0(v0)" in ca
+    assert "g0(v0, v1)" in preprocess.canon_v1(a, frozenset(kinds))  # a set of names: the gate's `g`
+    c = "def make():\n    return Box(LIMIT)\n"
+    assert preprocess.canon_v1(c, kinds) == "def f0():\n    return C0(v0)\n"

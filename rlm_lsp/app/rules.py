@@ -53,7 +53,7 @@ from dataclasses import dataclass
 
 from rlm_lsp.polyglot import functions as polyglot
 from rlm_lsp.python import preprocess
-from rlm_lsp.python.canonical import defined_names
+from rlm_lsp.python.canonical_scopes import defined_names
 from rlm_lsp.runtime.prediction import growth_class
 
 DEFAULT_RATIO = 2.0

@@ -32,11 +32,12 @@ alone, so it is the same on every Python version that parses the code.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from rlm_lsp.python.canonical_scopes import _WALKED, Binder, Scope, is_dunder, walked_fields
 
 
-def canonicalize(tree: ast.Module, outside: frozenset[str] = frozenset(), typed: bool = False,
+def canonicalize(tree: ast.Module, outside: frozenset[str] | Mapping[str, str] = frozenset(), typed: bool = False,
                  no_ops_dropped: bool = False) -> ast.Module:
     """Rename `tree` in place to canonical names (see the module doc) and return it.
 
@@ -131,16 +132,6 @@ def _first_values(tree: ast.AST) -> dict[int, ast.AST]:
     return out
 
 
-def defined_names(tree: ast.AST) -> frozenset[str]:
-    """What a file defines: every function, class and module-level variable (for `outside`)."""
-    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-    for stmt in getattr(tree, "body", []):
-        for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
-            if target is not None:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return frozenset(n for n in names if not is_dunder(n))
-
-
 # -- no-op statements ---------------------------------------------------------------------------
 
 
@@ -166,7 +157,7 @@ def no_op(stmt: ast.stmt) -> bool:
 
 
 class _Renamer:
-    def __init__(self, binder: Binder, outside: frozenset[str] = frozenset(), typed: bool = False):
+    def __init__(self, binder: Binder, outside: frozenset[str] | Mapping[str, str] = frozenset(), typed: bool = False):
         self.b = binder
         self.outside = outside
         self.typed = typed
@@ -251,7 +242,11 @@ class _Renamer:
         return self._outside(name)
 
     def _outside(self, name: str):
-        return (("outside", name), "g") if name in self.outside else None
+        """A name the surroundings define: `g` (a set of names), or the kind they give it (a mapping
+        from `defined_kinds`: named as if the code defined it)."""
+        if name not in self.outside:
+            return None
+        return ("outside", name), (self.outside[name] if isinstance(self.outside, Mapping) else "g")
 
     def _global(self, scope: Scope, name: str):
         module = scope.module()

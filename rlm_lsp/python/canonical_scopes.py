@@ -220,3 +220,27 @@ class Binder(ast.NodeVisitor):
 
     def visit_MatchMapping(self, node):
         self._visit_capture(node, "rest")
+
+
+def defined_kinds(tree: ast.AST) -> dict[str, str]:
+    """What a file defines, with the prefix its own text would give each: `f` a function or method,
+    `C` a class, `v` a module-level variable (a name defined twice: the first of those kinds)."""
+    kinds: dict[str, str] = {}
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kinds.setdefault(n.name, "f")
+        elif isinstance(n, ast.ClassDef):
+            kinds.setdefault(n.name, "C")
+    for name in defined_names(tree):
+        kinds.setdefault(name, "v")
+    return {k: v for k, v in kinds.items() if not is_dunder(k)}
+
+
+def defined_names(tree: ast.AST) -> frozenset[str]:
+    """What a file defines: every function, class and module-level variable (for `outside`)."""
+    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    for stmt in getattr(tree, "body", []):
+        for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
+            if target is not None:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(n for n in names if not is_dunder(n))

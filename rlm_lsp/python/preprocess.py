@@ -35,7 +35,7 @@ import io
 import re
 import textwrap
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rlm_lsp.python import canonical
@@ -73,15 +73,15 @@ def strip_v1(code: str) -> str:
     return _normalise_whitespace(out)
 
 
-def canon_v1(code: str, outside: frozenset[str] = frozenset()) -> str:
+def canon_v1(code: str, outside: frozenset[str] | Mapping[str, str] = frozenset()) -> str:
     return _canon(code, outside, typed=False)
 
 
-def canon_v2(code: str, outside: frozenset[str] = frozenset()) -> str:
+def canon_v2(code: str, outside: frozenset[str] | Mapping[str, str] = frozenset()) -> str:
     return _canon(code, outside, typed=True)
 
 
-def _canon(code: str, outside: frozenset[str], typed: bool) -> str:
+def _canon(code: str, outside: frozenset[str] | Mapping[str, str], typed: bool) -> str:
     code = code.replace("\r\n", "\n").replace("\t", "    ")
     try:
         tree = ast.parse(textwrap.dedent(code))
