@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
 METRICS = ("memory", "latency")
 
 
@@ -63,7 +62,7 @@ def entry_cases(limit: int | None = None) -> list[dict]:
 
 def renamed_entry(case: dict, seed: int = 0) -> tuple[str, frozenset, dict] | None:
     """The entry's snippet and the file's other names after every helper of the file is renamed."""
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import rewrites
 
     from rlm_lsp.app.rules import file_names
