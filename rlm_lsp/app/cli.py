@@ -293,7 +293,8 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     rows = []
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
     functions = [u for u in scorable if u[1] != "script"]
-    results = predictor.predict([u[3] for u in functions]) if functions else []
+    names = found[0].context() if found else {}  # the file's names, read with each of its functions
+    results = predictor.predict([u[3] for u in functions], context=names or None) if functions else []
     whole = [u for u in scorable if u[1] == "script"]
     context = {"shape": shape}
     if whole:
@@ -308,9 +309,9 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)),
-                                cli_sizes.asker(predictor, code, context if kind == "script" else None))
+                                cli_sizes.asker(predictor, code, context if kind == "script" else names or None))
             row.update({m: as_json(p) for m, p in result.items()})
-            cut = predictor.read_limit(code, context=context if kind == "script" else None) \
+            cut = predictor.read_limit(code, context=context if kind == "script" else names or None) \
                 if truncated(result) else None
             if cut:
                 row["truncated"] = True

@@ -8,6 +8,7 @@ that parse on their own, so a half-typed edit elsewhere keeps its hints.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import logging
 import re
@@ -15,6 +16,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from rlm_lsp.python import outside as outside_names
+from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.lines import split_lines
 
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
@@ -37,6 +40,14 @@ class Snippet:
     name_col: int
     header_end_line: int  # position just after the ':' closing the def header
     header_end_col: int
+    # The names its file defines, with their kind (`rlm_lsp.python.outside`): what a caller hands
+    # the model as the context entry `readers.OUTSIDE` (`context`), so a helper reads as `f1`
+    # the way the file's own text would name it. The same for every function of a file.
+    outside: str = ""
+
+    def context(self, **fields: str) -> dict[str, str]:
+        """A predict call's context for this function: its file's names, and `fields` (a size n...)."""
+        return {readers.OUTSIDE: self.outside, **fields} if self.outside else dict(fields)
 
 
 def extract(source: str, language: str = "python") -> list[Snippet]:
@@ -51,10 +62,13 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, *_TOO_DEEP):
-        return _extract_fallback(lines)
+        found = _extract_fallback(lines)
+        names = outside_names.of_lines(lines) if found else ""
+        return [dataclasses.replace(s, outside=names) for s in found] if names else found
     out: list[Snippet] = []
     _walk(tree, lines, prefix="", in_class=False, out=out)
-    return out
+    names = outside_names.of_tree(tree) if out else ""
+    return [dataclasses.replace(s, outside=names) for s in out] if names else out
 
 
 def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet]) -> None:
