@@ -54,7 +54,7 @@ class FakePredictor:
             model_version="fake-1",
         )
 
-    def predict(self, codes, language="python", metrics=None):
+    def predict(self, codes, language="python", metrics=None, context=None):
         self.calls.append(list(codes))
         out = []
         for code in codes:
