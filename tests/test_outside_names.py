@@ -146,3 +146,24 @@ def test_renaming_a_helper_is_no_change_and_moves_no_callers_number(predictor):
     got = languages.predict(predictor, [compare.FunctionChange("modified", new_fn, old_fn)], ["memory", "latency"])
     assert values(got[old_fn.snippet.code]) == values(got[new_fn.snippet.code])
 
+
+
+def test_the_stability_bench_reads_a_caller_alone_after_its_helpers_are_renamed(predictor):
+    import importlib.util
+    from pathlib import Path
+
+    bench_dir = Path(__file__).resolve().parents[1] / "bench"
+    spec = importlib.util.spec_from_file_location("stability_bench", bench_dir / "stability.py")
+    bench = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(bench_dir))
+    try:
+        spec.loader.exec_module(bench)
+    finally:
+        sys.path.remove(str(bench_dir))
+    rewritten = bench.variants([MIRROR])
+    [(index, (before, after))] = rewritten[bench.rewrites.CALLER_ALONE]
+    assert index == 0 and before.name == "heapify" and "_sift(" not in after.code  # the caller, its helper renamed
+    res = bench.moved(predictor, [MIRROR], rewritten)[bench.rewrites.CALLER_ALONE]
+    assert res["programs"] == 1 and res["gate"] == 0.0
+    assert res["memory"] == res["latency"] == {"1.25x": 0.0, "2x": 0.0}
+    assert res["memory_growth"] == {"0.25": 0.0, "0.5": 0.0}
