@@ -112,9 +112,9 @@ def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence
     """code -> metric -> Prediction for every old and new code of `changes`, one batch per language.
     `n` (`[tool.rlm]`'s): a model that reads n is asked at it, both versions alike, so their values
     are compared at that n (`at_n.ask`); any other model is asked at its reference n, as always.
-    Each version is read with the names of its own version of its file (`Snippet.outside`), one batch
-    per file version; a code met in two files keeps the names of the first (it reads the same text
-    unless its helpers' kinds differ)."""
+    Each version is read with the names of its own version of its file it uses (`Snippet.outside`);
+    a code met twice keeps the names it was first met with (it reads the same text unless its
+    helpers' kinds differ)."""
     by_language: dict[str, list[FunctionChange]] = {}
     for change in changes:
         by_language.setdefault(change.new.language, []).append(change)
@@ -124,8 +124,6 @@ def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence
         read_as: dict[str, Any] = {}  # code -> the snippet whose file names it is read with
         for fn in (f for change in group for f in (change.old, change.new) if f is not None):
             read_as.setdefault(fn.snippet.code, fn.snippet)
-        for outside in dict.fromkeys(read_as[c].outside for c in codes):
-            batch = [c for c in codes if read_as[c].outside == outside]
-            context = read_as[batch[0]].context() or None
-            out.update(zip(batch, at_n.ask(predictor, batch, lang, n, context, metrics=metrics), strict=True))
+        contexts = [read_as[c].context() or None for c in codes]
+        out.update(zip(codes, at_n.ask_each(predictor, codes, contexts, lang, n, metrics=metrics), strict=True))
     return out

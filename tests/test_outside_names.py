@@ -79,14 +79,15 @@ def values(result) -> dict:
     return {m: (p.value, p.low, p.high, p.growth) for m, p in result.items()}
 
 
-def test_the_file_names_travel_with_every_snippet_and_leave_out_its_own():
+def test_each_snippet_carries_the_file_names_it_uses_by_kind():
     found = by_name(MIRROR)
-    assert {s.outside for s in found.values()} == {"LIMIT=v _heapify_max=f _sift=f _sift_max=f heapify=f"}
-    assert outside.kinds_for(found["heapify"].outside, found["heapify"].code) == {
-        "LIMIT": "v", "_heapify_max": "f", "_sift": "f", "_sift_max": "f"}
+    assert {n: s.outside for n, s in found.items()} == {
+        "_sift": "", "_sift_max": "", "heapify": "LIMIT=v _sift=f", "_heapify_max": "LIMIT=v _sift_max=f"}
+    assert outside.kinds_for("LIMIT=v _sift=f heapify=f", found["heapify"].code) == {"LIMIT": "v", "_sift": "f"}
     # a half-typed edit elsewhere: the same names, so no hint moves while it is typed
-    broken = MIRROR + "\ndef typing(\n"
-    assert by_name(broken)["heapify"].outside == "LIMIT=v _heapify_max=f _sift=f _sift_max=f heapify=f typing=f"
+    assert by_name(MIRROR + "\ndef typing(\n")["heapify"].outside == "LIMIT=v _sift=f"
+    # a function added that it does not call: its line (and the editor's memo of it) stays
+    assert by_name(MIRROR + "\ndef other():\n    return 1\n")["heapify"].outside == "LIMIT=v _sift=f"
 
 
 def test_mirror_functions_read_the_same_text_and_get_the_same_numbers(predictor):

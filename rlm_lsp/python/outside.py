@@ -1,8 +1,10 @@
 """The names a file defines outside one of its functions, named as the file's own text would name them.
 
-    file source -> `of_tree` / `of_lines` -> one line, "_siftup=f Heap=C MAX=v"  (`Snippet.outside`)
-    that line + a code -> `kinds_for` -> name -> prefix, the code's own definitions left out
-                       -> `preprocess.canon_v1(code, kinds)` (`rlm_lsp.python.reader.normalise`)
+    file source -> `file_kinds` / `lines_kinds` -> name -> prefix ("f", "C", "v")
+    and a function -> `of_function` -> one line, "_siftup=f Heap=C": the file's names it uses and does
+                       not define itself (`Snippet.outside`)
+    that line + a code -> `kinds_for` -> name -> prefix -> `preprocess.canon_v1(code, kinds)`
+                       (`rlm_lsp.python.reader.normalise`)
 
 Why: the model learnt from whole programs, where a helper is defined in the same text as its caller and
 canonical names call it `f1` (a class `C0`, a module variable `v3`). The editor, `rlm predict` and
@@ -12,8 +14,10 @@ were predicted 90 µs and 4.9 ms, and renaming a helper moved its callers' numbe
 names by their kind (`canonical_scopes.defined_kinds`), the validation Spearman stays within its SD
 and no entry moves when its helpers are renamed (O2, experiments/log/12-2026-12-06-sessions-34-on.md).
 
-The line travels as the runtime's context entry `readers.OUTSIDE`, the same for every function of a
-file, so a leave-one-out variant (attribution) or a code at several n reads the same names.
+The line travels as the runtime's context entry `readers.OUTSIDE`, so a leave-one-out variant
+(attribution) or a code at several n reads the same names. Only the names the function uses are in
+it, so adding or renaming a function it does not call leaves its line, and the editor's memo of it, as
+they were.
 """
 
 from __future__ import annotations
@@ -36,23 +40,29 @@ def encode(kinds: Mapping[str, str]) -> str:
     return " ".join(f"{name}={kinds[name]}" for name in sorted(kinds))
 
 
-def of_tree(tree: ast.AST) -> str:
-    """The names a parsed file defines, with their kind (`defined_kinds`), as one line."""
-    return encode(defined_kinds(tree))
+def file_kinds(tree: ast.AST) -> dict[str, str]:
+    """The names a parsed file defines, with their kind (`defined_kinds`)."""
+    return defined_kinds(tree)
 
 
-def of_source(source: str) -> str:
-    """`of_tree` of a source; "" where it does not parse (a whole file read as one code has none)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return of_tree(ast.parse(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return ""
+def of_function(kinds: Mapping[str, str], node: ast.AST) -> str:
+    """The line of `kinds` (a file's) that a function's syntax tree needs: the names it uses (a
+    name, an attribute, a `global`) that it does not define as a function or class itself."""
+    own, used = set(), set()
+    for n in ast.walk(node):
+        if isinstance(n, _DEFS):
+            own.add(n.name)
+        elif isinstance(n, ast.Name):
+            used.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            used.add(n.attr)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            used.update(n.names)
+    return encode({k: v for k, v in kinds.items() if k in used and k not in own})
 
 
-def of_lines(lines: list[str]) -> str:
-    """The same for a file that does not parse (a half-typed edit): its `def` and `class` lines, and
+def lines_kinds(lines: list[str]) -> dict[str, str]:
+    """`file_kinds` of a file that does not parse (a half-typed edit): its `def` and `class` lines, and
     each top-level line that parses alone, so a function's hint does not move while another is typed."""
     kinds: dict[str, str] = {}
     for line in lines:
@@ -75,7 +85,7 @@ def of_lines(lines: list[str]) -> str:
                     for n in ast.walk(target):
                         if isinstance(n, ast.Name):
                             kinds.setdefault(n.id, "v")
-    return encode({k: v for k, v in kinds.items() if not is_dunder(k)})
+    return {k: v for k, v in kinds.items() if not is_dunder(k)}
 
 
 @functools.lru_cache(maxsize=4096)

@@ -40,9 +40,9 @@ class Snippet:
     name_col: int
     header_end_line: int  # position just after the ':' closing the def header
     header_end_col: int
-    # The names its file defines, with their kind (`rlm_lsp.python.outside`): what a caller hands
+    # The names of its file it uses, with their kind (`rlm_lsp.python.outside`): what a caller hands
     # the model as the context entry `readers.OUTSIDE` (`context`), so a helper reads as `f1`
-    # the way the file's own text would name it. The same for every function of a file.
+    # the way the file's own text would name it.
     outside: str = ""
 
     def context(self, **fields: str) -> dict[str, str]:
@@ -63,24 +63,33 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, *_TOO_DEEP):
         found = _extract_fallback(lines)
-        names = outside_names.of_lines(lines) if found else ""
-        return [dataclasses.replace(s, outside=names) for s in found] if names else found
+        kinds = outside_names.lines_kinds(lines) if found else {}
+        return [_with_outside(s, kinds, ast.parse(s.code)) for s in found] if kinds else found
     out: list[Snippet] = []
-    _walk(tree, lines, prefix="", in_class=False, out=out)
-    names = outside_names.of_tree(tree) if out else ""
-    return [dataclasses.replace(s, outside=names) for s in out] if names else out
+    nodes: list[ast.AST] = []
+    _walk(tree, lines, prefix="", in_class=False, out=out, nodes=nodes)
+    kinds = outside_names.file_kinds(tree) if out else {}
+    return [_with_outside(s, kinds, node) for s, node in zip(out, nodes)] if kinds else out
 
 
-def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet]) -> None:
+def _with_outside(s: Snippet, kinds: dict[str, str], node: ast.AST) -> Snippet:
+    names = outside_names.of_function(kinds, node)
+    return dataclasses.replace(s, outside=names) if names else s
+
+
+def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet],
+          nodes: list[ast.AST]) -> None:
+    """Append each function's Snippet to `out`, and its syntax tree to `nodes`."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             snippet = _snippet(child, lines, prefix, in_class)
             if snippet is not None:
                 out.append(snippet)
+                nodes.append(child)
         elif isinstance(child, ast.ClassDef):
-            _walk(child, lines, f"{prefix}{child.name}.", True, out)
+            _walk(child, lines, f"{prefix}{child.name}.", True, out, nodes)
         elif isinstance(child, (ast.If, ast.Try, ast.With)):
-            _walk(child, lines, prefix, in_class, out)  # defs under `if TYPE_CHECKING:` etc.
+            _walk(child, lines, prefix, in_class, out, nodes)  # defs under `if TYPE_CHECKING:` etc.
 
 
 def _snippet(

@@ -13,7 +13,7 @@ own n (`curves.choose`: its `# rlm: n=` comment, the `rlm.n` setting, `[tool.rlm
 reference n), the HEAD version at the same n; the memo then keys by (code, n). Any other model is
 asked as always, and the hint moves its values along their growth.
 
-Every function is read with the names its file defines (`Snippet.outside`, the context entry
+Every function is read with the names of its file it uses (`Snippet.outside`, the context entry
 `readers.OUTSIDE`), the HEAD version with HEAD's: so the memo keys by (code, n, file names), and
 two functions that differ only in the names of their helpers get the same hint.
 """
@@ -93,7 +93,7 @@ class Analyzer:
         self._heads: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()  # -> qualname -> code
         self._head_names: dict[tuple[str, str], frozenset[str]] = {}  # -> the names it defines
         self._head_canon: dict[tuple[str, str], dict[str, str]] = {}  # -> canonical form -> code (renames)
-        self._head_outside: dict[tuple[str, str], str] = {}  # -> its names, as the model reads them (`Snippet.outside`)
+        self._head_outside: dict[tuple[str, str], dict[str, str]] = {}  # -> code -> its file names (`Snippet.outside`)
 
     def _head_functions(self, head_text: str, language: str = sources.PYTHON) -> dict[str, str]:
         """qualname -> code of the HEAD text; parsed once per HEAD text, not once per keystroke."""
@@ -101,11 +101,12 @@ class Analyzer:
         found = self._heads.get(key)
         if found is None:
             found = {}
-            extracted = _safe_extract(head_text, language)
-            for s in extracted:
+            outside: dict[str, str] = {}
+            for s in _safe_extract(head_text, language):
                 found.setdefault(s.qualname, s.code)
+                outside.setdefault(s.code, s.outside)
             self._heads[key] = found
-            self._head_outside[key] = extracted[0].outside if extracted else ""
+            self._head_outside[key] = outside
             names = self._head_names[key] = _file_names(head_text, language)
             self._head_canon[key] = {rules.canonical(code, names, language): code for code in found.values()}
             while len(self._heads) > _MAX_HEADS:
@@ -152,7 +153,7 @@ class Analyzer:
         """
         snippets = sources.extract(text, language) if snippets is None else snippets
         head_code = self._head_functions(head_text, language) if head_text is not None else {}
-        head_outside = self._head_outside.get((language, head_text), "") if head_text is not None else ""
+        head_outside = self._head_outside.get((language, head_text), {}) if head_text is not None else {}
         # (names HEAD defines, names this text defines): what a rename may not touch
         names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         renamed: dict[str, str] = {}
@@ -189,7 +190,7 @@ class Analyzer:
             codes = [(s.code, sizes[id(s)], s.outside)]
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names, language):
-                codes.append((base, codes[0][1], head_outside))
+                codes.append((base, codes[0][1], head_outside.get(base, "")))
             if _inside(s, visible):
                 shown.update(codes)
             for code in codes:
@@ -209,10 +210,10 @@ class Analyzer:
             if not keys or not metrics:
                 continue
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
-            for at, outside in dict.fromkeys(k[1:] for k in keys):  # one batch per n and file version
-                batch = [k for k in keys if k[1:] == (at, outside)]
-                context = {readers.OUTSIDE: outside} if outside else None
-                results = at_n.ask(self.predictor, [k[0] for k in batch], language, at, context, metrics=only)
+            for at in dict.fromkeys(k[1] for k in keys):  # one batch per n; one batch for a model without n
+                batch = [k for k in keys if k[1] == at]
+                contexts = [{readers.OUTSIDE: k[2]} if k[2] else None for k in batch]
+                results = at_n.ask_each(self.predictor, [k[0] for k in batch], contexts, language, at, metrics=only)
                 self.predicted += len(batch)
                 fresh.update(zip(batch, results, strict=True))
 
@@ -237,8 +238,9 @@ class Analyzer:
             elif not rules.changed(base, s.code, *names, language):
                 state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
-                state, head = "changed", preds((base, at, head_outside), group)
-                keep[(base, at, head_outside)] = head
+                key = (base, at, head_outside.get(base, ""))
+                state, head = "changed", preds(key, group)
+                keep[key] = head
             out.append(
                 FunctionResult(
                     snippet=s,
