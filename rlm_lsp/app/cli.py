@@ -294,7 +294,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
     functions = [u for u in scorable if u[1] != "script"]
     contexts = {(s.qualname, s.kind, s.name_line + 1): s.context() or None for s in found}  # each with its file's names
-    results = at_n.ask_each(predictor, [u[3] for u in functions], [contexts[u[:3]] for u in functions])
+    results = at_n.ask_each(predictor, [u[3] for u in functions], [contexts.get(u[:3]) for u in functions])
     whole = [u for u in scorable if u[1] == "script"]
     context = {"shape": shape}
     if whole:
