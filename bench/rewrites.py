@@ -233,6 +233,28 @@ def swap_statements(code: str, rng: random.Random) -> str | None:
     return ast.unparse(tree) + "\n"
 
 
+def caller_alone(code: str, rng: random.Random):
+    """The editor's view of `rename_functions`: (before, after) snippets (`rlm_lsp.python.snippets`)
+    of the first function that calls another function of its file, each to be read alone with its
+    file's names (`Snippet.context()`), as the editor, `rlm predict` and the gate read it; None where
+    no function calls another. The caller is found by position: it is renamed with the others."""
+    from rlm_lsp.python import outside, snippets
+
+    old = snippets.extract(code)
+    entry = next((i for i, s in enumerate(old) if _calls(s.code) & set(outside.kinds_for(s.outside, s.code))), None)
+    new = rename_functions(code, rng) if entry is not None else None
+    found = snippets.extract(new) if new is not None else []
+    return (old[entry], found[entry]) if len(found) == len(old) else None
+
+
+def _calls(code: str) -> set[str]:
+    return {n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(ast.parse(code))
+            if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+# not a whole-program rewrite: `bench/stability.py` predicts the caller alone, before and after
+CALLER_ALONE = "rename functions, a caller read alone"
+
 REWRITES = {
     "rename locals and parameters": rename_locals,
     "rename functions": rename_functions,

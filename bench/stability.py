@@ -5,7 +5,9 @@
 Programs: validation problems' programs (`training.learning.dataset.is_validation`, never trained on),
 the first N by a hash of their key. Each rewrite of `bench/rewrites.py` (renames, reformatting,
 type hints, docstrings, an unused assignment, a swap of two independent statements) is applied
-to each program it applies to; the share of programs whose memory or latency prediction moves by
+to each program it applies to (and `rewrites.CALLER_ALONE`: every function renamed, and a function
+that calls another read alone, with its file's names, as the editor, `rlm predict` and the gate
+read one function); the share of programs whose memory or latency prediction moves by
 1.25× or more, and by 2× or more, is reported per model, side by side, in the `stability`
 section of docs/benchmarks.md; and the share of programs whose rewrite `rlm gate` and the editor
 would flag as a regression (`rlm_lsp.app.rules`: a change by canonical form, then a metric up by the
@@ -28,6 +30,7 @@ import rewrites  # noqa: E402
 from report import add_write_flag, machine, progress, publish  # noqa: E402
 
 from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.python import outside  # noqa: E402
 from training.learning import dataset  # noqa: E402
 
 
@@ -39,8 +42,9 @@ def programs(n: int) -> list[str]:
 
 
 def variants(codes: list[str], seed: int = 0) -> dict[str, list[tuple[int, str]]]:
-    """rewrite name -> (program index, rewritten code) for the programs it applies to."""
-    rng = random.Random(seed)
+    """rewrite name -> (program index, rewritten code) for the programs it applies to; for
+    `rewrites.CALLER_ALONE`, (program index, (the caller's snippet before, after))."""
+    rng, alone = random.Random(seed), random.Random(seed + 1)  # its own draws: the other rows' names stay
     out: dict[str, list[tuple[int, str]]] = {name: [] for name in rewrites.REWRITES}
     for i, code in enumerate(progress(codes, desc="rewrite", unit="program")):
         for name, fn in rewrites.REWRITES.items():
@@ -50,6 +54,13 @@ def variants(codes: list[str], seed: int = 0) -> dict[str, list[tuple[int, str]]
                 new = None
             if new is not None and new != code:
                 out[name].append((i, new))
+        try:
+            pair = rewrites.caller_alone(code, alone)
+        except (SyntaxError, ValueError, RecursionError):
+            pair = None
+        if pair is not None and pair[0].code != pair[1].code:
+            out.setdefault(rewrites.CALLER_ALONE, []).append((i, pair))
+    out.setdefault(rewrites.CALLER_ALONE, [])
     return out
 
 
@@ -64,29 +75,49 @@ def moved(predictor, codes, rewritten, label: str = "model") -> dict:
     """Per rewrite and metric, the share of programs whose prediction moves >= 1.25x and >= 2x;
     and per rewrite the share the regression rule flags (`gate`)."""
     base = _predict(predictor, codes, f"{label}: programs")
-    flat = [code for pairs in rewritten.values() for _, code in pairs]
+    flat = [code for name, pairs in rewritten.items() if name != rewrites.CALLER_ALONE for _, code in pairs]
     preds = iter(_predict(predictor, flat, f"{label}: rewrites"))
     result = {}
-    metrics = list(base[0]) if base else []  # as the runtime gives them: a growth is folded into its metric
-    grows = [m for m in metrics if base[0][m].growth is not None]
     for name, pairs in rewritten.items():
-        shifts = {m: [] for m in metrics}
-        steps = {m: [] for m in grows}  # a growth exponent moves by a difference
-        flagged = []
-        for i, new in pairs:
-            p = next(preds)
-            flagged.append(rules.changed(codes[i], new) and any(
-                rules.judge_metric(base[i][m], p[m], rules.DEFAULT_RATIO, rules.level_for(m, None, base[i][m], p[m])).regressed
-                for m in metrics))  # a value up by the ratio, or a growth step, as the gate and the editor judge
-            for m in shifts:
-                a, b = base[i][m].value, p[m].value
-                shifts[m].append(max(a, b) / min(a, b) if min(a, b) > 0 else (1.0 if a == b else float("inf")))
-            for m in steps:
-                steps[m].append(abs(p[m].growth - base[i][m].growth))
-        result[name] = {"programs": len(pairs), "gate": _share(flagged, 0.5), **{
-            m: {"1.25x": _share(s, 1.25), "2x": _share(s, 2.0)} for m, s in shifts.items()}, **{
-            f"{m}_growth": {"0.25": _share(s, 0.25), "0.5": _share(s, 0.5)} for m, s in steps.items()}}
+        if name == rewrites.CALLER_ALONE:
+            result[name] = _shares(*_callers_alone(predictor, pairs, label))
+            continue
+        found = [(codes[i], new, base[i], next(preds), frozenset(), frozenset()) for i, new in pairs]
+        result[name] = _shares(found, len(pairs))
     return result
+
+
+def _callers_alone(predictor, pairs, label: str) -> tuple[list, int]:
+    """`_shares`' rows for `rewrites.caller_alone`'s (before, after) snippets, each read with its file's names."""
+    snips = [s for _, pair in pairs for s in pair]
+    got = predictor.predict([s.code for s in snips], context=[s.context() for s in snips]) if snips else []
+    names = [frozenset(outside.kinds_for(s.outside, s.code)) for s in snips]
+    rows = [(snips[k].code, snips[k + 1].code, got[k], got[k + 1], names[k], names[k + 1])
+            for k in range(0, len(snips), 2)]
+    print(f"{label}: {len(rows)} callers read alone", flush=True)
+    return rows, len(rows)
+
+
+def _shares(found: list, programs: int) -> dict:
+    """Of (old code, new code, old prediction, new prediction, old names, new names) rows: per metric
+    the share whose value moves >= 1.25x and >= 2x (a growth: by >= 0.25 and 0.5), and the share
+    the regression rule flags (`gate`)."""
+    metrics = list(found[0][2]) if found else []  # as the runtime gives them: a growth is folded into its metric
+    shifts: dict[str, list] = {m: [] for m in metrics}
+    steps: dict[str, list] = {m: [] for m in metrics if found[0][2][m].growth is not None}  # moved by a difference
+    flagged = []
+    for old, new, b, p, old_names, new_names in found:
+        flagged.append(rules.changed(old, new, old_names, new_names) and any(
+            rules.judge_metric(b[m], p[m], rules.DEFAULT_RATIO, rules.level_for(m, None, b[m], p[m])).regressed
+            for m in metrics))  # a value up by the ratio, or a growth step, as the gate and the editor judge
+        for m in shifts:
+            x, y = b[m].value, p[m].value
+            shifts[m].append(max(x, y) / min(x, y) if min(x, y) > 0 else (1.0 if x == y else float("inf")))
+        for m in steps:
+            steps[m].append(abs(p[m].growth - b[m].growth))
+    return {"programs": programs, "gate": _share(flagged, 0.5), **{
+        m: {"1.25x": _share(v, 1.25), "2x": _share(v, 2.0)} for m, v in shifts.items()}, **{
+        f"{m}_growth": {"0.25": _share(v, 0.25), "0.5": _share(v, 0.5)} for m, v in steps.items()}}
 
 
 def _share(shifts: list[float], limit: float) -> float | None:

@@ -111,12 +111,19 @@ def predict(predictor: Any, changes: Sequence[FunctionChange], metrics: Sequence
             n: float | None = None) -> dict[str, Any]:
     """code -> metric -> Prediction for every old and new code of `changes`, one batch per language.
     `n` (`[tool.rlm]`'s): a model that reads n is asked at it, both versions alike, so their values
-    are compared at that n (`at_n.ask`); any other model is asked at its reference n, as always."""
+    are compared at that n (`at_n.ask`); any other model is asked at its reference n, as always.
+    Each version is read with the names of its own version of its file it uses (`Snippet.outside`);
+    a code met twice keeps the names it was first met with (it reads the same text unless its
+    helpers' kinds differ)."""
     by_language: dict[str, list[FunctionChange]] = {}
     for change in changes:
         by_language.setdefault(change.new.language, []).append(change)
     out: dict[str, Any] = {}
     for lang, group in by_language.items():
         codes = codes_to_predict(group)
-        out.update(zip(codes, at_n.ask(predictor, codes, lang, n, metrics=metrics), strict=True))
+        read_as: dict[str, Any] = {}  # code -> the snippet whose file names it is read with
+        for fn in (f for change in group for f in (change.old, change.new) if f is not None):
+            read_as.setdefault(fn.snippet.code, fn.snippet)
+        contexts = [read_as[c].context() or None for c in codes]
+        out.update(zip(codes, at_n.ask_each(predictor, codes, contexts, lang, n, metrics=metrics), strict=True))
     return out

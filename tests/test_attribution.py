@@ -167,7 +167,7 @@ class Scripted:
     def __init__(self):
         self.calls = []
 
-    def predict(self, codes, language="python"):
+    def predict(self, codes, language="python", context=None):
         self.calls.append(list(codes))
         return [{"memory": Value(100.0 if "table" not in c else 1000.0),
                  "latency": Value(1.0 if "for " not in c else 10.0)} for c in codes]
@@ -398,7 +398,7 @@ def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once()
     class SlowAnalyzer:
         def __init__(self):
             self.cache, self.runs = {}, 0
-            self.drivers = SimpleNamespace(cached=lambda code, language, n=None: self.cache.get(code))
+            self.drivers = SimpleNamespace(cached=lambda code, language, n=None, context=None: self.cache.get(code))
 
         def explain(self, result):
             self.runs += 1
@@ -407,7 +407,8 @@ def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once()
             return done
 
     analyzer = SlowAnalyzer()
-    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n"), language="python", predictions={})
+    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n", outside="", context=dict),
+                             language="python", predictions={})
     explainer = Explainer(wait_s=0.05)
 
     async def hovers():
@@ -441,10 +442,11 @@ def test_the_analyzer_explains_python_functions_only_and_never_raises():
     grow = analyzer.explain(results["Box.grow"])
     assert grow is not None and (grow.tried, grow.total) == (0, 0)  # `return [0] * n`: its only statement
     assert analyzer.explain(results["add_kernel"]) is None  # a kernel: another model's
-    assert analyzer.drivers.cached(results["Box.grow"].snippet.code) is grow
+    grown = results["Box.grow"].snippet
+    assert analyzer.drivers.cached(grown.code, "python", None, grown.context()) is grow
 
     class Broken(FakePredictor):
-        def predict(self, codes, language="python", metrics=None):
+        def predict(self, codes, language="python", metrics=None, context=None):
             raise RuntimeError("onnxruntime fell over")
 
     broken = Analyzer(Broken())

@@ -119,7 +119,7 @@ def test_a_batch_whose_prediction_fails_keeps_its_other_rows():
         def token_ids(self, code, language="python"):
             return [1]
 
-        def predict(self, codes, language="python"):
+        def predict(self, codes, language="python", context=None):
             if any("boom" in c for c in codes):
                 raise RuntimeError("onnxruntime says no")
             return [{"memory": cli.Prediction("memory", 1.0, 1.0, 1.0, "bytes")} for _ in codes]

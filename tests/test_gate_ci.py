@@ -37,7 +37,7 @@ class FakePredictor:
         metrics = [SimpleNamespace(name="memory", unit="bytes"), SimpleNamespace(name="latency", unit="ms")]
         self.config = SimpleNamespace(metrics=metrics, model_version="fake-ci")
 
-    def predict(self, codes, language="python", metrics=None):
+    def predict(self, codes, language="python", metrics=None, context=None):
         out = []
         for code in codes:
             mem = 1e6 * 8 ** code.count("materialize") / 8 ** code.count("lighter")

@@ -39,7 +39,7 @@ class FakePredictor:
         self.config = SimpleNamespace(metrics=metrics, model_version="fake-1")
         self.calls: list[list[str]] = []
 
-    def predict(self, codes, language="python", metrics=None):
+    def predict(self, codes, language="python", metrics=None, context=None):
         self.calls.append(list(codes))
         out = []
         for code in codes:
@@ -219,7 +219,7 @@ def test_missing_model_fails_clearly_and_fail_open_passes(repo, capsys, tmp_path
 
 def test_broken_predictor_fails(repo, capsys):
     class Broken(FakePredictor):
-        def predict(self, codes, language="python", metrics=None):
+        def predict(self, codes, language="python", metrics=None, context=None):
             raise RuntimeError("session exploded")
 
     stage(repo, "src/app.py", MATERIALIZED)

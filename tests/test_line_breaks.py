@@ -77,7 +77,7 @@ def test_predict_scores_the_function_on_its_own_lines(tmp_path):
     class Recorder:
         config = SimpleNamespace(metric_names=["memory"], input_template="", languages=("python",))
 
-        def predict(self, codes, context=None):
+        def predict(self, codes, language="python", context=None):
             asked.extend(codes)
             return [{} for _ in codes]
 

@@ -242,4 +242,4 @@ def test_which_statement_drives_it_is_asked_at_the_n_the_value_is_shown_at(n_mod
     variants = [code for _, code in leave_out.leave_each_out(r.snippet.code).items]
     assert variants and all(n_model.cached(c, "python", {"n": 1e6}) is not None for c in variants)
     assert not any(n_model.cached(c, "python") is not None for c in variants)  # none at the reference n
-    assert found is analyzer.drivers.cached(r.snippet.code, "python", 1e6)
+    assert found is analyzer.drivers.cached(r.snippet.code, "python", 1e6, r.snippet.context())

@@ -126,7 +126,7 @@ class GrowthlessPredictor:
         self.growth = growth
         self.config = SimpleNamespace(metrics=[SimpleNamespace(name="latency", unit="ms")], model_version="fake-s")
 
-    def predict(self, codes, language="python", metrics=None):
+    def predict(self, codes, language="python", metrics=None, context=None):
         return [{"latency": P(10.0, "ms", self.growth)} for _ in codes]
 
 

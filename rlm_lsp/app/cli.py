@@ -48,7 +48,7 @@ from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their ol
 )
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
-from rlm_lsp.runtime import model, source_text
+from rlm_lsp.runtime import at_n, model, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
 from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
@@ -293,7 +293,8 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     rows = []
     scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
     functions = [u for u in scorable if u[1] != "script"]
-    results = predictor.predict([u[3] for u in functions]) if functions else []
+    contexts = {(s.qualname, s.kind, s.name_line + 1): s.context() or None for s in found}  # each with its file's names
+    results = at_n.ask_each(predictor, [u[3] for u in functions], [contexts.get(u[:3]) for u in functions])
     whole = [u for u in scorable if u[1] == "script"]
     context = {"shape": shape}
     if whole:
@@ -308,9 +309,9 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
             row["note"] = "Triton kernel: this model has no kernel-latency metric"
         else:
             result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)),
-                                cli_sizes.asker(predictor, code, context if kind == "script" else None))
+                                cli_sizes.asker(predictor, code, context if kind == "script" else contexts.get((name, kind, line))))
             row.update({m: as_json(p) for m, p in result.items()})
-            cut = predictor.read_limit(code, context=context if kind == "script" else None) \
+            cut = predictor.read_limit(code, context=context if kind == "script" else contexts.get((name, kind, line))) \
                 if truncated(result) else None
             if cut:
                 row["truncated"] = True

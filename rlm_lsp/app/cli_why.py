@@ -28,7 +28,7 @@ def add_why(predictor, rows: Sequence[dict], read: Callable[[str], str]) -> None
         s = codes[path].get(row["line"])
         if s is not None:  # a model that reads n: the variants at the n the row's values are for
             n = next((v["n"] for v in row.values() if isinstance(v, dict) and v.get("n") is not None), None)
-            row["why"] = as_json(attributor(s.code, "python", n), s.start_line)
+            row["why"] = as_json(attributor(s.code, "python", n, s.context()), s.start_line)  # its file's names
 
 
 def as_json(found: Attribution, start_line: int) -> dict:

@@ -8,6 +8,7 @@ that parse on their own, so a half-typed edit elsewhere keeps its hints.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import io
 import logging
 import re
@@ -15,6 +16,8 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from rlm_lsp.python import outside as outside_names
+from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.lines import split_lines
 
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
@@ -37,6 +40,14 @@ class Snippet:
     name_col: int
     header_end_line: int  # position just after the ':' closing the def header
     header_end_col: int
+    # The names of its file it uses, with their kind (`rlm_lsp.python.outside`): what a caller hands
+    # the model as the context entry `readers.OUTSIDE` (`context`), so a helper reads as `f1`
+    # the way the file's own text would name it.
+    outside: str = ""
+
+    def context(self, **fields: str) -> dict[str, str]:
+        """A predict call's context for this function: its file's names, and `fields` (a size n...)."""
+        return {readers.OUTSIDE: self.outside, **fields} if self.outside else dict(fields)
 
 
 def extract(source: str, language: str = "python") -> list[Snippet]:
@@ -51,22 +62,34 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, *_TOO_DEEP):
-        return _extract_fallback(lines)
+        found = _extract_fallback(lines)
+        kinds = outside_names.lines_kinds(lines) if found else {}
+        return [_with_outside(s, kinds, ast.parse(s.code)) for s in found] if kinds else found
     out: list[Snippet] = []
-    _walk(tree, lines, prefix="", in_class=False, out=out)
-    return out
+    nodes: list[ast.AST] = []
+    _walk(tree, lines, prefix="", in_class=False, out=out, nodes=nodes)
+    kinds = outside_names.file_kinds(tree) if out else {}
+    return [_with_outside(s, kinds, node) for s, node in zip(out, nodes)] if kinds else out
 
 
-def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet]) -> None:
+def _with_outside(s: Snippet, kinds: dict[str, str], node: ast.AST) -> Snippet:
+    names = outside_names.of_function(kinds, node)
+    return dataclasses.replace(s, outside=names) if names else s
+
+
+def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet],
+          nodes: list[ast.AST]) -> None:
+    """Append each function's Snippet to `out`, and its syntax tree to `nodes`."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             snippet = _snippet(child, lines, prefix, in_class)
             if snippet is not None:
                 out.append(snippet)
+                nodes.append(child)
         elif isinstance(child, ast.ClassDef):
-            _walk(child, lines, f"{prefix}{child.name}.", True, out)
+            _walk(child, lines, f"{prefix}{child.name}.", True, out, nodes)
         elif isinstance(child, (ast.If, ast.Try, ast.With)):
-            _walk(child, lines, prefix, in_class, out)  # defs under `if TYPE_CHECKING:` etc.
+            _walk(child, lines, prefix, in_class, out, nodes)  # defs under `if TYPE_CHECKING:` etc.
 
 
 def _snippet(

@@ -48,6 +48,20 @@ def ask(model: Any, codes: Sequence[str], language: str = "python", n: float | N
         model.predict(codes, language=language, context=asked, **kw)
 
 
+def ask_each(model: Any, codes: Sequence[str], contexts: Sequence[Mapping[str, Any] | None], language: str = "python",
+             n: float | None = None, **kw: Any) -> list:
+    """`ask` for codes that each come with their own context (a Python function's file names,
+    `Snippet.context()`): one call per distinct context, the results in input order."""
+    groups: dict[tuple, list[int]] = {}
+    for i, context in enumerate(contexts):
+        groups.setdefault(tuple(sorted((context or {}).items())), []).append(i)
+    out: list = [None] * len(codes)
+    for key, idx in groups.items():
+        for i, result in zip(idx, ask(model, [codes[i] for i in idx], language, n, dict(key) or None, **kw), strict=True):
+            out[i] = result
+    return out
+
+
 def n_of(predictions: Mapping[str, Prediction]) -> float | None:
     """The n a function's predictions are for (`Prediction.n`; None where they do not say)."""
     return next((p.n for p in predictions.values() if p.n is not None), None)

@@ -70,14 +70,15 @@ class Attribution:
 
 
 def attribute(predictor: Predicts, code: str, split: Split, language: str = "python", top: int = TOP,
-              n: float | None = None) -> Attribution:
+              n: float | None = None, context: Mapping[str, str] | None = None) -> Attribution:
     """Rank the statements of `split` (the variants of `code`) by how much each one's removal lowers
     each metric's value. A metric whose value is not positive (no ratio) is left out. `n`: for a
-    model that reads n, the n the value is shown at, every variant alike (`at_n.ask`)."""
+    model that reads n, the n the value is shown at, every variant alike (`at_n.ask`). `context`:
+    the code's own (its file's names, `readers.OUTSIDE`), every variant alike."""
     items = list(split.items)
     if not items:
         return Attribution({}, 0, split.total)
-    base, *variants = at_n.ask(predictor, [code] + [c for _, c in items], language, n)
+    base, *variants = at_n.ask(predictor, [code] + [c for _, c in items], language, n, context or None)
     effects = {}
     for metric, p in base.items():
         if not p.value > 0:
@@ -90,30 +91,36 @@ def attribute(predictor: Predicts, code: str, split: Split, language: str = "pyt
 
 
 class Attributor:
-    """`attribute` with a cache by (language, code, n): the hover asks again for every hover. `n`: the
-    size a model that reads n was asked at (`at_n.ask`; None: its reference n, or a model
-    that does not read n)."""
+    """`attribute` with a cache by (language, code, n, context): the hover asks again for every hover.
+    `n`: the size a model that reads n was asked at (`at_n.ask`; None: its reference n, or a model
+    that does not read n); `context`: the code's (`Snippet.context()`: its file's names)."""
 
     def __init__(self, predictor: Predicts, split: Callable[[str], Split], cache_size: int = CACHE_SIZE) -> None:
         self.predictor = predictor
         self.split = split
-        self._cache: OrderedDict[tuple[str, str, float | None], Attribution] = OrderedDict()
+        self._cache: OrderedDict[tuple, Attribution] = OrderedDict()
         self._size = cache_size
         self._lock = threading.Lock()  # the server asks from its hover threads
 
-    def cached(self, code: str, language: str = "python", n: float | None = None) -> Attribution | None:
+    def cached(self, code: str, language: str = "python", n: float | None = None,
+               context: Mapping[str, str] | None = None) -> Attribution | None:
         with self._lock:
-            return self._cache.get((language, code, n))
+            return self._cache.get(_key(code, language, n, context))
 
-    def __call__(self, code: str, language: str = "python", n: float | None = None) -> Attribution:
-        key = (language, code, n)
-        found = self.cached(code, language, n)
+    def __call__(self, code: str, language: str = "python", n: float | None = None,
+                 context: Mapping[str, str] | None = None) -> Attribution:
+        key = _key(code, language, n, context)
+        found = self.cached(code, language, n, context)
         if found is not None:
             return found
-        result = attribute(self.predictor, code, self.split(code), language, n=n)
+        result = attribute(self.predictor, code, self.split(code), language, n=n, context=context)
         with self._lock:
             self._cache[key] = result
             self._cache.move_to_end(key)
             while len(self._cache) > self._size:
                 self._cache.popitem(last=False)
         return result
+
+
+def _key(code: str, language: str, n: float | None, context: Mapping[str, str] | None) -> tuple:
+    return (language, code, n, tuple(sorted((context or {}).items())))

@@ -25,6 +25,7 @@ import numpy as np
 
 from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.errors import ModelError
+from rlm_lsp.runtime.model_dir import ModelConfig
 
 FILE_NAME = "feature_trees.npz"
 _FIELDS = ("feature", "threshold", "left", "right", "value", "leaf", "roots", "baseline")
@@ -79,13 +80,14 @@ class FeatureTrees:
         leaves = np.concatenate([np.full((len(x), 1), float(a["baseline"])), a["value"][node]], axis=1)
         return np.cumsum(leaves, axis=1)[:, -1]  # in tree order from the baseline, as scikit-learn adds them
 
-    def _estimate(self, code: str) -> tuple[float, ...]:
-        """Raw code -> the estimate of each metric (in `metrics` order), in its unit."""
-        row = np.array([readers.reader().features(code, self.preprocess)])
+    def _estimate(self, code: str, outside: str = "") -> tuple[float, ...]:
+        """Raw code (and its file's names, `readers.OUTSIDE`) -> the estimate of each metric (in
+        `metrics` order), in its unit."""
+        row = np.array([readers.reader().features(code, self.preprocess, outside)])
         return tuple(float(10 ** self.predict(row, m)[0]) for m in self.metrics)
 
-    def value(self, code: str, metric: str) -> float:
-        return self.estimate(code)[self.metrics.index(metric)]
+    def value(self, code: str, metric: str, outside: str = "") -> float:
+        return self.estimate(code, outside)[self.metrics.index(metric)]
 
 
 def _read(path: Path, metrics: tuple[str, ...]) -> dict[str, dict[str, np.ndarray]]:
@@ -115,6 +117,7 @@ class FeatureCheck:
     # The model's own limit for a ratio R is R ** exponent: its estimates are drawn towards the
     # middle (ranking 0.68), so a real 2x change is often predicted smaller. 1.0: the ratio itself.
     exponent: float = 1.0
+    outside: str = ""  # the names of the code's file, as the model read them (`readers.OUTSIDE`)
 
     def model_limit(self, ratio: float) -> float:
         """The new/old the model's estimates and paired draws must reach for the gate's `ratio`."""
@@ -122,10 +125,19 @@ class FeatureCheck:
 
     @property
     def value(self) -> float:
-        return self.trees.value(self.code, self.metric)
+        return self.trees.value(self.code, self.metric, self.outside)
 
     def limit(self, ratio: float) -> float:
         """The trees' new/old needed for a flag at the gate's `ratio` (`agree` at 2.0)."""
         if ratio <= 1.0:
             return ratio
         return self.agree ** (math.log(ratio) / math.log(2.0))
+
+
+def of_config(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float, float]]]:
+    """A model's feature trees (read on first use) and, per metric they cover, (agree, level,
+    exponent); (None, {}) without."""
+    spec = config.feature_trees
+    if spec is None:
+        return None, {}
+    return FeatureTrees.load(config.path / spec.file, spec.preprocess, tuple(spec.checks)), spec.checks

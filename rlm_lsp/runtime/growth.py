@@ -68,13 +68,14 @@ def feature_names() -> tuple[str, ...]:
     return readers.reader().growth_feature_names
 
 
-def features(code: str, preprocess_name: str) -> list[float]:
+def features(code: str, preprocess_name: str, outside: str = "") -> list[float]:
     """What the growth trees read: the code reader's growth features (the Python family's: the
-    counts and loop nests of the canonical code, `rlm_lsp.python.reader.growth_features`)."""
+    counts and loop nests of the canonical code, `rlm_lsp.python.reader.growth_features`), the
+    code read with its file's names (`readers.OUTSIDE`) as the model reads it."""
     fn = readers.reader().growth_features
     if fn is None:
         raise ModelError("this runtime's code reader computes no growth features")
-    return fn(code, preprocess_name)
+    return fn(code, preprocess_name, outside)
 
 
 def bag_name(metric: str, k: int) -> str:
@@ -102,10 +103,11 @@ class GrowthTrees:
                 raise ModelError(f"growth trees {self.path} lack the encoder's axes: {exc}") from None
         return self._axes
 
-    def row(self, code: str, pooled: np.ndarray | None = None, estimates: tuple[float, ...] = ()) -> np.ndarray:
+    def row(self, code: str, pooled: np.ndarray | None = None, estimates: tuple[float, ...] = (),
+            outside: str = "") -> np.ndarray:
         """What the trees read for `code`: its features, then (trees that read the encoder) the
         projected mean state and the model's log10 estimates."""
-        x = list(features(code, self.spec.preprocess))
+        x = list(features(code, self.spec.preprocess, outside))
         if self.spec.encoder:
             if pooled is None:
                 raise ModelError("these growth trees read the encoder's state, and none was given")
@@ -114,22 +116,22 @@ class GrowthTrees:
                                                                                  for v in estimates]
         return np.array([x])
 
-    def _draws(self, code: str, pooled: tuple[float, ...] = (), estimates: tuple[float, ...] = ()
-               ) -> dict[str, tuple[float, ...]]:
-        row = self.row(code, np.array(pooled) if pooled else None, estimates)
+    def _draws(self, code: str, pooled: tuple[float, ...] = (), estimates: tuple[float, ...] = (),
+               outside: str = "") -> dict[str, tuple[float, ...]]:
+        row = self.row(code, np.array(pooled) if pooled else None, estimates, outside)
         return {m: tuple(float(self.trees.predict(row, bag_name(m, k))[0]) for k in range(self.spec.bags))
                 for m in self.spec.metrics}
 
     def fold(self, predictions: dict[str, Prediction], code: str,
-             pooled: np.ndarray | None = None) -> dict[str, Prediction]:
+             pooled: np.ndarray | None = None, outside: str = "") -> dict[str, Prediction]:
         """Each covered metric's Prediction with its growth (median draw, p10, p90, the draws) and the
-        size its value is for (the reference n)."""
+        size its value is for (the reference n). `outside`: the code's file names (`readers.OUTSIDE`)."""
         out = dict(predictions)
-        extra: tuple = ()
+        extra: tuple = ((), ())
         if self.spec.encoder and pooled is not None:
             extra = (tuple(float(v) for v in pooled),
                      tuple(predictions[m].value for m in self.spec.estimates if m in predictions))
-        for metric, draws in self.draws(code, *extra).items():
+        for metric, draws in self.draws(code, *extra, outside).items():
             p = out.get(metric)
             if p is None:
                 continue
@@ -163,3 +165,9 @@ def curve(p: Prediction, sizes=(10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)) ->
     if p.growth is None or p.n is None:
         return []
     return [(n, at(p, n).value) for n in sizes]
+
+
+def of_config(config) -> GrowthTrees | None:
+    """A model's growth trees, read on first use; None where it ships none."""
+    raw = config.raw.get("growth_trees")
+    return None if raw is None else GrowthTrees(config.path, GrowthSpec.parse(raw))

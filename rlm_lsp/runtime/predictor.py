@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp.runtime import decode, readers, sessions, template
+from rlm_lsp.runtime import decode, feature_trees, growth, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
-from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
+from rlm_lsp.runtime.feature_trees import FeatureCheck
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
 from rlm_lsp.runtime.prediction import GROWTH_UNIT, Prediction, fold_growth, with_n
 from rlm_lsp.runtime.seq2seq import Seq2Seq
@@ -140,8 +140,8 @@ class Predictor:
         self._reader = decode.NumberReader(config.number_tokens, self._grammars, config.number_format)
         self._smoother = decode.ExponentSmoother(self._allowed, self._id_to_token, self._grammars,
                                                  config.number_format)
-        self.trees, self._checks = _feature_trees(config)
-        self.growth = _growth_trees(config)
+        self.trees, self._checks = feature_trees.of_config(config)
+        self.growth = growth.of_config(config)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
@@ -170,8 +170,10 @@ class Predictor:
     def render(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> str:
         """The text the model reads (before the head-and-tail cut by tokens). Code over
         `long_input.MAX_CHARS` is cut to its head and tail before a normaliser runs (its size
-        field, where the template has one, still counts the whole code's lines)."""
+        field, where the template has one, still counts the whole code's lines). `context`'s
+        `readers.OUTSIDE` (the names of the code's file) goes to the code reader, not the template."""
         context = dict(context or {})
+        outside = context.pop(readers.OUTSIDE, "") or ""
         if self.config.reads_n:  # a model that reads n: the reference n unless one is stated
             context.setdefault("n", str(self.config.reference_n))
             try:
@@ -187,7 +189,7 @@ class Predictor:
             if kept is not code and "{size}" in self.config.input_template:
                 context.setdefault("size", template.size_bucket(code))
             code = kept
-        code = reader.normalise(self.config.preprocess, code)
+        code = reader.normalise(self.config.preprocess, code, outside)
         return template.render(self.config.input_template, self.config.metric_names, language, code, **context)
 
     def token_ids(self, code: str, language: str = "python", context: Mapping[str, str] | None = None) -> list[int]:
@@ -229,9 +231,10 @@ class Predictor:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
         if todo:  # each Prediction says the n it is for: the n read, or an anchor model's reference n
-            of = {k: (code, self.config.n_for(c)) for k, code, c in zip(keys, codes, contexts)}
+            of = {k: (code, self.config.n_for(c), (c or {}).get(readers.OUTSIDE, "")) for k, code, c in zip(keys, codes, contexts)}
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language), of[k][1]) for k, p in ran.items()})
+            known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language, of[k][2]), of[k][1])
+                          for k, p in ran.items()})
         with self._lock:
             for key in keys:
                 self._cache[key] = known[key]
@@ -240,19 +243,20 @@ class Predictor:
                 self._cache.popitem(last=False)
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
-    def _with_checks(self, predictions: dict[str, Prediction], code: str,
-                     pooled: np.ndarray | None = None, language: str = "python") -> dict[str, Prediction]:
+    def _with_checks(self, predictions: dict[str, Prediction], code: str, pooled: np.ndarray | None = None,
+                     language: str = "python", outside: str = "") -> dict[str, Prediction]:
         """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
         metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`;
         `pooled`: the encoder's mean state of the input, for growth trees that read it). Neither for a
-        language read by its own normaliser: both trees count the code reader's (Python's) features."""
+        language read by its own normaliser: both trees count the code reader's (Python's) features.
+        `outside`: the code's file names (`readers.OUTSIDE`), so the trees read what the model read."""
         if readers.own_normaliser(language) is not None:
             return predictions
         if self.growth is not None:
-            predictions = self.growth.fold(predictions, code, pooled)
+            predictions = self.growth.fold(predictions, code, pooled, outside)
         if self.trees is None:
             return predictions
-        return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m]))
+        return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m], outside=outside))
                 if m in self._checks else p for m, p in predictions.items()}
 
     def cached(self, code: str, language: str = "python",
@@ -381,20 +385,3 @@ class Predictor:
                                         truncated=truncated, tokens=tokens, smooth_samples=tuple(smooth[:, j].tolist()))
         return fold_growth(out)
 
-
-def _growth_trees(config: ModelConfig):
-    """The model's growth trees (`rlm_lsp.runtime.growth`), read on first use; None where it ships none."""
-    raw = config.raw.get("growth_trees")
-    if raw is None:
-        return None
-    from rlm_lsp.runtime.growth import GrowthSpec, GrowthTrees
-    return GrowthTrees(config.path, GrowthSpec.parse(raw))
-
-
-def _feature_trees(config: ModelConfig) -> tuple[FeatureTrees | None, dict[str, tuple[float, float, float]]]:
-    """The model's feature trees (read on first use) and, per metric they cover, (agree, level,
-    exponent); (None, {}) without."""
-    spec = config.feature_trees
-    if spec is None:
-        return None, {}
-    return FeatureTrees.load(config.path / spec.file, spec.preprocess, tuple(spec.checks)), spec.checks

@@ -5,6 +5,11 @@ imports run one way: runtime <- families <- application (tests/test_house.py). W
 the code itself, the Python family lends it here: `rlm_lsp.python.reader` registers the reader and
 the template's derived fields, and `rlm_lsp/__init__.py` imports it, so it is registered before
 any module of the package runs.
+
+A code may come with its file: the names the file defines outside it, as one line the family
+wrote (`rlm_lsp.python.snippets.Snippet.outside`). It travels in a predict call's context under
+`OUTSIDE`; the Predictor takes it out of the template's fields and hands it, untouched, to
+`normalise`, `features` and `growth_features` (the runtime never reads it).
 """
 
 from __future__ import annotations
@@ -14,15 +19,17 @@ from dataclasses import dataclass
 
 from rlm_lsp.runtime import template
 
+OUTSIDE = "outside"  # the context entry of a code's file names (above); "" or absent: none
+
 
 @dataclass(frozen=True)
 class CodeReader:
-    normalise: Callable[[str, str], str]  # (normaliser name, code) -> code; ValueError for an unknown name
-    features: Callable[[str, str], list[float]]  # (code, normaliser name) -> the feature trees' row
+    normalise: Callable[[str, str, str], str]  # (normaliser name, code, outside) -> code; ValueError for an unknown name
+    features: Callable[[str, str, str], list[float]]  # (code, normaliser name, outside) -> the feature trees' row
     feature_names: tuple[str, ...]  # the names of that row, as a trees file must list them
     is_kernel: Callable[[str], bool]  # True for a Triton kernel's code: the Router's one rule
     cut: Callable[[str], str] = lambda code: code  # a too-long code cut to a head and tail that still parse
-    growth_features: Callable[[str, str], list[float]] | None = None  # (code, normaliser) -> the growth trees' row
+    growth_features: Callable[[str, str, str], list[float]] | None = None  # (code, normaliser, outside) -> the growth trees' row
     growth_feature_names: tuple[str, ...] = ()
 
 

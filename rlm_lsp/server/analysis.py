@@ -12,6 +12,10 @@ A model that reads n (its template's `{n}`, `rlm_lsp.runtime.at_n`) is asked at 
 own n (`curves.choose`: its `# rlm: n=` comment, the `rlm.n` setting, `[tool.rlm]`'s n, else its
 reference n), the HEAD version at the same n; the memo then keys by (code, n). Any other model is
 asked as always, and the hint moves its values along their growth.
+
+Every function is read with the names of its file it uses (`Snippet.outside`, the context entry
+`readers.OUTSIDE`), the HEAD version with HEAD's: so the memo keys by (code, n, file names), and
+two functions that differ only in the names of their helpers get the same hint.
 """
 
 from __future__ import annotations
@@ -28,12 +32,13 @@ from urllib.parse import unquote, urlparse
 from rlm_lsp.app import rules, sources
 from rlm_lsp.python import leave_out
 from rlm_lsp.python.snippets import Snippet
-from rlm_lsp.runtime import at_n
+from rlm_lsp.runtime import at_n, readers
 from rlm_lsp.runtime.attribution import Attribution, Attributor
 from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.server import curves
 
 logger = logging.getLogger(__name__)
+Key = tuple[str, "float | None", str]  # (code, the n it is asked at, its file's names)
 
 MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
 TOO_LARGE = "larger than 1 MB"
@@ -77,7 +82,7 @@ class Analyzer:
         self.predictor = predictor
         self.reads_n = at_n.reads_n(predictor)
         self.drivers = Attributor(predictor, leave_out.leave_each_out)  # the hover's "mostly from line 12"
-        self._memo: dict[str, dict[tuple[str, float | None], Mapping[str, Any]]] = {}  # (code, n) ->
+        self._memo: dict[str, dict[Key, Mapping[str, Any]]] = {}  # uri -> (code, n, file names) ->
         metrics = [m.name for m in predictor.config.metrics]
         self.kernel_metrics = [m for m in metrics if m.startswith(KERNEL_PREFIX)]
         self.function_metrics = [m for m in metrics if not m.startswith(KERNEL_PREFIX)]
@@ -88,6 +93,7 @@ class Analyzer:
         self._heads: OrderedDict[tuple[str, str], dict[str, str]] = OrderedDict()  # -> qualname -> code
         self._head_names: dict[tuple[str, str], frozenset[str]] = {}  # -> the names it defines
         self._head_canon: dict[tuple[str, str], dict[str, str]] = {}  # -> canonical form -> code (renames)
+        self._head_outside: dict[tuple[str, str], dict[str, str]] = {}  # -> code -> its file names (`Snippet.outside`)
 
     def _head_functions(self, head_text: str, language: str = sources.PYTHON) -> dict[str, str]:
         """qualname -> code of the HEAD text; parsed once per HEAD text, not once per keystroke."""
@@ -95,15 +101,19 @@ class Analyzer:
         found = self._heads.get(key)
         if found is None:
             found = {}
+            outside: dict[str, str] = {}
             for s in _safe_extract(head_text, language):
                 found.setdefault(s.qualname, s.code)
+                outside.setdefault(s.code, s.outside)
             self._heads[key] = found
+            self._head_outside[key] = outside
             names = self._head_names[key] = _file_names(head_text, language)
             self._head_canon[key] = {rules.canonical(code, names, language): code for code in found.values()}
             while len(self._heads) > _MAX_HEADS:
                 gone = self._heads.popitem(last=False)[0]
                 self._head_names.pop(gone, None)
                 self._head_canon.pop(gone, None)
+                self._head_outside.pop(gone, None)
         else:
             self._heads.move_to_end(key)
         return found
@@ -115,7 +125,7 @@ class Analyzer:
         if not r.predictions or r.language != sources.PYTHON or r.snippet.kind == "triton_kernel":
             return None
         try:
-            return self.drivers(r.snippet.code, r.language, at_n.n_of(r.predictions))  # at the n it shows
+            return self.drivers(r.snippet.code, r.language, at_n.n_of(r.predictions), r.snippet.context())
         except Exception:  # noqa: BLE001 - a hover line is never worth a failed hover
             logger.exception("attribution failed for %s", r.snippet.qualname)
             return None
@@ -143,6 +153,7 @@ class Analyzer:
         """
         snippets = sources.extract(text, language) if snippets is None else snippets
         head_code = self._head_functions(head_text, language) if head_text is not None else {}
+        head_outside = self._head_outside.get((language, head_text), {}) if head_text is not None else {}
         # (names HEAD defines, names this text defines): what a rename may not touch
         names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         renamed: dict[str, str] = {}
@@ -169,17 +180,17 @@ class Analyzer:
         sizes = {id(s): choose(s) for s in snippets}  # read once: both loops below ask
 
         memo = self._memo.get(uri, {})
-        wanted: dict[str, list[tuple[str, float | None]]] = {"function": [], "kernel": []}
-        shown: set[tuple[str, float | None]] = set()  # (code, n) of the functions inside `visible`
+        wanted: dict[str, list[Key]] = {"function": [], "kernel": []}
+        shown: set[Key] = set()  # (code, n, file names) of the functions inside `visible`
         order = sorted(snippets, key=lambda s: not _inside(s, visible)) if visible else snippets
         for s in order:
             group = _group(s)
             if group == "kernel" and not self.kernel_metrics:
                 continue
-            codes = [(s.code, sizes[id(s)])]
+            codes = [(s.code, sizes[id(s)], s.outside)]
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names, language):
-                codes.append((base, codes[0][1]))
+                codes.append((base, codes[0][1], head_outside.get(base, "")))
             if _inside(s, visible):
                 shown.update(codes)
             for code in codes:
@@ -193,7 +204,7 @@ class Analyzer:
                 self.pending_visible += sum(code in shown for code in codes[max(room, 0):])
                 wanted[group] = codes[:room]
                 room -= len(wanted[group])
-        fresh: dict[tuple[str, float | None], Mapping[str, Any]] = {}
+        fresh: dict[Key, Mapping[str, Any]] = {}
         for group, keys in wanted.items():
             metrics = self.function_metrics if group == "function" else self.kernel_metrics
             if not keys or not metrics:
@@ -201,23 +212,24 @@ class Analyzer:
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
             for at in dict.fromkeys(k[1] for k in keys):  # one batch per n; one batch for a model without n
                 batch = [k for k in keys if k[1] == at]
-                results = at_n.ask(self.predictor, [c for c, _ in batch], language, at, metrics=only)
+                contexts = [{readers.OUTSIDE: k[2]} if k[2] else None for k in batch]
+                results = at_n.ask_each(self.predictor, [k[0] for k in batch], contexts, language, at, metrics=only)
                 self.predicted += len(batch)
                 fresh.update(zip(batch, results, strict=True))
 
-        def preds(key: tuple[str, float | None], group: str) -> Mapping[str, Any]:
+        def preds(key: Key, group: str) -> Mapping[str, Any]:
             if group == "kernel" and not self.kernel_metrics:
                 return {}
             return memo.get(key) or fresh.get(key) or {}
 
         found = rules.comments(text) if "rlm:" in text and language == sources.PYTHON else {}
         out: list[FunctionResult] = []
-        keep: dict[tuple[str, float | None], Mapping[str, Any]] = {}
+        keep: dict[Key, Mapping[str, Any]] = {}
         for s in snippets:
             group = _group(s)
             at = sizes[id(s)]
-            current = preds((s.code, at), group)
-            keep[(s.code, at)] = current
+            current = preds((s.code, at, s.outside), group)
+            keep[(s.code, at, s.outside)] = current
             base = head_of(s)
             if head_text is None:
                 state, head = "unknown", None
@@ -226,8 +238,9 @@ class Analyzer:
             elif not rules.changed(base, s.code, *names, language):
                 state, head = "same", current  # the same canonical code: a rename or a reformat is no change
             else:
-                state, head = "changed", preds((base, at), group)
-                keep[(base, at)] = head
+                key = (base, at, head_outside.get(base, ""))
+                state, head = "changed", preds(key, group)
+                keep[key] = head
             out.append(
                 FunctionResult(
                     snippet=s,
