@@ -130,3 +130,34 @@ with open(sys.argv[1], 'rb') as raw, lzma.open(sys.argv[1] + '.xz', 'wb', preset
     fi
     rm -f "$dest/model.safetensors"  # unpacked, it would travel too
 }
+
+# The fine-tuning settings of the recipes that start from the shipped default (c4's, session 20).
+FINE_TUNE=(--preprocess canon_v1 --neutral 0.8 --lr 3e-4 --consistency 1.0)
+
+# `require_staged SCRIPT FILE...`: the staged init ($INIT) and the files a lease carries, or one line
+# saying to stage them here with SCRIPT (a lease without them would train on nothing).
+require_staged() {
+    local script=$1 f
+    shift
+    [ -f "$INIT/model.safetensors" ] || { echo "no staged init in $G/$INIT_NAME: run 'bash $script stage' here and carry it"; return 1; }
+    for f in "$@"; do
+        [ -f "$f" ] || { echo "missing $f: stage here and carry .gpu/"; return 1; }
+    done
+}
+
+# `train_seeds RUNS OUT TRAIN_ARG...`: one `training.learning.train` per seed of $SEEDS, side by side
+# on the one device (RUNS/sS, its log RUNS/sS.log; each with --seed S, --no-progress and ${extra[@]}),
+# `wait_for_seeds`, the data line of the first log, then `soup_of_seeds RUNS OUT`.
+train_seeds() {
+    local runs=$1 out=$2 s
+    shift 2
+    pids=()
+    for s in $SEEDS; do
+        "$PY" -m training.learning.train --out "$runs/s$s" "$@" --seed "$s" --no-progress "${extra[@]}" \
+            >"$runs/s$s.log" 2>&1 &
+        pids+=($!)
+    done
+    wait_for_seeds
+    grep -h "^data:" "$runs"/s*.log | head -1
+    soup_of_seeds "$runs" "$out"
+}

@@ -52,20 +52,9 @@ R=${CURVES_DIR:-/tmp/curves_runs}
 CORPUS=$G/solutions.jsonl.gz  # the rows' code: the staged rows, never ../shared
 mkdir -p "$R" "$OUT"
 device_setup || exit 1  # environment, PY, what the machine has; the init unpacked
-[ -f "$INIT/model.safetensors" ] || { echo "no staged init in $G/$INIT_NAME: run 'bash training/device/device_curves.sh stage' here and carry it"; exit 1; }
-for f in "$CORPUS" "$CURVES"; do
-    [ -f "$f" ] || { echo "missing $f: stage here and carry .gpu/"; exit 1; }
-done
+require_staged training/device/device_curves.sh "$CORPUS" "$CURVES" || exit 1
 check_flags  # MAX_STEPS, EVAL_EVERY, DEVICE
 extra+=(--max-minutes "$MINUTES")
-pids=()
-for s in $SEEDS; do  # the polyglot candidate's fine-tuning recipe on the curve rows, one seed each, side by side
-    "$PY" -m training.learning.train --out "$R/s$s" --init-from "$INIT" --corpus "$CORPUS" \
-        --curve-data "$CURVES" --template curves --reference-n "${REFERENCE_N:-10000}" \
-        --preprocess canon_v1 --neutral 0.8 --lr 3e-4 --consistency 1.0 --eval-max "${EVAL_MAX:-500}" --seed "$s" \
-        --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
-    pids+=($!)
-done
-wait_for_seeds
-grep -h "^data:" "$R"/s*.log | head -1
-soup_of_seeds "$R" "$OUT"
+# the polyglot candidate's fine-tuning recipe on the curve rows (device_common.sh: train_seeds, FINE_TUNE)
+train_seeds "$R" "$OUT" --init-from "$INIT" --corpus "$CORPUS" --curve-data "$CURVES" --template curves \
+    --reference-n "${REFERENCE_N:-10000}" "${FINE_TUNE[@]}" --eval-max "${EVAL_MAX:-500}"

@@ -46,12 +46,5 @@ R=${SOUP_DIR:-/tmp/soup_runs}
 mkdir -p "$R" "$OUT"
 device_setup  # environment, PY, what the machine has; the init unpacked
 check_flags
-pids=()
-for s in $SEEDS; do  # c4's recipe (session 20, c4r), one seed each, side by side on the one GPU
-    "$PY" -m training.learning.train --out "$R/s$s" --init-from "$INIT" --corpus "$G/solutions.jsonl.gz" \
-        --preprocess canon_v1 --neutral 0.8 --epochs 3 --lr 3e-4 --consistency 1.0 --seed "$s" \
-        --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
-    pids+=($!)
-done
-wait_for_seeds
-soup_of_seeds "$R" "$OUT"
+# c4's recipe (session 20, c4r) (device_common.sh: train_seeds, FINE_TUNE)
+train_seeds "$R" "$OUT" --init-from "$INIT" --corpus "$G/solutions.jsonl.gz" "${FINE_TUNE[@]}" --epochs 3

@@ -52,11 +52,4 @@ device_setup  # environment, PY, what the machine has; the init unpacked
 export RLM_CORPUS=$G/corpora
 read -r -a recipe <<< "${ARGS:---init-from $INIT --v4-data --variants --template shaped --metrics memory,latency,memory_growth --driver-prob 0 --preprocess canon_v1 --neutral 0.8 --consistency 1.0 --epochs 2 --lr 1e-4}"
 check_flags
-pids=()
-for s in $SEEDS; do
-    "$PY" -m training.learning.train --out "$R/s$s" --corpus "$G/corpora/leetcode/solutions.jsonl.gz" "${recipe[@]}" \
-        --seed "$s" --no-progress "${extra[@]}" >"$R/s$s.log" 2>&1 &
-    pids+=($!)
-done
-wait_for_seeds
-soup_of_seeds "$R" "$OUT"
+train_seeds "$R" "$OUT" --corpus "$G/corpora/leetcode/solutions.jsonl.gz" "${recipe[@]}"  # device_common.sh
