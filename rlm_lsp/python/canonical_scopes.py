@@ -9,6 +9,7 @@ the scope it is evaluated in. Pass 2 (`rlm_lsp.python.canonical._Renamer`) resol
 from __future__ import annotations
 
 import ast
+from collections import deque
 from dataclasses import dataclass, field
 
 # fields that never hold a node worth a pass: `ctx` (Load/Store/Del markers) and scalar fields
@@ -222,25 +223,43 @@ class Binder(ast.NodeVisitor):
         self._visit_capture(node, "rest")
 
 
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _definitions(tree: ast.AST):
+    """The function and class definitions of `tree` at any depth, in `ast.walk`'s order, reached
+    through statement lists only (a definition is a statement): a tenth of the nodes a full walk visits."""
+    todo = deque([tree])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, _DEF_NODES):
+            yield node
+        for block in _BLOCKS:
+            todo.extend(getattr(node, block, None) or ())
+
+
 def defined_kinds(tree: ast.AST) -> dict[str, str]:
     """What a file defines, with the prefix its own text would give each: `f` a function or method,
     `C` a class, `v` a module-level variable (a name defined twice: the first of those kinds)."""
     kinds: dict[str, str] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            kinds.setdefault(n.name, "f")
-        elif isinstance(n, ast.ClassDef):
-            kinds.setdefault(n.name, "C")
-    for name in defined_names(tree):
+    for n in _definitions(tree):
+        kinds.setdefault(n.name, "C" if isinstance(n, ast.ClassDef) else "f")
+    for name in _module_variables(tree):
         kinds.setdefault(name, "v")
     return {k: v for k, v in kinds.items() if not is_dunder(k)}
 
 
 def defined_names(tree: ast.AST) -> frozenset[str]:
     """What a file defines: every function, class and module-level variable (for `outside`)."""
-    names = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    names = {n.name for n in _definitions(tree)} | _module_variables(tree)
+    return frozenset(n for n in names if not is_dunder(n))
+
+
+def _module_variables(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
     for stmt in getattr(tree, "body", []):
         for target in getattr(stmt, "targets", [getattr(stmt, "target", None)]):
             if target is not None:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return frozenset(n for n in names if not is_dunder(n))
+    return names

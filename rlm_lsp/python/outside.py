@@ -32,7 +32,8 @@ from collections.abc import Mapping
 from rlm_lsp.python.canonical_scopes import defined_kinds, is_dunder
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_DEF_OR_CLASS = re.compile(r"^[ \t]*(?:async[ \t]+)?(?P<kw>def|class)[ \t]+(?P<name>\w+)")
+_DEF_OR_CLASS = re.compile(r"^[ \t]*(?:async[ \t]+)?(?P<kw>def|class)[ \t]+(?P<name>\w+)", re.MULTILINE)
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
 def encode(kinds: Mapping[str, str]) -> str:
@@ -45,19 +46,15 @@ def file_kinds(tree: ast.AST) -> dict[str, str]:
     return defined_kinds(tree)
 
 
-def of_function(kinds: Mapping[str, str], node: ast.AST) -> str:
-    """The line of `kinds` (a file's) that a function's syntax tree needs: the names it uses (a
-    name, an attribute, a `global`) that it does not define as a function or class itself."""
-    own, used = set(), set()
-    for n in ast.walk(node):
-        if isinstance(n, _DEFS):
-            own.add(n.name)
-        elif isinstance(n, ast.Name):
-            used.add(n.id)
-        elif isinstance(n, ast.Attribute):
-            used.add(n.attr)
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            used.update(n.names)
+def of_function(kinds: Mapping[str, str], code: str) -> str:
+    """The line of `kinds` (a file's) that a function's text needs: the names it mentions that it does
+    not define as a function or class itself. Read from the text, not a syntax tree (the editor asks
+    this of every function on every analysis): a name only in a string or a comment comes along too,
+    which changes nothing the model reads, since the canonicaliser renames only the names the code uses."""
+    if not kinds:
+        return ""
+    used = set(_IDENTIFIER.findall(code))
+    own = {m["name"] for m in _DEF_OR_CLASS.finditer(code)}
     return encode({k: v for k, v in kinds.items() if k in used and k not in own})
 
 

@@ -64,32 +64,29 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     except (SyntaxError, ValueError, *_TOO_DEEP):
         found = _extract_fallback(lines)
         kinds = outside_names.lines_kinds(lines) if found else {}
-        return [_with_outside(s, kinds, ast.parse(s.code)) for s in found] if kinds else found
+        return [_with_outside(s, kinds) for s in found] if kinds else found
     out: list[Snippet] = []
-    nodes: list[ast.AST] = []
-    _walk(tree, lines, prefix="", in_class=False, out=out, nodes=nodes)
+    _walk(tree, lines, prefix="", in_class=False, out=out)
     kinds = outside_names.file_kinds(tree) if out else {}
-    return [_with_outside(s, kinds, node) for s, node in zip(out, nodes)] if kinds else out
+    return [_with_outside(s, kinds) for s in out] if kinds else out
 
 
-def _with_outside(s: Snippet, kinds: dict[str, str], node: ast.AST) -> Snippet:
-    names = outside_names.of_function(kinds, node)
+def _with_outside(s: Snippet, kinds: dict[str, str]) -> Snippet:
+    names = outside_names.of_function(kinds, s.code)
     return dataclasses.replace(s, outside=names) if names else s
 
 
-def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet],
-          nodes: list[ast.AST]) -> None:
-    """Append each function's Snippet to `out`, and its syntax tree to `nodes`."""
+def _walk(node: ast.AST, lines: list[str], prefix: str, in_class: bool, out: list[Snippet]) -> None:
+    """Append each function's Snippet to `out`."""
     for child in ast.iter_child_nodes(node):
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             snippet = _snippet(child, lines, prefix, in_class)
             if snippet is not None:
                 out.append(snippet)
-                nodes.append(child)
         elif isinstance(child, ast.ClassDef):
-            _walk(child, lines, f"{prefix}{child.name}.", True, out, nodes)
+            _walk(child, lines, f"{prefix}{child.name}.", True, out)
         elif isinstance(child, (ast.If, ast.Try, ast.With)):
-            _walk(child, lines, prefix, in_class, out, nodes)  # defs under `if TYPE_CHECKING:` etc.
+            _walk(child, lines, prefix, in_class, out)  # defs under `if TYPE_CHECKING:` etc.
 
 
 def _snippet(
