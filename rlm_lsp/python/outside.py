@@ -1,6 +1,6 @@
 """The names a file defines outside one of its functions, named as the file's own text would name them.
 
-    file source -> `file_kinds` / `lines_kinds` -> name -> prefix ("f", "C", "v")
+    file source -> `canonical_scopes.defined_kinds` / `lines_kinds` -> name -> prefix ("f", "C", "v")
     and a function -> `of_function` -> one line, "_siftup=f Heap=C": the file's names it uses and does
                        not define itself (`Snippet.outside`)
     that line + a code -> `kinds_for` -> name -> prefix -> `preprocess.canon_v1(code, kinds)`
@@ -29,7 +29,7 @@ import textwrap
 import warnings
 from collections.abc import Mapping
 
-from rlm_lsp.python.canonical_scopes import defined_kinds, is_dunder
+from rlm_lsp.python.canonical_scopes import is_dunder
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _DEF_OR_CLASS = re.compile(r"^[ \t]*(?:async[ \t]+)?(?P<kw>def|class)[ \t]+(?P<name>\w+)", re.MULTILINE)
@@ -39,11 +39,6 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 def encode(kinds: Mapping[str, str]) -> str:
     """name -> prefix as one line, sorted: the same file names give the same text."""
     return " ".join(f"{name}={kinds[name]}" for name in sorted(kinds))
-
-
-def file_kinds(tree: ast.AST) -> dict[str, str]:
-    """The names a parsed file defines, with their kind (`defined_kinds`)."""
-    return defined_kinds(tree)
 
 
 def of_function(kinds: Mapping[str, str], code: str) -> str:
@@ -59,7 +54,7 @@ def of_function(kinds: Mapping[str, str], code: str) -> str:
 
 
 def lines_kinds(lines: list[str]) -> dict[str, str]:
-    """`file_kinds` of a file that does not parse (a half-typed edit): its `def` and `class` lines, and
+    """`defined_kinds` of a file that does not parse (a half-typed edit): its `def` and `class` lines, and
     each top-level line that parses alone, so a function's hint does not move while another is typed."""
     kinds: dict[str, str] = {}
     for line in lines:

@@ -17,6 +17,7 @@ import tokenize
 from dataclasses import dataclass
 
 from rlm_lsp.python import outside as outside_names
+from rlm_lsp.python.canonical_scopes import defined_kinds
 from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.lines import split_lines
 
@@ -67,7 +68,7 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
         return [_with_outside(s, kinds) for s in found] if kinds else found
     out: list[Snippet] = []
     _walk(tree, lines, prefix="", in_class=False, out=out)
-    kinds = outside_names.file_kinds(tree) if out else {}
+    kinds = defined_kinds(tree) if out else {}
     return [_with_outside(s, kinds) for s in out] if kinds else out
 
 
