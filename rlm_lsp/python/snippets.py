@@ -48,7 +48,13 @@ class Snippet:
 
     def context(self, **fields: str) -> dict[str, str]:
         """A predict call's context for this function: its file's names, and `fields` (a size n...)."""
-        return {readers.OUTSIDE: self.outside, **fields} if self.outside else dict(fields)
+        return context_of(self.outside, **fields)
+
+
+def context_of(outside: str, **fields: str) -> dict[str, str]:
+    """A predict call's context for a code read with the file names `outside` (`Snippet.outside`;
+    "" for none), and `fields`: where only the names are kept (a HEAD version the editor remembers)."""
+    return {readers.OUTSIDE: outside, **fields} if outside else dict(fields)
 
 
 def extract(source: str, language: str = "python") -> list[Snippet]:

@@ -31,8 +31,8 @@ from urllib.parse import unquote, urlparse
 
 from rlm_lsp.app import rules, sources
 from rlm_lsp.python import leave_out
-from rlm_lsp.python.snippets import Snippet
-from rlm_lsp.runtime import at_n, readers
+from rlm_lsp.python.snippets import Snippet, context_of
+from rlm_lsp.runtime import at_n
 from rlm_lsp.runtime.attribution import Attribution, Attributor
 from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.server import curves
@@ -212,7 +212,7 @@ class Analyzer:
             only = metrics if self.kernel_metrics else None  # None: every metric of the model
             for at in dict.fromkeys(k[1] for k in keys):  # one batch per n; one batch for a model without n
                 batch = [k for k in keys if k[1] == at]
-                contexts = [{readers.OUTSIDE: k[2]} if k[2] else None for k in batch]
+                contexts = [context_of(k[2]) or None for k in batch]
                 results = at_n.ask_each(self.predictor, [k[0] for k in batch], contexts, language, at, metrics=only)
                 self.predicted += len(batch)
                 fresh.update(zip(batch, results, strict=True))
