@@ -132,6 +132,29 @@ def test_variant_of_a_failed_parent_is_skipped():
     assert measure_v2._unpaired(parent, {("a", "1"): "timeout"}) is None
 
 
+def test_a_rung_predicted_over_the_time_limit_is_skipped():
+    rows = [{"key": "p#k", "problem_id": 1, "input_id": "curve:1/16:s0", "input_size": 100, "status": "ok",
+             "latency_ms": 40.0},
+            {"key": "p#k", "problem_id": 1, "input_id": "curve:1/4:s0", "input_size": 400, "status": "ok",
+             "latency_ms": 640.0},                                   # slope 2 from the rung below
+            {"key": "p", "problem_id": 1, "input_id": "curve:1:s0", "input_size": 1600, "status": "timeout"}]
+    oks, sizes = measure_v2._curve_times(rows)
+    assert sizes[(1, "curve:1:s0")] == 1600 and oks["p#k"] == [(100, 40.0), (400, 640.0)]
+
+    def task(input_id, key="p#k"):
+        return {"row": {"key": key, "problem_id": 1, "input_id": input_id}}
+    # 640 ms x 4^2 = 10.2 s at n = 1600: over twice a 5 s limit, skipped with the reason; not over twice 6 s
+    got = measure_v2._too_slow(task("curve:1:s0"), oks, sizes, 5.0)
+    assert got["skip"].startswith("predicted over the time limit: ~10 s at n=1600, from 640 ms at n=400")
+    assert measure_v2._too_slow(task("curve:1:s0"), oks, sizes, 6.0) is None
+    assert measure_v2._too_slow(task("curve:1/2:s0"), oks, sizes, 5.0) is None       # size not known: run
+    assert measure_v2._too_slow(task("curve:1:s0", key="q"), oks, sizes, 5.0) is None  # nothing below: run
+    # one rung below: slope 1 (3 s x 4 = 12 s skipped; 2 s x 4 = 8 s run); a falling slope counts as flat
+    assert measure_v2._too_slow(task("curve:1:s0"), {"p#k": [(400, 3000.0)]}, sizes, 5.0)
+    assert measure_v2._too_slow(task("curve:1:s0"), {"p#k": [(400, 2000.0)]}, sizes, 5.0) is None
+    assert measure_v2._too_slow(task("curve:1:s0"), {"p#k": [(100, 9e3), (400, 4.5e3)]}, sizes, 3.0) is None
+
+
 def test_growth_of_function_rows_reads_the_generator_size():
     rows = [{"source": "leetcode", "shape": "function", "problem_id": 1, "key": "k", "input_id": "ladder:%d" % n,
              "input_size": n, "input_bytes": 7 * n + 3, "status": "ok", "memory_bytes": 5 * n * n,
