@@ -77,6 +77,46 @@ def test_the_stated_n_reaches_the_input_text_only_of_a_model_that_reads_n(n_mode
     assert at_n.context_at(plain, 1e6) is None and at_n.context_at(plain, 1e6, {"shape": "x"}) == {"shape": "x"}
 
 
+def test_codes_with_their_own_file_names_are_asked_in_one_batch(n_model, monkeypatch):
+    runs = []
+    original = n_model._run
+    monkeypatch.setattr(n_model, "_run", lambda items: runs.append(len(items)) or original(items))
+    codes = [PAIRS.replace("c = 0", "c = %d" % k) for k in (5, 6, 7)]  # asked nowhere else
+    contexts = [{"outside": "f0 f1"}, {"outside": "f2"}, None]          # every function its own names
+    got = at_n.ask_each(Router({FUNCTION: n_model}), codes, contexts, n=1e4)
+    assert runs == [3]  # one batch, not one per distinct context
+    monkeypatch.undo()
+    for code, context, result in zip(codes, contexts, got):
+        assert result == n_model.predict([code], context={**(context or {}), "n": 1e4})[0]
+
+
+class _OneContextModel:
+    """A family model that takes one mapping for every code (the kernel and network models)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def predict(self, codes, language="python", metrics=None, context=None):
+        assert context is None or isinstance(context, dict)
+        self.calls.append((list(codes), context))
+        return [{"latency": (code, context)} for code in codes]
+
+
+def test_a_router_asks_a_model_of_one_context_once_per_distinct_context(n_model):
+    from rlm_lsp.runtime.model import KERNEL, once_per_context
+
+    kernels = _OneContextModel()
+    kernels.config = n_model.config  # the Router reads its metrics
+    contexts = [{"gpu": "a"}, None, {"gpu": "a"}]
+    got = once_per_context(kernels, ["k0", "k1", "k2"], "python", None, contexts)
+    assert got == [{"latency": ("k0", {"gpu": "a"})}, {"latency": ("k1", None)}, {"latency": ("k2", {"gpu": "a"})}]
+    assert sorted(len(codes) for codes, _ in kernels.calls) == [1, 2]
+    kernels.calls.clear()
+    kernel = "import triton\n\n@triton.jit\ndef k(x):\n    pass\n"
+    got = Router({KERNEL: kernels}).predict([kernel, kernel + "#", kernel], context=contexts)
+    assert [r["latency"][1] for r in got] == contexts and sorted(len(c) for c, _ in kernels.calls) == [1, 2]
+
+
 def test_the_curve_is_the_model_asked_at_each_size_in_one_batch(n_model, tiny_model_dir, monkeypatch):
     sizes = (100, 1e4, 1e6)
     runs = []

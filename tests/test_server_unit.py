@@ -253,7 +253,7 @@ def test_a_file_with_every_local_and_function_renamed_shows_no_regression():
     fake = FakePredictor()
     results = Analyzer(fake).analyze("u", text, head)
     assert [r.head_state for r in results] == ["same"] * 4  # matched by canonical code, as the gate does
-    asked = sorted(code for call in fake.calls for code in call)  # one call per distinct file names (`at_n.ask_each`)
+    asked = sorted(code for call in fake.calls for code in call)  # every function asked, each with its file names (`at_n.ask_each`)
     assert asked == sorted(r.snippet.code for r in results if r.snippet.kind != "triton_kernel")  # not HEAD's
     for r in results:
         assert diagnostics.messages(r, Settings(regression_ratio=1.01)) == []

@@ -51,15 +51,11 @@ def ask(model: Any, codes: Sequence[str], language: str = "python", n: float | N
 def ask_each(model: Any, codes: Sequence[str], contexts: Sequence[Mapping[str, Any] | None], language: str = "python",
              n: float | None = None, **kw: Any) -> list:
     """`ask` for codes that each come with their own context (a Python function's file names,
-    `Snippet.context()`): one call per distinct context, the results in input order."""
-    groups: dict[tuple, list[int]] = {}
-    for i, context in enumerate(contexts):
-        groups.setdefault(tuple(sorted((context or {}).items())), []).append(i)
-    out: list = [None] * len(codes)
-    for key, idx in groups.items():
-        for i, result in zip(idx, ask(model, [codes[i] for i in idx], language, n, dict(key) or None, **kw), strict=True):
-            out[i] = result
-    return out
+    `Snippet.context()`), in one call: the model batches them (`Router.predict`)."""
+    asked = [context_at(model, n, c) for c in contexts]
+    if all(a is None for a in asked):
+        return model.predict(codes, language=language, **kw)
+    return model.predict(codes, language=language, context=asked, **kw)
 
 
 def n_of(predictions: Mapping[str, Prediction]) -> float | None:

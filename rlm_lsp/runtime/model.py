@@ -34,7 +34,8 @@ class Model(Protocol):
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
                 context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
-        """One {metric: Prediction} per code, in input order; deterministic; cached by content."""
+        """One {metric: Prediction} per code, in input order; deterministic; cached by content.
+        A Router and the function model (the Predictor) also take a sequence of one context per code."""
         ...
 
     def cached(self, code: str, language: str = "python",
@@ -50,6 +51,21 @@ class Model(Protocol):
                    context: Mapping[str, str] | None = None) -> tuple[int, int] | None:
         """(tokens read, tokens in the input) when only part of it is read; None when it fits."""
         ...
+
+
+def once_per_context(model: Model, codes: Sequence[str], language: str, metrics: Sequence[str] | None,
+                     contexts: Sequence[Mapping[str, str] | None]) -> list[dict[str, Prediction]]:
+    """`model.predict` of codes with one context each, for a model that takes one mapping: one call
+    per distinct context, the results in input order."""
+    groups: dict[tuple, list[int]] = {}
+    for i, c in enumerate(contexts):
+        groups.setdefault(tuple(sorted((c or {}).items())), []).append(i)
+    out: list = [None] * len(codes)
+    for key, idx in groups.items():
+        for i, result in zip(idx, model.predict([codes[i] for i in idx], language, metrics, dict(key) or None),
+                             strict=True):
+            out[i] = result
+    return out
 
 
 def kind_of(code: str) -> str:
@@ -107,8 +123,12 @@ class Router:
             raise InputError("empty code")
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None) -> list[dict[str, Prediction]]:
+        """`context`: one mapping for every code, or one per code (a function's file names: every
+        function its own). The function model takes the sequence in one batch; another family's
+        model is asked once per distinct context."""
         codes = list(codes)
+        each = not (context is None or isinstance(context, Mapping))
         out: list[dict[str, Prediction]] = [{} for _ in codes]
         groups: dict[str, list[int]] = {}
         for i, code in enumerate(codes):
@@ -121,7 +141,14 @@ class Router:
             wanted = None if metrics is None else [m for m in metrics if m in names]
             if wanted == []:
                 continue
-            for i, result in zip(idx, model.predict([codes[i] for i in idx], language, wanted, context)):
+            mine = [codes[i] for i in idx]
+            if not each:
+                results = model.predict(mine, language, wanted, context)
+            elif kind == FUNCTION:
+                results = model.predict(mine, language, wanted, [context[i] for i in idx])
+            else:
+                results = once_per_context(model, mine, language, wanted, [context[i] for i in idx])
+            for i, result in zip(idx, results, strict=True):
                 out[i] = dict(result)
         return out
 
