@@ -295,7 +295,10 @@ the document's current functions and the Predictor's content cache is an LRU of 
 pygls 2.1 itself kept one Future per notification (about 2.5 kB per keystroke), which the server now drops.
 Before the first checkpoint one hover is worked out to the end: its statements left out are predicted
 in batches of 8, which takes onnxruntime's arena to its high-water mark once (about 40 MiB for these
-functions, as opening a file of 8 or more functions does), so the checkpoints show what edits add.
+functions, as opening a file of 8 or more functions does). What the checkpoints add after it is the
+Predictor's cache filling: each hover caches its function's statements left out, about 13 predictions.
+It stops when the LRU is full: in one process, 480 such hovers in a row took RSS from 161 MiB to 211 MiB
+by the 330th (4,096 predictions cached, 17.6 MiB of Python objects), then not a MiB more to the 480th.
 """
     result = {
         "change": change,
