@@ -297,7 +297,7 @@ Before the first checkpoint one hover is worked out to the end: its statements l
 in batches of 8, which takes onnxruntime's arena to its high-water mark once (about 40 MiB for these
 functions, as opening a file of 8 or more functions does). What the checkpoints add after it is the
 Predictor's cache filling: each hover caches its function's statements left out, about 13 predictions.
-It stops when the LRU is full: in one process, 480 such hovers in a row took RSS from 161 MiB to 211 MiB
+It stops when the LRU is full: in one process, 480 such hovers in a row took RSS from 161 MiB at the 30th to 211 MiB
 by the 330th (4,096 predictions cached, 17.6 MiB of Python objects), then not a MiB more to the 480th.
 """
     result = {
