@@ -494,3 +494,29 @@ def test_more_variants_mutate_every_parent_with_packed_curves_interleaved_by_kin
     first = [v.kind for _, _, v in got][: len(kinds_b)]
     assert len(set(first)) == len(first)              # each kind once before any kind twice
     assert lc._more_variants(tmp_path / "missing.jsonl.gz", set()) == []
+
+
+def test_order_cheap_measures_the_variants_of_the_cheapest_parents_first(tmp_path, monkeypatch):
+    """``--order cheap``: a variant's cost is its parent's CPU time over its ok rungs; rungs stay in order."""
+    import argparse
+
+    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
+    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    parents = [_curve_row(key, rung, n, 8 * n, ms * n) for key, ms in (("dear", 1.0), ("cheap", 0.01), ("mid", 0.1))
+               for rung, n in (("1/16", 100), ("1/4", 400))]
+    p = measure_v2.work_path("curves")
+    p.parent.mkdir(parents=True)
+    p.write_text("".join(json.dumps(r) + "\n" for r in parents))
+    tasks = [{"row": {"key": f"{parent}#{kind}", "parent": parent, "problem_id": 7, "input_id": f"curve:{rung}:s0",
+                      "rung": rung, "role": "variant"}, "code": "x"}
+             for kind in ("swap", "nest") for parent in ("dear", "unknown", "cheap", "mid") for rung in ("1/16", "1/4")]
+    monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
+    order = []
+    monkeypatch.setattr(measure_v2, "_measure", lambda args: order.append(
+        (args[0]["row"]["key"], args[0]["row"]["rung"])) or dict(args[0]["row"], status="ok"))
+    a = argparse.Namespace(memory_only=False, limit=None, time_limit=5, memory_limit=512, repeats=1, workers=1,
+                           order="cheap")
+    measure_v2.run_source("variant-curves", a)
+    assert [k for k, _ in order[::2]] == ["cheap#swap", "cheap#nest", "mid#swap", "mid#nest", "dear#swap",
+                                          "dear#nest", "unknown#swap", "unknown#nest"]  # a parent never measured: last
+    assert [r for _, r in order] == ["1/16", "1/4"] * 8  # each program's rungs together, smallest first
