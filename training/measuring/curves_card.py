@@ -150,7 +150,20 @@ def variant_lines(data: Path, parent_fits: list | None = None) -> list[str]:
                 f"**{len(curves)} pairs** (a variant program and its parent, both ok on 3+ of the same sizes; target 3,000) "
                 f"over {len({p for p, _, _ in curves})} parents, {len(both)} (variant, size) rows with both sides ok; "
                 f"by mutation: " + ", ".join(f"{k} {n}" for k, n in kinds.most_common()) + "; "
-                f"growth class rose in the variant: time {rose['time']}, memory {rose['memory']}."]
+                f"growth class rose in the variant: time {rose['time']}, memory {rose['memory']}.",
+            "", "Which variants, in which order: data v2's LeetCode variants first, then every mutation kind that "
+                "applies to every program with 3+ ok rungs in the packed curves, kinds interleaved "
+                "(`leetcode_ladders._more_variants`); from 2026-12-06 13:14 UTC the variants of the cheapest parents "
+                "first (`streams run --order cheap`: the dearest tenth of programs took half the time), so the later "
+                "pairs lean to cheap programs. A rung predicted over twice the time limit from the program's own "
+                f"smaller rungs is not run ({predicted_skips(data)} rows skipped so, each with the prediction in its "
+                "reason), as a rung that ran out of time stops the larger ones."]
+
+
+def predicted_skips(data: Path) -> int:
+    """Variant rows skipped because their time was predicted over the limit (`streams._too_slow`)."""
+    return sum(str(r.get("reason") or "").startswith("predicted over the time limit")
+               for r in read_gz(data / "leetcode_variant_curves.jsonl.gz") if r.get("status") == "skipped")
 
 
 def write(text: str, readme: Path = README, start: str = START, end: str = END) -> None:
