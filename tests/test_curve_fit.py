@@ -103,11 +103,15 @@ def test_the_card_counts_a_variant_pair_only_with_three_sizes_ok_on_both_sides(t
     files = {"leetcode_variant_curves.pairs.jsonl.gz": rows,
              "leetcode_variant_curves.growth.jsonl.gz": [{"key": "a.py#nxn_table", "time_class": "n",
                                                           "memory_class": "n²"}],
-             "leetcode_curves.growth.jsonl.gz": [{"key": "a.py", "time_class": "n", "memory_class": "n"}]}
+             "leetcode_curves.growth.jsonl.gz": [{"key": "a.py", "time_class": "n", "memory_class": "n"}],
+             "leetcode_variant_curves.jsonl.gz": [
+                 {"key": "b.py#rename", "status": "skipped", "reason": "predicted over the time limit: ~12 s at n=9"},
+                 {"key": "b.py#rename", "status": "skipped", "reason": "ran out of time or memory at the smaller rung 1"}]}
     for name, items in files.items():
         with gzip.open(tmp_path / name, "wt") as f:
             f.writelines(json.dumps(r) + "\n" for r in items)
-    (line,) = [x for x in curves_card.variant_lines(tmp_path) if x]
+    line, order = [x for x in curves_card.variant_lines(tmp_path) if x]
+    assert "--order cheap" in order and "(1 rows skipped so" in order
     assert "**1 pairs**" in line and "over 1 parents, 5 (variant, size) rows" in line
     assert "nxn_table 1" in line and "rename" not in line and "time 0, memory 1" in line
     assert curves_card.variant_lines(tmp_path / "none") == []
