@@ -361,6 +361,11 @@ def test_kernel_model_targets_are_multiplied_back_to_ms():
     routed = Router({"kernel": per_work.with_target(shape_hint={"n": 1 << 24})})
     first = routed.predict([snips[0].code])[0]["kernel_latency"]
     assert first.value == 2.0 * 16 and routed.cached(snips[0].code)["kernel_latency"] == first
+    small = {"gpu": "A100", "shape": "n=4096 | work 2^12 | fp32"}  # one context per code: each its own
+    each = routed.predict([snips[0].code] * 3, context=[small, None, small])
+    assert each == [routed.predict([snips[0].code], context=small)[0], {"kernel_latency": first}] + \
+        [routed.predict([snips[0].code], context=small)[0]]
+    assert each[0]["kernel_latency"].value == 2.0 * 2.0 ** -8
 
     curve = {"c0_ms": 0.02, "c1_ms": 1e-8}
     roofline = kernels.KernelModel(Stub(kernels.ROOFLINE, roofline=curve))

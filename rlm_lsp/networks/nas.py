@@ -27,6 +27,7 @@ from pathlib import Path
 
 from rlm_lsp.networks.graph_text import GRAPH_TEXT_VERSION, GraphError, onnx_text
 from rlm_lsp.runtime.errors import InputError, ModelError, UnknownDevice
+from rlm_lsp.runtime.model import once_per_context
 from rlm_lsp.runtime.prediction import Prediction
 
 NAS_DIR = Path(__file__).parents[1] / "models" / "nas"
@@ -138,7 +139,9 @@ class NetworkModel:
         return dataclasses.replace(p, device=device.partition("=")[0], known_target=device in self.trained)
 
     def predict(self, codes: Sequence[str], language: str = LANGUAGE, metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None) -> list[dict[str, Prediction]]:
+        if context is not None and not isinstance(context, Mapping):  # one per code
+            return once_per_context(self, codes, language, metrics, context)
         device, ctx = self._context(context)
         if metrics is not None and METRIC not in metrics:
             return [{} for _ in codes]

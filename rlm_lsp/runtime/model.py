@@ -35,7 +35,7 @@ class Model(Protocol):
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
                 context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
         """One {metric: Prediction} per code, in input order; deterministic; cached by content.
-        A Router and the function model (the Predictor) also take a sequence of one context per code."""
+        `context`: one mapping for every code, or a sequence of one per code."""
         ...
 
     def cached(self, code: str, language: str = "python",
@@ -125,8 +125,8 @@ class Router:
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
                 context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None) -> list[dict[str, Prediction]]:
         """`context`: one mapping for every code, or one per code (a function's file names: every
-        function its own). The function model takes the sequence in one batch; another family's
-        model is asked once per distinct context."""
+        function its own), which each family's model takes: the function model in one batch, the
+        kernel and network models once per distinct context (`once_per_context`)."""
         codes = list(codes)
         each = not (context is None or isinstance(context, Mapping))
         out: list[dict[str, Prediction]] = [{} for _ in codes]
@@ -141,14 +141,8 @@ class Router:
             wanted = None if metrics is None else [m for m in metrics if m in names]
             if wanted == []:
                 continue
-            mine = [codes[i] for i in idx]
-            if not each:
-                results = model.predict(mine, language, wanted, context)
-            elif kind == FUNCTION:
-                results = model.predict(mine, language, wanted, [context[i] for i in idx])
-            else:
-                results = once_per_context(model, mine, language, wanted, [context[i] for i in idx])
-            for i, result in zip(idx, results, strict=True):
+            mine = [context[i] for i in idx] if each else context
+            for i, result in zip(idx, model.predict([codes[i] for i in idx], language, wanted, mine), strict=True):
                 out[i] = dict(result)
         return out
 

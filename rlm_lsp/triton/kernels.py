@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rlm_lsp.runtime.errors import InputError, ModelError
-from rlm_lsp.runtime.model import FUNCTION, KERNEL, Router
+from rlm_lsp.runtime.model import FUNCTION, KERNEL, Router, once_per_context
 from rlm_lsp.runtime.prediction import Prediction
 from rlm_lsp.triton.kernel_input import (  # noqa: F401 - the renderer's names, importable from here
     FALLBACK_GPU,
@@ -135,7 +135,9 @@ class KernelModel:
         return {"gpu": self.gpu, "shape": self.shape}, self.shape_assumed
 
     def predict(self, codes: Sequence[str], language: str = LANGUAGE, metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None) -> list[dict[str, Prediction]]:
+        if context is not None and not isinstance(context, Mapping):  # one per code
+            return once_per_context(self, codes, language, metrics, context)
         if metrics is not None and METRIC not in metrics:
             return [{} for _ in codes]
         ctx, assumed = self._target(context)
