@@ -115,3 +115,23 @@ def test_the_card_counts_a_variant_pair_only_with_three_sizes_ok_on_both_sides(t
     assert "**1 pairs**" in line and "over 1 parents, 5 (variant, size) rows" in line
     assert "nxn_table 1" in line and "rename" not in line and "time 0, memory 1" in line
     assert curves_card.variant_lines(tmp_path / "none") == []
+
+
+def test_the_card_shows_every_remeasurement_and_says_whether_one_ran_on_another_day(tmp_path):
+    import json
+
+    from training.measuring import curves_card
+
+    def run(when, rho):
+        return {"summary": {"when": when, "programs": 40, "rows_again_ok": 200, "latency_spearman": rho,
+                            "memory_spearman": 1.0, "memory_identical": 0.97, "time_exponent_within_0.15": 0.95}}
+    (tmp_path / "remeasure_curves.json").write_text(json.dumps(run("2026-12-06T02:32:36Z", 0.99)))
+    (tmp_path / "remeasure_curves_1.json").write_text(json.dumps(run("2026-12-06T15:00:00Z", 0.98)))
+    ok = [{"measured_at": "2026-12-06T01:00:00Z"}]
+    lines = curves_card.remeasure_lines(tmp_path, ok)
+    assert "| check | 2026-12-06T02:32:36Z | 2026-12-06T15:00:00Z | target |" in lines
+    assert "| time (CPU, min of 3) Spearman | 0.99 | 0.98 | 0.95 |" in lines
+    assert lines[-1].startswith("The rows were measured on 2026-12-06, and every check ran on that day too")
+    (tmp_path / "remeasure_curves_2.json").write_text(json.dumps(run("2026-12-07T09:00:00Z", 0.97)))
+    assert curves_card.remeasure_lines(tmp_path, ok)[-1] == "1 of them on another day than the rows' measurement."
+    assert curves_card.remeasure_lines(tmp_path / "none", ok) == []
