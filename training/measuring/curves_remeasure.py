@@ -1,7 +1,7 @@
 """Re-measure a random sample of the cost curves and compare (issue 47: values' rank correlation >= 0.95,
 fitted time exponents within 0.15 for >= 90% of programs).
 
-    python -m training.measuring.curves_remeasure [--programs 40] [--seed 0] [--out training/data/remeasure_curves.json]
+    python -m training.measuring.curves_remeasure [--programs 40] [--seed 0] [--out FILE]
 
 Draws `--programs` programs with five or more `ok` sizes from the packed curves (seed fixed), measures
 every one of their rungs again with the same protocol (``leetcode_ladders.measure``, time and memory),
@@ -28,8 +28,11 @@ def main(argv=None) -> int:
     ap.add_argument("--programs", type=int, default=40)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--out", type=Path, default=DATA / "remeasure_curves.json")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="default training/data/remeasure_curves.json for seed 0, remeasure_curves_K.json for seed K "
+                         "(the card shows every one)")
     a = ap.parse_args(argv)
+    a.out = a.out or a.data / ("remeasure_curves.json" if a.seed == 0 else f"remeasure_curves_{a.seed}.json")
     from scipy.stats import spearmanr
 
     from training.measuring import leetcode_ladders as lad
