@@ -61,6 +61,7 @@ from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # no
 from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
 from training.measuring.curve_fit import CLASSES  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
+from training.measuring.packing import MIN_SIZES, curve_pair_sizes  # noqa: E402
 
 DATA = ROOT / "training" / "data"
 PAIRS = DATA / "leetcode_variant_curves.pairs.jsonl.gz"
@@ -68,7 +69,6 @@ VARIANT_GROWTH = DATA / "leetcode_variant_curves.growth.jsonl.gz"
 PARENT_GROWTH = DATA / "leetcode_curves.growth.jsonl.gz"
 CLASS_OF = {"memory": "memory", "latency": "time"}  # the gate's metric -> the growth files' metric
 REFERENCE_RUNG = "1"
-MIN_SIZES = 3
 ANY = "any"
 TARGETS = {"class_rose": (">=", 0.80), "regressions": (">=", 0.60), "neutral_kinds": ("<=", 0.05)}
 SPLITS = {"validation": "validation problems", "training": "training problems", "all": "all problems"}
@@ -88,17 +88,10 @@ def rung(row: dict) -> str:
 
 def curve_pairs(rows: Iterable[dict], min_sizes: int = MIN_SIZES) -> list[dict]:
     """One pair per variant program whose variant and parent both ran ok on `min_sizes`+ of the same
-    sizes: the row of the compared size (rung "1" where both ran ok there, else the largest size
-    both ran ok) with `sizes`, how many sizes both ran ok."""
-    ok: dict[tuple, list[dict]] = defaultdict(list)
-    for r in rows:
-        if r["status_parent"] == r["status_variant"] == "ok":
-            ok[r["parent"], r["key"], r["mutation"]].append(r)
+    sizes (`packing.curve_pair_sizes`): the row of the compared size (rung "1" where both ran ok
+    there, else the largest size both ran ok) with `sizes`, how many sizes both ran ok."""
     out = []
-    for sizes in ok.values():
-        by_input = {r["input_id"]: r for r in sizes}  # a rung measured twice counts once
-        if len(by_input) < min_sizes:
-            continue
+    for by_input in curve_pair_sizes(rows, min_sizes).values():
         at = [r for r in by_input.values() if rung(r) == REFERENCE_RUNG]
         # the largest by n; rungs order the sizes of one program where n is missing
         compared = at[0] if at else max(by_input.values(), key=lambda r: (r.get("input_size") or 0, Fraction(rung(r))))

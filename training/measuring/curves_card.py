@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from training.measuring.curve_fit import CLASSES
+from training.measuring.packing import curve_pair_sizes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 README = DATA / "README.md"
@@ -147,10 +148,7 @@ def variant_lines(data: Path, parent_fits: list | None = None) -> list[str]:
     if not rows:
         return []
     both = [r for r in rows if r["status_parent"] == r["status_variant"] == "ok"]
-    sizes: dict = {}
-    for r in both:
-        sizes.setdefault((r["parent"], r["key"], r["mutation"]), set()).add(r["input_id"])
-    curves = {k: v for k, v in sizes.items() if len(v) >= 3}
+    curves = curve_pair_sizes(both)
     fitted = {g["key"]: g for g in read_gz(data / "leetcode_variant_curves.growth.jsonl.gz")}
     if parent_fits is None:  # the section passes the fits it read already
         parent_fits = read_gz(data / "leetcode_curves.growth.jsonl.gz")
