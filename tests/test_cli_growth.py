@@ -246,3 +246,33 @@ def test_a_growth_step_without_a_loop_nest_says_so_without_lines():
     assert report.finding_line(f) == ("x.py:1: parse(): predicted memory grows ~n → ~n² "
                                       "(exponent 1.0 → 2.1, a step of 1.1, limit 0.75)")
     assert "relatedLocations" not in formats.to_sarif(report.GateResult(GateConfig(), "HEAD", "index", findings=[f]))
+
+
+def test_a_typical_large_input_says_its_n_where_the_model_records_it(prog, model_copy, tmp_path, capsys):
+    """`typical_n` (the sizes of the inputs the training rows ran on: the large tier's input is the
+    curves' rung 1) turns "a typical large input" into an n a user can check."""
+    import gzip
+
+    from rlm_lsp.runtime.sizes import per_call
+    from training.judging import typical_n
+
+    data = tmp_path / "data"
+    data.mkdir()
+    sizes = [100, 1000, 10_000, 10_000, 10_000, 100_000, 100_000]
+    large = [{"key": f"p{i}", "tier": "large", "status": "ok", "input_sha1": f"s{i}"} for i in range(len(sizes))]
+    rung1 = [{"key": f"p{i}", "rung": "1", "status": "ok", "input_size": n, "input_sha1": f"s{i}"}
+             for i, n in enumerate(sizes)]
+    rung1.append({"key": "p0", "rung": "1/4", "status": "ok", "input_size": 25, "input_sha1": "x"})  # not rung 1
+    rung1.append({"key": "q", "rung": "1", "status": "ok", "input_size": 7, "input_sha1": "q"})      # no large row
+    for name, rows in (("leetcode_v1.jsonl.gz", large), ("leetcode_curves.jsonl.gz", rung1)):
+        with gzip.open(data / name, "wt") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+    assert typical_n.main([str(model_copy), "--data", str(data), "--write"]) == 0
+    record = json.loads((model_copy / "rlm_config.json").read_text())["typical_n"]
+    assert (record["median"], record["p10"], record["p90"], record["rows"]) == (10_000, 1000, 100_000, 7)  # nearest ranks
+    words = per_call(Predictor.from_dir(model_copy).config)
+    assert words == ("per call, for a typical large input (n ≈ 10⁴, the median size of the inputs it learnt "
+                     "from; 80% of them from 10³ to 10⁵)")
+    capsys.readouterr()
+    code, out, _ = _run(capsys, prog, "--model", model_copy)
+    assert code == 0 and out.splitlines()[-1] == f"functions: {words}; p10–p90: the middle 80% of the model's samples"

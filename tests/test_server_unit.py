@@ -296,6 +296,8 @@ def test_feature_views_follow_settings_and_validity():
     assert lens.title(results[0], Settings()) == "rlm likely: mem 15.5 MB–62 MB · time 1.6 ms–6.2 ms (p10–p90)"
     md = hover.markdown(results[0], Settings(), {"memory": "memory meaning"}, "the shipped model on CPU")
     assert "per call, for a typical large input" in md and "**peak memory** ≈ 31 MB" in md
+    sized = hover.markdown(results[0], Settings(), {}, "m", unsized="per call, for a typical large input (n ≈ 10⁴)")
+    assert "rlm's estimate per call, for a typical large input (n ≈ 10⁴)" in sized  # `sizes.per_call`
     assert "fairly sure: likely between 15.5 MB and 62 MB (p10–p90, a 4× range)" in md
     assert "measures: memory meaning" in md and "by the shipped model on CPU" in md and "|" not in md
     # a line inserted above moves every function: cached results stop showing until re-analysed

@@ -210,7 +210,7 @@ def test_a_new_user_in_real_vscode(tmp_path):
     assert all(re.match(r"^≈ (⚠ )?mem \S+ \S+ · (⚠ )?time \S+ \S+$", h) for h in hints), hints
     print(json.dumps(result, ensure_ascii=False, indent=1))  # for the log: what the user saw
     hover = result["hover"]
-    assert "per call, for a typical large input" in hover and "the shipped model" in hover, hover
+    assert "per call, for a typical large input (n ≈ 10⁴" in hover and "the shipped model" in hover, hover
     assert "likely between" in hover and "sure" in hover and "python-v" not in hover, hover  # words, no model id
     # 4. the toggle
     assert result["toggled_off"] == 0 and "hints off" in result["status_off"] and result["toggled_on"] >= 4, result

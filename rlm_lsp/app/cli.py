@@ -53,6 +53,7 @@ from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
 from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.runtime.predictor import Predictor
+from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.runtime.units import format_value
 from rlm_lsp.triton import kernels
 
@@ -177,7 +178,7 @@ def _predict(args: argparse.Namespace) -> int:
             failed += 1
     if rows and not sizes.used and (sizes.n is not None or sizes.input_n is not None):
         notes.append("note: this model predicts no growth, so --n, --input and --input-bytes do not apply: "
-                     f"its values are {PER_CALL}")
+                     f"its values are {per_call(predictor.config)}")
     if args.why:
         cli_why.add_why(predictor, rows, lambda p: read_source(Path(p)))
     if args.json:
@@ -189,7 +190,8 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics], cli_sizes.marked(sizes, rows)))
-        for line in (table_legend(rows, bool(sizes.used)), cli_sizes.closing_line(sizes, rows)):
+        for line in (table_legend(rows, bool(sizes.used), per_call(predictor.config)),
+                     cli_sizes.closing_line(sizes, rows)):
             if line:
                 print(line)
         for note in notes:
@@ -351,17 +353,16 @@ def script_note(path: Path, shape: str, has_functions: bool) -> str:
             "the <module> row reads the file as one function, not as the script's whole run")
 
 
-def table_legend(rows: list[dict], sized: bool = False) -> str | None:
-    """What the table's numbers are for, as the editor's hover says it: a function's per call on a
-    typical large input (per call at n, when the values are `sized` by a model that predicts
-    growth: the closing line says the n), a script's per run on its input; the interval is where
-    the middle 80% of the model's samples fall."""
+def table_legend(rows: list[dict], sized: bool = False, unsized: str = PER_CALL) -> str | None:
+    """What the table's numbers are for, as the hover says it: a function's `unsized` (`sizes.per_call`),
+    or per call at n when the values are `sized` by a model that predicts growth (the closing line says
+    the n); a script's per run on its input; the interval: the middle 80% of the model's samples."""
     scored = [r for r in rows if any(m in r for m in ("memory", "latency"))]
     if not scored:
         return None
     parts = []
     if any(r.get("kind") != "script" for r in scored):
-        parts.append("functions: per call" if sized else f"functions: {PER_CALL}")
+        parts.append("functions: per call" if sized else f"functions: {unsized}")
     if any(r.get("kind") == "script" for r in scored):
         parts.append("<script>: one run of the whole file on its input")
     return "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"

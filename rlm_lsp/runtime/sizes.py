@@ -81,3 +81,18 @@ def setting_n(raw: Mapping, key: str = "n") -> float | None:
     """`n` of a settings table (`[tool.rlm]`, the editor's `rlm.*`), parsed; None when absent."""
     value = raw.get(key)
     return None if value in (None, "") else parse_n(value)
+
+
+def per_call(config) -> str:
+    """What a function's number is for, from a model that predicts no growth: `PER_CALL`, with the n
+    of its training inputs where its directory records them (`typical_n` in rlm_config.json, written
+    by `python -m training.judging.typical_n`), so "a typical large input" can be checked."""
+    from rlm_lsp.runtime.prediction import PER_CALL
+
+    raw = getattr(config, "raw", None)
+    typical = raw.get("typical_n") if isinstance(raw, Mapping) else None
+    if not isinstance(typical, Mapping) or not all(isinstance(typical.get(k), (int, float)) and typical[k] >= 1
+                                                   for k in ("median", "p10", "p90")):
+        return PER_CALL
+    return (f"{PER_CALL} (n ≈ {format_n(typical['median'])}, the median size of the inputs it learnt from; "
+            f"80% of them from {format_n(typical['p10'])} to {format_n(typical['p90'])})")

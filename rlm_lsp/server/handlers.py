@@ -9,6 +9,7 @@ from typing import Any
 
 from lsprotocol import types
 
+from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.server import actions as actions_feature
 from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
@@ -111,7 +112,8 @@ def create_server() -> RlmServer:
         drivers, curve = await asyncio.gather(explainer.drivers(analyzer, found), explainer.curve(analyzer, found))
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
-                                      usual=ls.usual_spread, images=markdown, drivers=drivers, curve=curve)
+                                      usual=ls.usual_spread, images=markdown, drivers=drivers, curve=curve,
+                                      unsized=per_call(analyzer.predictor.config))
         if text is None:
             return None
         if not markdown:  # e.g. plain-text-only clients

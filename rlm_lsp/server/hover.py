@@ -114,14 +114,15 @@ def reading_note(r: FunctionResult, predictor) -> str:
 
 def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, str], model: str,
              note: str = "", lines: Sequence[str] = (), usual: UsualSpread = FIXED, images: bool = True,
-             drivers: Attribution | None = None, curve: Mapping[str, list] | None = None) -> str | None:
+             drivers: Attribution | None = None, curve: Mapping[str, list] | None = None,
+             unsized: str = PER_CALL) -> str | None:
     """The hover in words: per metric the estimate, what it measures, how sure the model is, which
     statement drives it (`drivers`, when one stands out), and the change against HEAD. A list, not
     a table, so it still reads where markdown is not rendered; with growth, the curve after it
     (`images`: with its plot). `model` is the model in words (`the shipped model on CPU`), never its
     id. `lines`: the document's, for a `# rlm: n=` comment. `curve`: from a model that reads n, its
     own values at each of `curves.SIZES` (`at_n.curve`; PENDING_CURVE while being computed); None:
-    the curve of its growth."""
+    the curve of its growth. `unsized`: what a number without n is for (`sizes.per_call`)."""
     shown = [(m, p) for m, p in r.predictions.items() if settings.metric_enabled(m)]
     if not shown:
         return None
@@ -145,7 +146,7 @@ def markdown(r: FunctionResult, settings: Settings, definitions: Mapping[str, st
         items.append(f"  - vs the committed version: {change_vs_head(r, m)}")
     n = curves.shown_n(at_n) if grows else None
     title = (f"**{r.snippet.qualname}**: rlm's estimate per call at n = {format_n(n)} ({choice.source})"
-             if n and choice else f"**{r.snippet.qualname}**: rlm's estimate {PER_CALL}")
+             if n and choice else f"**{r.snippet.qualname}**: rlm's estimate {unsized}")
     return (
         "\n".join(
             [
