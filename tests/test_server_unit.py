@@ -293,6 +293,9 @@ def test_feature_views_follow_settings_and_validity():
     assert [(h.position.line, h.position.character) for h in got] == [(3, 13), (8, 22)]
     only_memory = hints.inlay_hints(results, lines, everything, Settings(metrics={"latency": False}), col)
     assert [h.label for h in only_memory] == ["≈ mem 31 MB", "≈ mem 38 MB"]
+    assert "for a typical large input; hover" in got[0].tooltip
+    told = hints.inlay_hints(results, lines, everything, Settings(), col, unsized="per call (n ≈ 10⁴)")
+    assert told[0].tooltip.startswith("rlm: predicted for ") and ", per call (n ≈ 10⁴); hover" in told[0].tooltip
     assert lens.title(results[0], Settings()) == "rlm likely: mem 15.5 MB–62 MB · time 1.6 ms–6.2 ms (p10–p90)"
     md = hover.markdown(results[0], Settings(), {"memory": "memory meaning"}, "the shipped model on CPU")
     assert "per call, for a typical large input" in md and "**peak memory** ≈ 31 MB" in md

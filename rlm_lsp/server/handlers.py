@@ -64,7 +64,8 @@ def create_server() -> RlmServer:
             return []
         ls.visible[uri] = (params.range.start.line, params.range.end.line)
         functions, lines = ls.cached(uri)
-        return hints_feature.inlay_hints(functions, lines, params.range, settings, ls.client_col(lines), ls.usual_spread)
+        return hints_feature.inlay_hints(functions, lines, params.range, settings, ls.client_col(lines), ls.usual_spread,
+                                         per_call(getattr(getattr(ls.analyzer, "predictor", None), "config", None)))
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: RlmServer, params: types.CodeLensParams) -> list[types.CodeLens]:

@@ -40,11 +40,12 @@ def label(result: FunctionResult, settings: Settings, lines: Sequence[str] = (),
     return PREFIX + text + (f" @ n={format_n(n)}" if n else "") if text else None
 
 
-def tooltip(result: FunctionResult) -> str:
-    """What the hint is; with growth, what `~n` and `@ n=` mean."""
+def tooltip(result: FunctionResult, unsized: str = PER_CALL) -> str:
+    """What the hint is (`unsized`: what a number without n is for, `sizes.per_call`); with growth,
+    what `~n` and `@ n=` mean."""
     if not curves.sized(result.predictions) and not any(getattr(p, "growth", None) is not None
                                                          for p in result.predictions.values()):
-        return f"rlm: predicted for {result.snippet.qualname}, {PER_CALL}; hover the name for how sure the model is"
+        return f"rlm: predicted for {result.snippet.qualname}, {unsized}; hover the name for how sure the model is"
     return (f"rlm: predicted for {result.snippet.qualname}: ~n, ~n² ...: how it grows with the input's size n; "
             "then its value at that n (set by a `# rlm: n=10**6` comment above the function, the rlm.n "
             "setting or the model's own); `?`: wider than the model's usual spread; hover the name for the curve")
@@ -67,8 +68,9 @@ def inlay_hints(
     settings: Settings,
     client_col,
     usual: UsualSpread = FIXED,
+    unsized: str = PER_CALL,
 ) -> list[types.InlayHint]:
-    """Hints for the functions whose header lies in `visible`.
+    """Hints for the functions whose header lies in `visible` (`unsized`: the tooltip's `sizes.per_call`).
 
     `client_col(line, col)` turns a code-point column into the client's position encoding.
     """
@@ -88,7 +90,7 @@ def inlay_hints(
                 position=types.Position(line=line, character=client_col(line, char)),
                 label=text,
                 padding_left=True,
-                tooltip=tooltip(r),
+                tooltip=tooltip(r, unsized),
             )
         )
     return out
