@@ -59,9 +59,8 @@ if str(ROOT) not in sys.path:
 from rlm_lsp.app import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
-from training.measuring.curve_fit import CLASSES  # noqa: E402
+from training.measuring.curve_fit import CLASSES, MIN_SIZES, curve_pair_sizes  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
-from training.measuring.packing import MIN_SIZES, curve_pair_sizes  # noqa: E402
 
 DATA = ROOT / "training" / "data"
 PAIRS = DATA / "leetcode_variant_curves.pairs.jsonl.gz"
