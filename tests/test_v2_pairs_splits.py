@@ -13,7 +13,7 @@ import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
 
 from training.learning.dataset import is_validation
-from training.measuring import ladders, packing, splits, variants
+from training.measuring import ladders, splits, variants
 from training.measuring import leetcode_ladders as leetcode
 from training.measuring import streams as measure_v2
 
@@ -109,10 +109,10 @@ def test_pairs_join_on_the_same_input_and_check_the_output(tmp_path, monkeypatch
     p = measure_v2.work_path("variants")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    info = packing.pack("variants")
+    info = measure_v2.pack("variants")
     assert info["pairs"] == 3 and info["pairs_ok_same_output"] == {"materialize": 1}
     got = {(x["key"], x["input_id"]): x for x in
-           (json.loads(line) for line in gzip.open(packing.pairs_path(), "rt"))}
+           (json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt"))}
     one = got[("a#materialize", "1")]
     assert one["same_output"] and (one["memory_parent"], one["memory_variant"]) == (100, 150)
     assert one["expected_direction"] == "regression" and one["validation"] == splits.is_kattis_validation("x")
@@ -159,7 +159,7 @@ def test_growth_of_function_rows_reads_the_generator_size():
     rows = [{"source": "leetcode", "shape": "function", "problem_id": 1, "key": "k", "input_id": "ladder:%d" % n,
              "input_size": n, "input_bytes": 7 * n + 3, "status": "ok", "memory_bytes": 5 * n * n,
              "latency_ms": 0.2 * n} for n in (10, 40, 160)]
-    (g,) = packing.growth(rows)
+    (g,) = measure_v2.growth(rows)
     assert g["size"] == "input_size" and g["n_sizes"] == 3 and (g["min_bytes"], g["max_bytes"]) == (10, 160)
     assert g["growth_memory"] == pytest.approx(2.0, abs=1e-3) and g["growth_latency"] == pytest.approx(1.0, abs=1e-3)
 
@@ -248,8 +248,8 @@ def test_variants_measured_with_parents_pair_up(corpus):
     argv = ["run", "--corpus", str(corpus), "--source", "variants", "--memory-only", "--time-limit", "5",
             "--per-kind", "1", "--variant-inputs", "2"]
     assert measure_v2.main(argv) == 0
-    info = packing.pack("variants")
-    pairs = [json.loads(line) for line in gzip.open(packing.pairs_path(), "rt")]
+    info = measure_v2.pack("variants")
+    pairs = [json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt")]
     assert info["pairs"] == len(pairs) > 0
     good = [p for p in pairs if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"]
     assert {p["mutation"] for p in good} >= {"materialize", "rename", "swap"}
@@ -303,7 +303,7 @@ def test_ladder_rows_measure_three_sizes_and_growth(fake_leetcode):
     sizes = [r["input_size"] for r in rows[:3]]
     assert sizes == sorted(sizes) and sizes[2] == 480 and len(set(sizes)) == 3
     assert all(r["input_sha1"] and r["size_param"] and r["output_digest"] for r in rows)
-    g = {x["key"]: x for x in packing.growth(rows)}
+    g = {x["key"]: x for x in measure_v2.growth(rows)}
     assert g["doocs:quad.py"]["growth_memory"] > 1.6                 # the n x n table
     assert g["doocs:lin.py"]["growth_memory"] < g["doocs:quad.py"]["growth_memory"] - 0.5
     bad = leetcode.measure(dict(leetcode.ladder_tasks()[0], code=TWO_SUM.replace("return [-1, -1]", "return [0]")),
@@ -367,7 +367,7 @@ def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
     p = measure_v2.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    packing.pack("kattis")
+    measure_v2.pack("kattis")
     s = card.stats()
     k = s["sources"]["kattis/stdin"]
     assert (k["rows"], k["ok"], k["programs_ok"], k["problems_ok"]) == (7, 6, 2, 1)

@@ -87,7 +87,7 @@ def rung(row: dict) -> str:
 
 def curve_pairs(rows: Iterable[dict], min_sizes: int = MIN_SIZES) -> list[dict]:
     """One pair per variant program whose variant and parent both ran ok on `min_sizes`+ of the same
-    sizes (`packing.curve_pair_sizes`): the row of the compared size (rung "1" where both ran ok
+    sizes (`curve_fit.curve_pair_sizes`): the row of the compared size (rung "1" where both ran ok
     there, else the largest size both ran ok) with `sizes`, how many sizes both ran ok."""
     out = []
     for by_input in curve_pair_sizes(rows, min_sizes).values():

@@ -25,7 +25,6 @@ import sys
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 
-from training.measuring import packing
 from training.measuring import streams as mv
 
 ROW_SOURCES = ("kattis", "euler", "rosetta", "leetcode")
@@ -116,7 +115,7 @@ def stats() -> dict:
             out["sources"]["%s/%s" % (s, shape)] = source_stats([r for r in rows if r.get("shape") == shape])
         out["growth"][s] = growth_stats(_gz_rows(mv.growth_path(s)))
     vrows = load("variants")
-    pairs = _gz_rows(packing.pairs_path())
+    pairs = _gz_rows(mv.pairs_path())
     out["variants"] = {"rows": len(vrows), "status": dict(Counter(r["status"] for r in vrows)),
                        "kinds": pair_stats(pairs)}
     v1 = _gz_rows(mv.DATA / "leetcode_v1.jsonl.gz")
