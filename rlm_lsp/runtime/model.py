@@ -33,7 +33,8 @@ class Model(Protocol):
     config: ModelConfig  # .metrics (name, unit, definition), .model_version, .languages
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None,
+                ) -> list[dict[str, Prediction]]:
         """One {metric: Prediction} per code, in input order; deterministic; cached by content.
         `context`: one mapping for every code, or a sequence of one per code."""
         ...
@@ -128,7 +129,7 @@ class Router:
         function its own), which each family's model takes: the function model in one batch, the
         kernel and network models once per distinct context (`once_per_context`)."""
         codes = list(codes)
-        each = not (context is None or isinstance(context, Mapping))
+        each = None if context is None or isinstance(context, Mapping) else list(context)
         out: list[dict[str, Prediction]] = [{} for _ in codes]
         groups: dict[str, list[int]] = {}
         for i, code in enumerate(codes):
@@ -141,7 +142,7 @@ class Router:
             wanted = None if metrics is None else [m for m in metrics if m in names]
             if wanted == []:
                 continue
-            mine = [context[i] for i in idx] if each else context
+            mine = context if each is None else [each[i] for i in idx]
             for i, result in zip(idx, model.predict([codes[i] for i in idx], language, wanted, mine), strict=True):
                 out[i] = dict(result)
         return out

@@ -215,7 +215,7 @@ class Predictor:
     # -- prediction -----------------------------------------------------------
 
     def predict(self, codes: Sequence[str], language: str = "python", metrics: Sequence[str] | None = None,
-                context: Mapping[str, str] | Sequence[Mapping[str, str]] | None = None) -> list[dict[str, Prediction]]:
+                context: Mapping[str, str] | Sequence[Mapping[str, str] | None] | None = None) -> list[dict[str, Prediction]]:
         """One dict {metric: Prediction} per code, in input order. An input longer than the model's
         `max_input_tokens` is read by its head and tail (`head_and_tail`): its Predictions say
         `truncated=True`. `Prediction.tokens` is the input's whole length. `context` fills extra
