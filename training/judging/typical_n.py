@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from training.judging.usual_spread import record_in_config
+
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 
@@ -56,10 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     record = typical_n(_rows(a.data / "leetcode_v1.jsonl.gz"), _rows(a.data / "leetcode_curves.jsonl.gz"))
     print(json.dumps(record, indent=2))
     if a.write:
-        path = Path(a.model_dir) / "rlm_config.json"
-        config = json.loads(path.read_text())
-        config["typical_n"] = record
-        path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+        record_in_config(a.model_dir, "typical_n", record)
     return 0
 
 

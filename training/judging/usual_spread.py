@@ -55,11 +55,17 @@ def main(argv: list[str] | None = None) -> int:
               "widths": widths(preds)}
     print(json.dumps(record, indent=2))
     if args.write:
-        path = Path(args.model_dir) / "rlm_config.json"
-        config = json.loads(path.read_text())
-        config["usual_spread"] = record
-        path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+        record_in_config(args.model_dir, "usual_spread", record)
     return 0
+
+
+def record_in_config(model_dir: str | Path, key: str, record: dict) -> None:
+    """`record` as `key` of the model directory's rlm_config.json (a figure about the model that the
+    runtime reads once per model: `usual_spread`, `typical_n`), the rest of the file kept as it was."""
+    path = Path(model_dir) / "rlm_config.json"
+    config = json.loads(path.read_text())
+    config[key] = record
+    path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":
