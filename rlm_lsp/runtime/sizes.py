@@ -17,6 +17,8 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 
+from rlm_lsp.runtime.prediction import PER_CALL
+
 MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within six decades of it
 _NUMBER = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?)\s*(?:(?:\*\*|\^)\s*(\d+)|[eE]([+-]?\d+)|([kKmMgG]))?\s*$")
 _SUFFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
@@ -87,8 +89,6 @@ def per_call(config) -> str:
     """What a function's number is for, from a model that predicts no growth: `PER_CALL`, with the n
     of its training inputs where its directory records them (`typical_n` in rlm_config.json, written
     by `python -m training.judging.typical_n`), so "a typical large input" can be checked."""
-    from rlm_lsp.runtime.prediction import PER_CALL
-
     raw = getattr(config, "raw", None)
     typical = raw.get("typical_n") if isinstance(raw, Mapping) else None
     if not isinstance(typical, Mapping) or not all(isinstance(typical.get(k), (int, float)) and typical[k] >= 1

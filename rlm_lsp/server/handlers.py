@@ -9,7 +9,6 @@ from typing import Any
 
 from lsprotocol import types
 
-from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.server import actions as actions_feature
 from rlm_lsp.server import document
 from rlm_lsp.server import hints as hints_feature
@@ -65,7 +64,7 @@ def create_server() -> RlmServer:
         ls.visible[uri] = (params.range.start.line, params.range.end.line)
         functions, lines = ls.cached(uri)
         return hints_feature.inlay_hints(functions, lines, params.range, settings, ls.client_col(lines), ls.usual_spread,
-                                         per_call(getattr(getattr(ls.analyzer, "predictor", None), "config", None)))
+                                         ls.per_call)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: RlmServer, params: types.CodeLensParams) -> list[types.CodeLens]:
@@ -114,7 +113,7 @@ def create_server() -> RlmServer:
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
                                       usual=ls.usual_spread, images=markdown, drivers=drivers, curve=curve,
-                                      unsized=per_call(analyzer.predictor.config))
+                                      unsized=ls.per_call)
         if text is None:
             return None
         if not markdown:  # e.g. plain-text-only clients

@@ -33,6 +33,7 @@ from pygls.uris import to_fs_path, uri_scheme
 from rlm_lsp.app import sources
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.lines import split_lines_keepends
+from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.server import diagnostics as diagnostics_feature
 from rlm_lsp.server import languages, model
 from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
@@ -128,6 +129,7 @@ class RlmServer(LanguageServer):
         self.report = Reporter(self, self.bridge, self._cap)
         self.model_desc = ""  # "the shipped model on CPU", for the client's status
         self.usual_spread: UsualSpread = FIXED  # the loaded model's, for the unsure mark (unsure.py)
+        self.per_call = per_call(None)  # the loaded model's words for a number without n (sizes.py)
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -271,7 +273,7 @@ class RlmServer(LanguageServer):
             return
         self.analyzer, self.model_error = loaded.analyzer, None
         self.told.clear()
-        self.usual_spread = of_config(loaded.analyzer.predictor.config)
+        self.usual_spread, self.per_call = of_config(c := loaded.analyzer.predictor.config), per_call(c)
         self.model_desc = loaded.words
         self.report.end(token, f"{loaded.words}: loaded")
         self.report.status("ready", loaded.words)
