@@ -259,10 +259,29 @@ def run_source(source: str, a) -> dict:
     # a task still skipped is not written again; one that no longer is (a source learnt to run it) is measured
     todo = [t for t in todo_all if (k := (t["row"]["key"], t["row"]["input_id"])) not in done
             and not (k in skipped and t.get("skip"))]
+    # what the skip rules need of the rows so far, in one read of the work file:
+    # - variants: a variant is measured only where its parent ran on that input (else no pair): the
+    #   parents' statuses so far, updated as rows come in (exact with one worker; a pool reads ahead)
+    # - curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
+    #   larger ones are not run (the program keeps the sizes it finished, and the reason); a rung
+    #   predicted over the limit neither (`_too_slow`: each program's ok times, each rung input's n)
+    ran, stopped, top, oks, sizes = {}, {}, set(), {}, {}
+    for r in read_rows(work_path(source)):
+        if source == "variants":
+            ran[(r["key"], r["input_id"])] = r["status"]
+        if source in CURVED + POLYGLOT and r.get("status") in ("timeout", "memory_limit"):
+            stopped[r["key"]] = r["rung"]
+        if r.get("rung") == "4" and r.get("status") == "ok":
+            top.add(r["key"])
+        if source in CURVED:
+            _curve_times_add(oks, sizes, r)
+    stopped.update({k: "ran:4" for k in top if k not in stopped})
+    if source in CURVED:  # the packed rows too, and the parents' (a problem's programs share its rung inputs)
+        for path in {data_path(source), work_path("curves"), data_path("curves")} - {work_path(source)}:
+            for r in read_rows(path):
+                _curve_times_add(oks, sizes, r)
     # new measurements (and retried errors) first, then the memory-only rows a latency run times again (stable: the
-    # order within each stays the source's; a program's inputs stay together)
-    oks, sizes = _curve_times(r for p in {f(s) for f in (work_path, data_path) for s in (source, "curves")}
-                              for r in read_rows(p)) if source in CURVED else ({}, {})
+    # order within each stays the source's; a program's inputs stay together); `--order cheap`: cheap parents first
     cost = _parent_cost(oks) if getattr(a, "order", "source") == "cheap" else (lambda t: 0.0)
     todo.sort(key=lambda t: ((k := (t["row"]["key"], t["row"]["input_id"])) in seen and k not in retry, cost(t)))
     pending = len(todo)
@@ -279,15 +298,6 @@ def run_source(source: str, a) -> dict:
                disable=not sys.stderr.isatty())
     statuses: Counter = Counter()
     t0, measured = time.time(), 0
-    # a variant is measured only where its parent ran on that input (else no pair): the parents'
-    # statuses so far, updated as rows come in (exact with one worker; a pool reads ahead)
-    ran = {(r["key"], r["input_id"]): r["status"] for r in read_rows(work_path(source))} if source == "variants" else {}
-    # curves: a program's rungs come smallest first; past a rung that ran out of time or memory, the
-    # larger ones are not run (the program keeps the sizes it finished, and the reason)
-    stopped = {r["key"]: r["rung"] for r in read_rows(work_path(source))
-               if r.get("status") in ("timeout", "memory_limit")} if source in CURVED + POLYGLOT else {}
-    top = {r["key"] for r in read_rows(work_path(source)) if r.get("rung") == "4" and r.get("status") == "ok"}
-    stopped.update({k: "ran:4" for k in top if k not in stopped})
     work = ((_unpaired(t, ran) or _stopped(t, stopped) or _too_slow(t, oks, sizes, a.time_limit) or t, opts)
             for t in todo)
     if a.workers > 1:
