@@ -135,3 +135,12 @@ def test_the_card_shows_every_remeasurement_and_says_whether_one_ran_on_another_
     (tmp_path / "remeasure_curves_2.json").write_text(json.dumps(run("2026-12-07T09:00:00Z", 0.97)))
     assert curves_card.remeasure_lines(tmp_path, ok)[-1] == "1 of them on another day than the rows' measurement."
     assert curves_card.remeasure_lines(tmp_path / "none", ok) == []
+
+
+def test_class_rose_orders_by_classes_and_knows_when_it_cannot():
+    from training.measuring.curve_fit import class_rose
+    assert class_rose("n²", "n") is True
+    assert class_rose("n", "n log n") is False
+    assert class_rose("n", "n") is False
+    assert class_rose(None, "n") is None
+    assert class_rose("n", "quadratic") is None

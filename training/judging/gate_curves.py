@@ -59,7 +59,7 @@ if str(ROOT) not in sys.path:
 from rlm_lsp.app import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
-from training.measuring.curve_fit import CLASSES, MIN_SIZES, curve_pair_sizes  # noqa: E402
+from training.measuring.curve_fit import MIN_SIZES, class_rose, curve_pair_sizes  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
 
 DATA = ROOT / "training" / "data"
@@ -104,7 +104,7 @@ def labels(pair: dict, variant_growth: dict[str, dict], parent_growth: dict[str,
     rose, ratio = {}, {}
     for metric, (pa, va) in METRICS.items():
         cv, cp = v.get(f"{CLASS_OF[metric]}_class"), p.get(f"{CLASS_OF[metric]}_class")
-        rose[metric] = CLASSES.index(cv) > CLASSES.index(cp) if cv in CLASSES and cp in CLASSES else None
+        rose[metric] = class_rose(cv, cp)
         ratio[metric] = pair[va] / pair[pa] if pair.get(pa) and pair.get(va) is not None else None
     return {"rose": rose, "ratio": ratio, "neutral": EXPECTED[pair["mutation"]][0] == "neutral"}
 

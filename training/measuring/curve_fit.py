@@ -112,6 +112,13 @@ def growth_class(sizes, costs, exponent: float | None = None) -> str | None:
     return next(name for name in CLASSES if res[name] <= best + TOLERANCE)
 
 
+def class_rose(new: str | None, old: str | None) -> bool | None:
+    """Whether growth class `new` is above `old` in ``CLASSES`` order; None when either is unknown."""
+    if new not in CLASSES or old not in CLASSES:
+        return None
+    return CLASSES.index(new) > CLASSES.index(old)
+
+
 def fit(sizes, costs, floor: float) -> Fit:
     """The growth of one program's cost (see the module's docstring)."""
     pts = [(float(s), float(c)) for s, c in zip(sizes, costs)

@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from training.measuring.curve_fit import CLASSES, curve_pair_sizes
+from training.measuring.curve_fit import CLASSES, class_rose, curve_pair_sizes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 README = DATA / "README.md"
@@ -156,8 +156,7 @@ def variant_lines(data: Path, parent_fits: list | None = None) -> list[str]:
     for parent, key, _ in curves:
         v, p = fitted.get(key), parents.get(parent)
         for metric in ("time", "memory"):
-            if v and p and v.get(f"{metric}_class") and p.get(f"{metric}_class"):
-                rose[metric] += CLASSES.index(v[f"{metric}_class"]) > CLASSES.index(p[f"{metric}_class"])
+            rose[metric] += bool(v and p and class_rose(v.get(f"{metric}_class"), p.get(f"{metric}_class")))
     kinds = Counter(k for _, _, k in curves)
     return ["", f"Variants at their parents' sizes (`leetcode_variant_curves.pairs.jsonl.gz`, time and memory): "
                 f"**{len(curves)} pairs** (a variant program and its parent, both ok on 3+ of the same sizes; target 3,000) "
