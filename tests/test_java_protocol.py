@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from training.measuring import compiled, streams
+from training.measuring import compiled, workfiles
 
 
 def test_java_runs_the_first_protocols_flags():
@@ -36,9 +36,9 @@ def test_the_java_baseline_is_the_min_of_five_empty_runs(monkeypatch):
 
 def test_stream_rows_of_java_without_a_protocol_are_resumed_and_packed(tmp_path):
     # the rows measured the first way carry no protocol field: they are the current protocol's rows
-    rows = [{"key": "py", "harness": streams.HARNESS},
-            {"key": "java", "language": "java", "harness": streams.HARNESS},
+    rows = [{"key": "py", "harness": workfiles.HARNESS},
+            {"key": "java", "language": "java", "harness": workfiles.HARNESS},
             {"key": "old-harness", "language": "java", "harness": "measure-v0"}]
     path = tmp_path / "rows.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert [r["key"] for r in streams.read_rows(path)] == ["py", "java"]
+    assert [r["key"] for r in workfiles.read_rows(path)] == ["py", "java"]

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from training.measuring import execute, sources
+from training.measuring import execute, sources, splits, workfiles
 from training.measuring import streams as measure_v2
 from training.measuring.sandbox import sandbox_kind
 
@@ -94,9 +94,16 @@ def fake_corpus(root):
 
 @pytest.fixture
 def env(tmp_path, monkeypatch):
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     return fake_corpus(tmp_path / "corpora")
+
+
+def test_the_work_paths_live_in_workfiles_only():
+    """A test patches ``workfiles.WORK`` / ``workfiles.DATA``; a module with its own copy would let a patch of
+    it (or a missed one) write into the real training/data.  Patching a name that is gone fails loudly."""
+    for module in (measure_v2,):
+        assert not hasattr(module, "WORK") and not hasattr(module, "DATA"), module.__name__
 
 
 def run(corpus, *extra):
@@ -163,40 +170,40 @@ def _row(key, inp, n, **kw):
     r = {"source": "kattis", "problem_id": "p/" + key[0], "key": key, "input_id": inp, "input_bytes": n,
          "status": "ok", "memory_bytes": 2 * n ** 1.5, "exec_ms": 0.01 * n,
          "latency_ms": 40 + 0.01 * n, "memory_only": False, "kattis_shortname": key[0],
-         "harness": measure_v2.HARNESS}
+         "harness": workfiles.HARNESS}
     r.update(kw)
     return r
 
 
 def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monkeypatch):
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     rows = [_row("b", "x3", 1000), _row("b", "x1", 10), _row("b", "x2", 100),
             _row("b", "x2", 100, memory_bytes=1),                         # a duplicate: the first row wins
             _row("a", "y1", 100, memory_only=True, exec_ms=None, latency_ms=None),
             _row("a", "y1", 100, memory_bytes=12345),                     # a full row replaces memory-only
             _row("a", "y2", 1000, status="timeout"), _row("a", "y3", 10),
             _row("c", "z1", 10, harness="measure-v2")]                    # an older harness: not packed
-    p = measure_v2.work_path("kattis")
+    p = workfiles.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"key": "torn')
     info = measure_v2.pack("kattis")
-    got = [json.loads(line) for line in gzip.open(measure_v2.data_path("kattis"), "rt")]
+    got = [json.loads(line) for line in gzip.open(workfiles.data_path("kattis"), "rt")]
     assert info["rows"] == 6 and [(r["key"], r["input_id"]) for r in got] == [
         ("a", "y3"), ("a", "y1"), ("a", "y2"), ("b", "x1"), ("b", "x2"), ("b", "x3")]
     assert got[1]["memory_bytes"] == 12345 and not got[1]["memory_only"]
     assert got[4]["memory_bytes"] != 1
-    assert all(r["validation"] == measure_v2.is_kattis_validation(r["kattis_shortname"]) for r in got)
-    g = [json.loads(line) for line in gzip.open(measure_v2.growth_path("kattis"), "rt")]
+    assert all(r["validation"] == splits.is_kattis_validation(r["kattis_shortname"]) for r in got)
+    g = [json.loads(line) for line in gzip.open(workfiles.growth_path("kattis"), "rt")]
     assert [x["key"] for x in g] == ["b"]   # "a" has 2 ok sizes only
     assert g[0]["growth_memory"] == pytest.approx(1.5, abs=1e-3)
     assert g[0]["growth_latency"] == pytest.approx(1.0, abs=1e-3)
     assert g[0]["n_sizes"] == 3 and g[0]["max_bytes"] == 1000
-    before = measure_v2.data_path("kattis").read_bytes()
+    before = workfiles.data_path("kattis").read_bytes()
     measure_v2.pack("kattis")   # deterministic (gzip mtime 0), and the packed rows are merged back
-    assert measure_v2.data_path("kattis").read_bytes() == before
+    assert workfiles.data_path("kattis").read_bytes() == before
     p.write_text(json.dumps(dict(rows[0], code="print(1)")) + "\n")
-    measure_v2.data_path("kattis").unlink()
+    workfiles.data_path("kattis").unlink()
     with pytest.raises(ValueError):
         measure_v2.pack("kattis")
 
@@ -204,11 +211,11 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
 def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_path, monkeypatch):
     import argparse
 
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     failed = _row("a", "1", 10, status="error", memory_bytes=None, error="AttributeError: no attribute 'buffer'")
     other = _row("b", "1", 10, status="error", memory_bytes=None, error="ValueError: bad input")
-    measure_v2._write_gz(measure_v2.data_path("kattis"), [failed, other])
+    measure_v2._write_gz(workfiles.data_path("kattis"), [failed, other])
     tasks = [{"row": {"key": k, "input_id": "1"}, "code": "print(1)", "stdin": ""} for k in ("a", "b")]
     monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
     measured = []
@@ -220,22 +227,22 @@ def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_pat
     measure_v2.run_source("kattis", argparse.Namespace(**opts, retry_errors="no attribute 'buffer'"))
     assert measured == ["a"]
     measure_v2.pack("kattis")
-    packed = {r["key"]: r for r in map(json.loads, gzip.open(measure_v2.data_path("kattis"), "rt"))}
+    packed = {r["key"]: r for r in map(json.loads, gzip.open(workfiles.data_path("kattis"), "rt"))}
     assert packed["a"]["status"] == "ok" and packed["a"]["memory_bytes"] == 777
     assert packed["b"]["status"] == "error"
 
 
 def test_kattis_validation_split_is_fixed_by_hash():
     names = ["problem%d" % i for i in range(2000)]
-    val = [n for n in names if measure_v2.is_kattis_validation(n)]
+    val = [n for n in names if splits.is_kattis_validation(n)]
     assert 120 < len(val) < 280
-    assert val == [n for n in names if measure_v2.is_kattis_validation(n)]
-    assert measure_v2.is_kattis_validation("arcade2") == measure_v2.is_kattis_validation("arcade2")
+    assert val == [n for n in names if splits.is_kattis_validation(n)]
+    assert splits.is_kattis_validation("arcade2") == splits.is_kattis_validation("arcade2")
 
 
 def test_workers_without_memory_only_are_refused(env):
     assert run(env, "--source", "rosetta", "--workers", "2") == 2
-    assert not measure_v2.work_path("rosetta").exists()
+    assert not workfiles.work_path("rosetta").exists()
 
 
 # ----------------------------------------------------------------- in the sandbox
@@ -243,7 +250,7 @@ def test_workers_without_memory_only_are_refused(env):
 @needs_bwrap
 def test_kattis_rows_checks_resume_and_growth(env):
     assert run(env, "--source", "kattis", "--limit", "3") == 0
-    path = measure_v2.work_path("kattis")
+    path = workfiles.work_path("kattis")
     assert len(_rows(path)) == 3
     assert run(env, "--source", "kattis") == 0
     rows = _rows(path)
@@ -259,7 +266,7 @@ def test_kattis_rows_checks_resume_and_growth(env):
     assert max(r["input_bytes"] for r in by["good.py"]) > 100000   # the largest input is always taken
     for r in by["good.py"]:
         assert r["status"] == "ok" and r["checked"] and r["check"] == "tokens", r
-        assert r["memory_bytes"] > 0 and "memory_baseline_bytes" not in r and r["harness"] == measure_v2.HARNESS
+        assert r["memory_bytes"] > 0 and "memory_baseline_bytes" not in r and r["harness"] == workfiles.HARNESS
         assert r["latency_ms"] > r["exec_ms"] > 0 and r["exec_runs"] == 1
         assert r["sandbox"] in ("bwrap", "bwrap-root") and r["shape"] == "stdin" and r["python"]
     assert {r["status"] for r in by["wrong.py"]} == {"wrong_answer"}
@@ -271,11 +278,11 @@ def test_kattis_rows_checks_resume_and_growth(env):
     lines = path.read_text().splitlines(keepends=True)
     path.write_text("".join(lines[:-1]) + lines[-1][:20])   # the last row, torn
     assert run(env, "--source", "kattis") == 0
-    rows = list(measure_v2.read_rows(path))
+    rows = list(workfiles.read_rows(path))
     assert len(rows) == 13 and len({(r["key"], r["input_id"]) for r in rows}) == 13
     info = measure_v2.pack("kattis")
     assert info["rows"] == 13
-    g = {x["key"].rsplit("/", 1)[1]: x for x in map(json.loads, gzip.open(measure_v2.growth_path("kattis"), "rt"))}
+    g = {x["key"].rsplit("/", 1)[1]: x for x in map(json.loads, gzip.open(workfiles.growth_path("kattis"), "rt"))}
     assert set(g) == {"good.py", "exits.py"}            # wrong.py is wrong_answer, third.py has one input
     assert 0.7 < g["good.py"]["growth_memory"] < 1.3    # a list of n ints: linear in the input
 
@@ -283,7 +290,7 @@ def test_kattis_rows_checks_resume_and_growth(env):
 @needs_bwrap
 def test_euler_helpers_data_files_answer_check_and_skips(env):
     assert run(env, "--source", "euler") == 0
-    rows = {r["path"]: r for r in _rows(measure_v2.work_path("euler"))}
+    rows = {r["path"]: r for r in _rows(workfiles.work_path("euler"))}
     sol = rows["p001/sol.py"]
     assert sol["status"] == "ok", sol
     assert sol["check"] == "answer_in_output" and sol["patches"] == ["chdir"] and sol["shape"] == "script"
@@ -296,16 +303,16 @@ def test_euler_helpers_data_files_answer_check_and_skips(env):
 @needs_bwrap
 def test_rosetta_and_memory_only_mode(env):
     assert run(env, "--source", "rosetta", "--memory-only", "--workers", "2") == 0
-    rows = {r["path"]: r for r in _rows(measure_v2.work_path("rosetta"))}
+    rows = {r["path"]: r for r in _rows(workfiles.work_path("rosetta"))}
     assert set(rows) == {"Task/A/Python/a.py", "Task/B/Python/b.py"}     # C rows are not Python
     a = rows["Task/A/Python/a.py"]
     assert a["status"] == "ok" and a["memory_only"] and a["latency_ms"] is None and not a["checked"]
     assert rows["Task/B/Python/b.py"]["status"] == "skipped"
     assert run(env, "--source", "rosetta") == 0                          # a full run re-measures it
-    full = [r for r in _rows(measure_v2.work_path("rosetta")) if r["path"] == "Task/A/Python/a.py"]
+    full = [r for r in _rows(workfiles.work_path("rosetta")) if r["path"] == "Task/A/Python/a.py"]
     assert len(full) == 2 and full[1]["latency_ms"] > 0
     measure_v2.pack("rosetta")
-    packed = [json.loads(line) for line in gzip.open(measure_v2.data_path("rosetta"), "rt")]
+    packed = [json.loads(line) for line in gzip.open(workfiles.data_path("rosetta"), "rt")]
     assert len(packed) == 2 and next(r for r in packed if r["path"] == "Task/A/Python/a.py")["latency_ms"] > 0
 
 
@@ -337,7 +344,7 @@ def test_custom_validator_accepts_the_packages_answer_and_reruns_old_skips(env):
     # a row written as skipped by an older source (custom validators were skipped): measured again
     old = dict(_row("fake/kattis:answer/submissions/accepted/exact.py", "answer/data/secret/1.in", 1),
                status="skipped", reason="custom output validator (not in the corpus)", memory_bytes=None)
-    path = measure_v2.work_path("kattis")
+    path = workfiles.work_path("kattis")
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps(old) + "\n")
     assert run(env, "--source", "kattis", "--memory-only") == 0
@@ -347,7 +354,7 @@ def test_custom_validator_accepts_the_packages_answer_and_reruns_old_skips(env):
     assert rows["other.py"]["status"] == "unverified" and not rows["other.py"]["checked"]
     assert "custom validator" in rows["other.py"]["error"]
     measure_v2.pack("kattis")
-    packed = {r["key"]: r for r in map(json.loads, gzip.open(measure_v2.data_path("kattis"), "rt"))}
+    packed = {r["key"]: r for r in map(json.loads, gzip.open(workfiles.data_path("kattis"), "rt"))}
     assert packed[old["key"]]["status"] == "ok"   # the measured row replaces the old skip
     n = len(_rows(path))
     assert run(env, "--source", "kattis", "--memory-only") == 0 and len(_rows(path)) == n   # nothing left
@@ -357,10 +364,10 @@ def test_a_latency_run_measures_what_was_never_measured_before_it_retimes(tmp_pa
     """Memory-only rows are timed again by a latency run, but only after the tasks no row has yet."""
     import argparse
 
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     old = _row("a", "1", 10, memory_only=True)
-    measure_v2._write_gz(measure_v2.data_path("kattis"), [old])
+    measure_v2._write_gz(workfiles.data_path("kattis"), [old])
     tasks = [{"row": {"key": k, "input_id": i}, "code": "print(1)", "stdin": ""}
              for k, i in (("a", "1"), ("b", "1"), ("a", "2"), ("c", "1"))]
     monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
@@ -405,14 +412,14 @@ def test_kattis_solutions_of_a_packaged_problem_run_on_its_inputs(tmp_path):
 def _curve_row(key, rung, n, mem, ms, **kw):
     r = {"source": "curves", "shape": "function", "key": key, "problem_id": 7, "input_id": f"curve:{rung}:s0",
          "rung": rung, "input_size": n, "status": "ok", "memory_bytes": mem, "latency_ms": ms, "clock": "cpu_min",
-         "output_digest": "d%s" % n, "harness": measure_v2.HARNESS}
+         "output_digest": "d%s" % n, "harness": workfiles.HARNESS}
     r.update(kw)
     return r
 
 
 def test_curves_pack_fits_both_metrics_and_pairs_the_variants_with_their_parents(tmp_path, monkeypatch):
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     sizes = {"1/64": 100, "1/16": 400, "1/4": 1600, "1": 6400, "4": 25600}
     parent = [_curve_row("p", rung, n, 64 * n, 0.001 * n) for rung, n in sizes.items()]  # ~n both
     variant = [_curve_row("p#nest", rung, n, 64 * n, 1e-6 * n * n, source="variant-curves", parent="p",
@@ -420,17 +427,17 @@ def test_curves_pack_fits_both_metrics_and_pairs_the_variants_with_their_parents
                           expected_metrics=["latency"]) for rung, n in sizes.items()]  # time ~n²
     variant[-1].update(status="timeout", memory_bytes=None, latency_ms=None)
     for source, rows in (("curves", parent), ("variant-curves", variant)):
-        p = measure_v2.work_path(source)
+        p = workfiles.work_path(source)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("".join(json.dumps(r) + "\n" for r in rows))
     measure_v2.pack("curves")
     info = measure_v2.pack("variant-curves")
-    [g] = [json.loads(line) for line in gzip.open(measure_v2.growth_path("curves"), "rt")]
+    [g] = [json.loads(line) for line in gzip.open(workfiles.growth_path("curves"), "rt")]
     assert (g["time_class"], g["memory_class"], g["n_sizes"], g["span"]) == ("n", "n", 5, 256.0)
     assert g["time_exponent"] == pytest.approx(1.0, abs=1e-3) and g["time_r2"] == pytest.approx(1.0)
-    [v] = [json.loads(line) for line in gzip.open(measure_v2.growth_path("variant-curves"), "rt")]
+    [v] = [json.loads(line) for line in gzip.open(workfiles.growth_path("variant-curves"), "rt")]
     assert v["time_class"] == "n²" and v["n_sizes"] == 4 and v["stopped"] == "timeout at rung 4"
-    pairs = [json.loads(line) for line in gzip.open(measure_v2.DATA / "leetcode_variant_curves.pairs.jsonl.gz", "rt")]
+    pairs = [json.loads(line) for line in gzip.open(workfiles.DATA / "leetcode_variant_curves.pairs.jsonl.gz", "rt")]
     assert info["pairs"] == 5 and info["pairs_both_ok"] == 4
     assert {p["input_id"] for p in pairs} == {f"curve:{r}:s0" for r in sizes}
 
@@ -439,8 +446,8 @@ def test_shards_split_the_programs_whole_and_a_bad_shard_is_one_line(tmp_path, m
     """Two ``--shard`` processes (one per core) measure every task once between them, each program whole."""
     import argparse
 
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     tasks = [{"row": {"key": "p%d" % k, "input_id": str(i)}, "code": "print(1)", "stdin": ""}
              for k in range(20) for i in range(3)]
     monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
@@ -459,7 +466,7 @@ def test_shards_split_the_programs_whole_and_a_bad_shard_is_one_line(tmp_path, m
     assert set(seen) == {"p%d" % k for k in range(20)}
     assert all(len(v) == 3 and len(set(v)) == 1 for v in seen.values())  # each program whole, in one shard
     assert {v[0] for v in seen.values()} == {(0, 2), (1, 2)}              # both shards got work
-    assert len(_rows(measure_v2.work_path("kattis"))) == 60
+    assert len(_rows(workfiles.work_path("kattis"))) == 60
     for bad in ("2/2", "one/two", "1"):
         with pytest.raises(SystemExit) as e:
             measure_v2.main(["run", "--source", "kattis", "--shard", bad])
@@ -500,11 +507,11 @@ def test_order_cheap_measures_the_variants_of_the_cheapest_parents_first(tmp_pat
     """``--order cheap``: a variant's cost is its parent's CPU time over its ok rungs; rungs stay in order."""
     import argparse
 
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     parents = [_curve_row(key, rung, n, 8 * n, ms * n) for key, ms in (("dear", 1.0), ("cheap", 0.01), ("mid", 0.1))
                for rung, n in (("1/16", 100), ("1/4", 400))]
-    p = measure_v2.work_path("curves")
+    p = workfiles.work_path("curves")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in parents))
     tasks = [{"row": {"key": f"{parent}#{kind}", "parent": parent, "problem_id": 7, "input_id": f"curve:{rung}:s0",

@@ -74,13 +74,13 @@ def test_a_script_that_fails_is_a_row_with_the_reason(tmp_path, monkeypatch):
 
 
 def test_the_streams_know_the_rosetta_compiled_sources():
-    from training.measuring import sources, streams
+    from training.measuring import sources, streams, workfiles
     if not (sources.CORPUS / "rosetta" / "programs.jsonl.gz").exists():
         pytest.skip("the Rosetta corpus is not here (../shared/corpora/rosetta)")
     ts = streams.source_tasks("rosetta-go", None)
     assert len(ts) == sum(r["language"] == "go" for r in rc._programs()) > 1000
     assert {t["row"]["source"] for t in ts} == {"rosetta-go"} and all(t["row"]["input_id"] == "" for t in ts)
-    assert streams.data_path("rosetta-go").name == "rosetta_go.jsonl.gz"
+    assert workfiles.data_path("rosetta-go").name == "rosetta_go.jsonl.gz"
     skipped = next(t for t in ts if t["skip"])
     row = streams._measure((skipped, {"time_limit": 5, "memory_mb": 2048}))
     assert row["status"] == "skipped" and row["reason"] == skipped["skip"]

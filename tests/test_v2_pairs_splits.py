@@ -13,7 +13,7 @@ import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
 
 from training.learning.dataset import is_validation
-from training.measuring import ladders, splits, variants
+from training.measuring import ladders, splits, variants, workfiles
 from training.measuring import leetcode_ladders as leetcode
 from training.measuring import streams as measure_v2
 
@@ -64,7 +64,7 @@ def test_kattis_split_is_fixed_by_hash_of_whole_problems():
     c = {"source": "kattis", "problem_id": "other/arcade2"}                      # no short name: the folder
     assert splits.validation(a) == splits.validation(b) == splits.validation(c) == \
         splits.is_kattis_validation("arcade2")
-    assert measure_v2.is_kattis_validation is splits.is_kattis_validation       # one rule, one place
+    assert measure_v2.validation is splits.validation                           # one rule, one place
 
 
 def test_split_keeps_problems_whole_and_leetcode_keeps_the_first_split():
@@ -89,7 +89,7 @@ def test_split_keeps_problems_whole_and_leetcode_keeps_the_first_split():
 def _v(key, inp, status="ok", mem=100, digest="d", role="parent", kind=None, **kw):
     r = {"source": "kattis", "shape": "stdin", "problem_id": "p/x", "kattis_shortname": "x", "key": key,
          "input_id": inp, "input_bytes": 10, "status": status, "memory_bytes": mem, "output_digest": digest,
-         "role": role, "parent": None, "mutation": None, "memory_only": True, "harness": measure_v2.HARNESS}
+         "role": role, "parent": None, "mutation": None, "memory_only": True, "harness": workfiles.HARNESS}
     if role == "variant":
         r.update(parent=key.split("#")[0], mutation=kind, expected_direction="regression",
                  expected_metrics=["memory"], mutation_line=3)
@@ -98,27 +98,27 @@ def _v(key, inp, status="ok", mem=100, digest="d", role="parent", kind=None, **k
 
 
 def test_pairs_join_on_the_same_input_and_check_the_output(tmp_path, monkeypatch):
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     rows = [_v("a", "1"), _v("a", "2", mem=200),
             _v("a#materialize", "1", mem=150, role="variant", kind="materialize"),
             _v("a#materialize", "2", mem=260, digest="other", role="variant", kind="materialize"),
             _v("a#rename", "3", role="variant", kind="rename"),                   # no parent row on input 3
             _v("b", "1", status="timeout", mem=None, digest=None),
             _v("b#swap", "1", status="timeout", mem=None, digest=None, role="variant", kind="swap")]
-    p = measure_v2.work_path("variants")
+    p = workfiles.work_path("variants")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
     info = measure_v2.pack("variants")
     assert info["pairs"] == 3 and info["pairs_ok_same_output"] == {"materialize": 1}
     got = {(x["key"], x["input_id"]): x for x in
-           (json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt"))}
+           (json.loads(line) for line in gzip.open(workfiles.pairs_path(), "rt"))}
     one = got[("a#materialize", "1")]
     assert one["same_output"] and (one["memory_parent"], one["memory_variant"]) == (100, 150)
     assert one["expected_direction"] == "regression" and one["validation"] == splits.is_kattis_validation("x")
     assert not got[("a#materialize", "2")]["same_output"]            # the outputs differ: not a valid pair
     assert not got[("b#swap", "1")]["same_output"]                   # neither ran: nothing to compare
-    packed = [json.loads(line) for line in gzip.open(measure_v2.data_path("variants"), "rt")]
+    packed = [json.loads(line) for line in gzip.open(workfiles.data_path("variants"), "rt")]
     assert not any(measure_v2.FORBIDDEN & set(r) for r in packed)
 
 
@@ -168,8 +168,8 @@ def test_growth_of_function_rows_reads_the_generator_size():
 
 @pytest.fixture
 def corpus(tmp_path, monkeypatch):
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     monkeypatch.setattr(variants, "SOURCES", ("kattis", "euler", "rosetta"))   # no LeetCode corpus here
     root = fake_corpus(tmp_path / "corpora")
     path = root / "kattis_packages" / "programs.jsonl.gz"
@@ -249,16 +249,16 @@ def test_variants_measured_with_parents_pair_up(corpus):
             "--per-kind", "1", "--variant-inputs", "2"]
     assert measure_v2.main(argv) == 0
     info = measure_v2.pack("variants")
-    pairs = [json.loads(line) for line in gzip.open(measure_v2.pairs_path(), "rt")]
+    pairs = [json.loads(line) for line in gzip.open(workfiles.pairs_path(), "rt")]
     assert info["pairs"] == len(pairs) > 0
     good = [p for p in pairs if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"]
     assert {p["mutation"] for p in good} >= {"materialize", "rename", "swap"}
     for p in good:
         assert p["memory_parent"] > 0 and p["memory_variant"] > 0
-    rows = [json.loads(line) for line in gzip.open(measure_v2.data_path("variants"), "rt")]
-    assert all(r["harness"] == measure_v2.HARNESS and r["machine"] for r in rows)
+    rows = [json.loads(line) for line in gzip.open(workfiles.data_path("variants"), "rt")]
+    assert all(r["harness"] == workfiles.HARNESS and r["machine"] for r in rows)
     assert measure_v2.main(argv) == 0                                 # resume: nothing new
-    assert len(list(measure_v2.read_rows(measure_v2.work_path("variants")))) == len(rows)
+    assert len(list(workfiles.read_rows(workfiles.work_path("variants")))) == len(rows)
 
 
 # ----------------------------------------------------------------- LeetCode ladders (fake problem)
@@ -357,14 +357,14 @@ def test_run_shows_a_bar_with_eta_on_a_terminal_only(corpus, tmp_path):
 
 def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
     from training.measuring import data_card as card
-    monkeypatch.setattr(measure_v2, "WORK", tmp_path / "work")
-    monkeypatch.setattr(measure_v2, "DATA", tmp_path / "data")
+    monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
+    monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     rows = []
     for prog, k in (("a", 1), ("b", 4)):                      # two programs of one problem, 3 sizes each
         for n in (10, 100, 1000):
             rows.append(_v(prog, "in%d" % n, mem=k * n, input_bytes=n, role=None))
     rows.append(_v("c", "in10", status="timeout", mem=None, role=None))
-    p = measure_v2.work_path("kattis")
+    p = workfiles.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
     measure_v2.pack("kattis")

@@ -25,7 +25,7 @@ import sys
 from collections import Counter, defaultdict
 from datetime import datetime, timezone
 
-from training.measuring import streams as mv
+from training.measuring import workfiles
 
 ROW_SOURCES = ("kattis", "euler", "rosetta", "leetcode")
 TARGETS = {"ok_measurements": 50_000, "programs": 15_000, "problems": 4_000, "families": 4,
@@ -40,7 +40,7 @@ def q(xs, p):
 
 
 def load(source: str) -> list:
-    return list(mv.read_rows(mv.data_path(source)))
+    return list(workfiles.read_rows(workfiles.data_path(source)))
 
 
 def _gz_rows(path) -> list:
@@ -113,12 +113,12 @@ def stats() -> dict:
         every += rows
         for shape in sorted({r.get("shape") for r in rows}):
             out["sources"]["%s/%s" % (s, shape)] = source_stats([r for r in rows if r.get("shape") == shape])
-        out["growth"][s] = growth_stats(_gz_rows(mv.growth_path(s)))
+        out["growth"][s] = growth_stats(_gz_rows(workfiles.growth_path(s)))
     vrows = load("variants")
-    pairs = _gz_rows(mv.pairs_path())
+    pairs = _gz_rows(workfiles.pairs_path())
     out["variants"] = {"rows": len(vrows), "status": dict(Counter(r["status"] for r in vrows)),
                        "kinds": pair_stats(pairs)}
-    v1 = _gz_rows(mv.DATA / "leetcode_v1.jsonl.gz")
+    v1 = _gz_rows(workfiles.DATA / "leetcode_v1.jsonl.gz")
     ok = [r for r in every if r["status"] == "ok"]
     ok_v1 = [r for r in v1 if r["status"] == "ok"]
     real = [r for r in ok if r["source"] == "kattis"]  # stdin programs on the packages' real test inputs
@@ -223,7 +223,7 @@ def remeasure(n: int = 200, seed: int = 0, corpus=None, latency: bool = False) -
     if latency:
         out["rows"] = both
     name = "remeasure_v2_latency.json" if latency else "remeasure_v2.json"
-    (mv.DATA / name).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    (workfiles.DATA / name).write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     return summary
 
 

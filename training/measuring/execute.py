@@ -16,7 +16,7 @@ Per task, in fresh sandboxed processes (``training.measuring.sandbox.run_child``
    and compared host-side, token by token and in order, with the expected output.
 3. (no baseline: the runner makes the input's ``io.StringIO`` before tracing starts, so the
    peak is the program's own; rows of the harness ``measure-v2`` before this subtracted a run of
-   ``pass`` and are not mixed in, see ``training.measuring.streams.HARNESS``)
+   ``pass`` and are not mixed in, see ``training.measuring.workfiles.HARNESS``)
 4. **check run**, only where the exact token comparison failed and the source has a laxer rule (Kattis'
    default validator: case-insensitive, float tolerance from ``validator_flags``; Project Euler: the
    answer appears in stdout): the program runs inside a small wrapper that captures its stdout and

@@ -122,7 +122,7 @@ def variant_curve_tasks(seed: int = 0, more: bool = True) -> list:
 
     from training.measuring.ladders import RECIPES
     from training.measuring.mutations import mutate
-    path = Path(os.environ.get("RLM_TRAINING_DATA", RECIPES.parent)) / "variants_v2.jsonl.gz"  # streams.DATA
+    path = Path(os.environ.get("RLM_TRAINING_DATA", RECIPES.parent)) / "variants_v2.jsonl.gz"  # workfiles.DATA
     if not path.exists():
         return []
     seen, picked = set(), []

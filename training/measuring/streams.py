@@ -29,54 +29,22 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from training.measuring import execute, sources
-from training.measuring.splits import is_kattis_validation, validation  # noqa: F401 - re-exported
+from training.measuring import execute, sources, workfiles
+from training.measuring.splits import validation
+from training.measuring.workfiles import (
+    CURVED,
+    HARNESS,
+    POLYGLOT,
+    ROSETTA_COMPILED,
+    data_path,
+    growth_path,
+    pairs_path,
+    read_rows,
+    work_path,
+)
 
 SOURCES = sources.SOURCES + ("leetcode", "variants", "curves", "variant-curves")
-# LeetCode's C++, Java and Go solutions on the Python ladders' rungs (issue 51; not in "all": compilers needed)
-POLYGLOT = ("leetcode-cpp", "leetcode-java", "leetcode-go")
-# Rosetta Code's C, C++, Go and Java programs as scripts, compiled (issue 51; not in "all" either)
-ROSETTA_COMPILED = ("rosetta-c", "rosetta-cpp", "rosetta-go", "rosetta-java")
-# the committed file of a source, where it is not "<source>_v2"
-DATA_NAMES = {"curves": "leetcode_curves", "variant-curves": "leetcode_variant_curves",
-              "leetcode-cpp": "leetcode_cpp", "leetcode-java": "leetcode_java", "leetcode-go": "leetcode_go",
-              **{s: s.replace("-", "_") for s in ROSETTA_COMPILED}}
-CURVED = ("curves", "variant-curves")  # sources measured at the cost curves' rungs
-
-ROOT = Path(__file__).resolve().parents[1]
-WORK = Path(os.environ.get("RLM_TRAINING_WORK", ROOT / "work"))
-DATA = Path(os.environ.get("RLM_TRAINING_DATA", ROOT / "data"))
-# "measure-v2": the runner built the stdin buffer inside the traced region (~4 B/char) and rows carried a
-# ``memory_baseline_bytes`` to subtract; "measure-v2.1": the buffer is made before tracing, memory is the
-# program's own.  Only rows of the current harness are resumed from and packed.
-HARNESS = "measure-v2.1"
 FORBIDDEN = {"code", "stdin", "input", "answer", "expected", "text"}  # never in a packed row
-
-
-def work_path(source: str) -> Path:
-    return WORK / "v2" / f"{source}.jsonl"
-
-
-def data_path(source: str) -> Path:
-    return DATA / ("%s.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
-
-
-def growth_path(source: str) -> Path:
-    return DATA / ("%s.growth.jsonl.gz" % DATA_NAMES.get(source, source + "_v2"))
-
-
-def read_rows(path: Path):
-    if not path.exists():
-        return
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        for line in f:
-            try:
-                r = json.loads(line)
-            except ValueError:
-                continue  # a torn line of a killed run
-            if isinstance(r, dict) and "key" in r and r.get("harness") == HARNESS:
-                yield r
 
 
 def done_set(source: str, memory_only: bool) -> tuple[set, set, set]:
@@ -458,10 +426,6 @@ def pairs(rows: list) -> list:
     return out
 
 
-def pairs_path() -> Path:
-    return DATA / "variants_v2.pairs.jsonl.gz"
-
-
 def _write_gz(path: Path, rows: list) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
@@ -511,7 +475,7 @@ def pack(source: str) -> dict:
     if source == "variant-curves":  # each variant row beside its parent's curves row on the same input
         parents = {(r["key"], r["input_id"]): r for r in read_rows(data_path("curves"))}
         pr = pairs([dict(p, role="parent") for p in parents.values()] + rows)
-        _write_gz(DATA / "leetcode_variant_curves.pairs.jsonl.gz", pr)
+        _write_gz(workfiles.DATA / "leetcode_variant_curves.pairs.jsonl.gz", pr)
         info["pairs"] = len(pr)
         info["pairs_both_ok"] = sum(p["status_parent"] == p["status_variant"] == "ok" for p in pr)
     if source == "variants":
