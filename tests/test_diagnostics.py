@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from training.measuring import diagnostics, polyglot_card
-from training.measuring.streams import quoted_lines_cut
+from training.measuring.packing import quoted_lines_cut
 
 DATA = Path(__file__).resolve().parents[1] / "training" / "data"
 

@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from training.measuring import execute, sources, splits, workfiles
+from training.measuring import execute, packing, sources, splits, workfiles
 from training.measuring import streams as measure_v2
 from training.measuring.sandbox import sandbox_kind
 
@@ -102,7 +102,7 @@ def env(tmp_path, monkeypatch):
 def test_the_work_paths_live_in_workfiles_only():
     """A test patches ``workfiles.WORK`` / ``workfiles.DATA``; a module with its own copy would let a patch of
     it (or a missed one) write into the real training/data.  Patching a name that is gone fails loudly."""
-    for module in (measure_v2,):
+    for module in (measure_v2, packing):
         assert not hasattr(module, "WORK") and not hasattr(module, "DATA"), module.__name__
 
 
@@ -161,9 +161,9 @@ def test_prepare_inserts_one_line_after_docstring_and_future_imports():
 
 def test_slope_on_known_numbers():
     xs = [10, 100, 1000, 10000]
-    assert measure_v2.slope(xs, [3 * x * x for x in xs]) == pytest.approx(2.0)
-    assert measure_v2.slope(xs, [7.0] * 4) == pytest.approx(0.0)
-    assert measure_v2.slope([10, 10, 100], [1, 2, 3]) is None   # two distinct sizes only
+    assert packing.slope(xs, [3 * x * x for x in xs]) == pytest.approx(2.0)
+    assert packing.slope(xs, [7.0] * 4) == pytest.approx(0.0)
+    assert packing.slope([10, 10, 100], [1, 2, 3]) is None   # two distinct sizes only
 
 
 def _row(key, inp, n, **kw):
@@ -187,7 +187,7 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
     p = workfiles.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows) + '{"key": "torn')
-    info = measure_v2.pack("kattis")
+    info = packing.pack("kattis")
     got = [json.loads(line) for line in gzip.open(workfiles.data_path("kattis"), "rt")]
     assert info["rows"] == 6 and [(r["key"], r["input_id"]) for r in got] == [
         ("a", "y3"), ("a", "y1"), ("a", "y2"), ("b", "x1"), ("b", "x2"), ("b", "x3")]
@@ -200,12 +200,12 @@ def test_pack_sorts_dedupes_prefers_full_rows_and_computes_growth(tmp_path, monk
     assert g[0]["growth_latency"] == pytest.approx(1.0, abs=1e-3)
     assert g[0]["n_sizes"] == 3 and g[0]["max_bytes"] == 1000
     before = workfiles.data_path("kattis").read_bytes()
-    measure_v2.pack("kattis")   # deterministic (gzip mtime 0), and the packed rows are merged back
+    packing.pack("kattis")   # deterministic (gzip mtime 0), and the packed rows are merged back
     assert workfiles.data_path("kattis").read_bytes() == before
     p.write_text(json.dumps(dict(rows[0], code="print(1)")) + "\n")
     workfiles.data_path("kattis").unlink()
     with pytest.raises(ValueError):
-        measure_v2.pack("kattis")
+        packing.pack("kattis")
 
 
 def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_path, monkeypatch):
@@ -215,7 +215,7 @@ def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_pat
     monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     failed = _row("a", "1", 10, status="error", memory_bytes=None, error="AttributeError: no attribute 'buffer'")
     other = _row("b", "1", 10, status="error", memory_bytes=None, error="ValueError: bad input")
-    measure_v2._write_gz(workfiles.data_path("kattis"), [failed, other])
+    packing._write_gz(workfiles.data_path("kattis"), [failed, other])
     tasks = [{"row": {"key": k, "input_id": "1"}, "code": "print(1)", "stdin": ""} for k in ("a", "b")]
     monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
     measured = []
@@ -226,7 +226,7 @@ def test_retry_errors_measures_a_failed_row_again_and_pack_keeps_the_run(tmp_pat
     assert measured == []  # errors are done unless asked
     measure_v2.run_source("kattis", argparse.Namespace(**opts, retry_errors="no attribute 'buffer'"))
     assert measured == ["a"]
-    measure_v2.pack("kattis")
+    packing.pack("kattis")
     packed = {r["key"]: r for r in map(json.loads, gzip.open(workfiles.data_path("kattis"), "rt"))}
     assert packed["a"]["status"] == "ok" and packed["a"]["memory_bytes"] == 777
     assert packed["b"]["status"] == "error"
@@ -280,7 +280,7 @@ def test_kattis_rows_checks_resume_and_growth(env):
     assert run(env, "--source", "kattis") == 0
     rows = list(workfiles.read_rows(path))
     assert len(rows) == 13 and len({(r["key"], r["input_id"]) for r in rows}) == 13
-    info = measure_v2.pack("kattis")
+    info = packing.pack("kattis")
     assert info["rows"] == 13
     g = {x["key"].rsplit("/", 1)[1]: x for x in map(json.loads, gzip.open(workfiles.growth_path("kattis"), "rt"))}
     assert set(g) == {"good.py", "exits.py"}            # wrong.py is wrong_answer, third.py has one input
@@ -311,7 +311,7 @@ def test_rosetta_and_memory_only_mode(env):
     assert run(env, "--source", "rosetta") == 0                          # a full run re-measures it
     full = [r for r in _rows(workfiles.work_path("rosetta")) if r["path"] == "Task/A/Python/a.py"]
     assert len(full) == 2 and full[1]["latency_ms"] > 0
-    measure_v2.pack("rosetta")
+    packing.pack("rosetta")
     packed = [json.loads(line) for line in gzip.open(workfiles.data_path("rosetta"), "rt")]
     assert len(packed) == 2 and next(r for r in packed if r["path"] == "Task/A/Python/a.py")["latency_ms"] > 0
 
@@ -353,7 +353,7 @@ def test_custom_validator_accepts_the_packages_answer_and_reruns_old_skips(env):
     assert rows["exact.py"]["checked"] and rows["exact.py"]["memory_bytes"] > 0
     assert rows["other.py"]["status"] == "unverified" and not rows["other.py"]["checked"]
     assert "custom validator" in rows["other.py"]["error"]
-    measure_v2.pack("kattis")
+    packing.pack("kattis")
     packed = {r["key"]: r for r in map(json.loads, gzip.open(workfiles.data_path("kattis"), "rt"))}
     assert packed[old["key"]]["status"] == "ok"   # the measured row replaces the old skip
     n = len(_rows(path))
@@ -367,7 +367,7 @@ def test_a_latency_run_measures_what_was_never_measured_before_it_retimes(tmp_pa
     monkeypatch.setattr(workfiles, "WORK", tmp_path / "work")
     monkeypatch.setattr(workfiles, "DATA", tmp_path / "data")
     old = _row("a", "1", 10, memory_only=True)
-    measure_v2._write_gz(workfiles.data_path("kattis"), [old])
+    packing._write_gz(workfiles.data_path("kattis"), [old])
     tasks = [{"row": {"key": k, "input_id": i}, "code": "print(1)", "stdin": ""}
              for k, i in (("a", "1"), ("b", "1"), ("a", "2"), ("c", "1"))]
     monkeypatch.setattr(measure_v2, "source_tasks", lambda source, a: tasks)
@@ -430,8 +430,8 @@ def test_curves_pack_fits_both_metrics_and_pairs_the_variants_with_their_parents
         p = workfiles.work_path(source)
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    measure_v2.pack("curves")
-    info = measure_v2.pack("variant-curves")
+    packing.pack("curves")
+    info = packing.pack("variant-curves")
     [g] = [json.loads(line) for line in gzip.open(workfiles.growth_path("curves"), "rt")]
     assert (g["time_class"], g["memory_class"], g["n_sizes"], g["span"]) == ("n", "n", 5, 256.0)
     assert g["time_exponent"] == pytest.approx(1.0, abs=1e-3) and g["time_r2"] == pytest.approx(1.0)

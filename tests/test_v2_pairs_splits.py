@@ -13,7 +13,7 @@ import test_harness
 from test_measure_v2 import _gz, fake_corpus, needs_bwrap
 
 from training.learning.dataset import is_validation
-from training.measuring import ladders, splits, variants, workfiles
+from training.measuring import ladders, packing, splits, variants, workfiles
 from training.measuring import leetcode_ladders as leetcode
 from training.measuring import streams as measure_v2
 
@@ -64,7 +64,7 @@ def test_kattis_split_is_fixed_by_hash_of_whole_problems():
     c = {"source": "kattis", "problem_id": "other/arcade2"}                      # no short name: the folder
     assert splits.validation(a) == splits.validation(b) == splits.validation(c) == \
         splits.is_kattis_validation("arcade2")
-    assert measure_v2.validation is splits.validation                           # one rule, one place
+    assert packing.validation is splits.validation                           # one rule, one place
 
 
 def test_split_keeps_problems_whole_and_leetcode_keeps_the_first_split():
@@ -109,7 +109,7 @@ def test_pairs_join_on_the_same_input_and_check_the_output(tmp_path, monkeypatch
     p = workfiles.work_path("variants")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    info = measure_v2.pack("variants")
+    info = packing.pack("variants")
     assert info["pairs"] == 3 and info["pairs_ok_same_output"] == {"materialize": 1}
     got = {(x["key"], x["input_id"]): x for x in
            (json.loads(line) for line in gzip.open(workfiles.pairs_path(), "rt"))}
@@ -119,7 +119,7 @@ def test_pairs_join_on_the_same_input_and_check_the_output(tmp_path, monkeypatch
     assert not got[("a#materialize", "2")]["same_output"]            # the outputs differ: not a valid pair
     assert not got[("b#swap", "1")]["same_output"]                   # neither ran: nothing to compare
     packed = [json.loads(line) for line in gzip.open(workfiles.data_path("variants"), "rt")]
-    assert not any(measure_v2.FORBIDDEN & set(r) for r in packed)
+    assert not any(packing.FORBIDDEN & set(r) for r in packed)
 
 
 def test_variant_of_a_failed_parent_is_skipped():
@@ -159,7 +159,7 @@ def test_growth_of_function_rows_reads_the_generator_size():
     rows = [{"source": "leetcode", "shape": "function", "problem_id": 1, "key": "k", "input_id": "ladder:%d" % n,
              "input_size": n, "input_bytes": 7 * n + 3, "status": "ok", "memory_bytes": 5 * n * n,
              "latency_ms": 0.2 * n} for n in (10, 40, 160)]
-    (g,) = measure_v2.growth(rows)
+    (g,) = packing.growth(rows)
     assert g["size"] == "input_size" and g["n_sizes"] == 3 and (g["min_bytes"], g["max_bytes"]) == (10, 160)
     assert g["growth_memory"] == pytest.approx(2.0, abs=1e-3) and g["growth_latency"] == pytest.approx(1.0, abs=1e-3)
 
@@ -182,7 +182,7 @@ def corpus(tmp_path, monkeypatch):
 def test_variant_tasks_interleave_kinds_and_put_parents_first(corpus):
     ts = variants.tasks(corpus, per_kind=5, kattis_inputs=2)
     rows = [t["row"] for t in ts]
-    assert not any(measure_v2.FORBIDDEN & set(r) for r in rows)      # code and inputs stay in the task
+    assert not any(packing.FORBIDDEN & set(r) for r in rows)      # code and inputs stay in the task
     kinds = {r["mutation"] for r in rows if r["role"] == "variant"}
     assert {"materialize", "set_to_list", "sort_in_loop", "copy_in_loop", "rename", "swap"} <= kinds
     ids = [(r["key"], r["input_id"]) for r in rows]
@@ -248,7 +248,7 @@ def test_variants_measured_with_parents_pair_up(corpus):
     argv = ["run", "--corpus", str(corpus), "--source", "variants", "--memory-only", "--time-limit", "5",
             "--per-kind", "1", "--variant-inputs", "2"]
     assert measure_v2.main(argv) == 0
-    info = measure_v2.pack("variants")
+    info = packing.pack("variants")
     pairs = [json.loads(line) for line in gzip.open(workfiles.pairs_path(), "rt")]
     assert info["pairs"] == len(pairs) > 0
     good = [p for p in pairs if p["same_output"] and p["status_parent"] == p["status_variant"] == "ok"]
@@ -303,7 +303,7 @@ def test_ladder_rows_measure_three_sizes_and_growth(fake_leetcode):
     sizes = [r["input_size"] for r in rows[:3]]
     assert sizes == sorted(sizes) and sizes[2] == 480 and len(set(sizes)) == 3
     assert all(r["input_sha1"] and r["size_param"] and r["output_digest"] for r in rows)
-    g = {x["key"]: x for x in measure_v2.growth(rows)}
+    g = {x["key"]: x for x in packing.growth(rows)}
     assert g["doocs:quad.py"]["growth_memory"] > 1.6                 # the n x n table
     assert g["doocs:lin.py"]["growth_memory"] < g["doocs:quad.py"]["growth_memory"] - 0.5
     bad = leetcode.measure(dict(leetcode.ladder_tasks()[0], code=TWO_SUM.replace("return [-1, -1]", "return [0]")),
@@ -367,7 +367,7 @@ def test_card_figures_on_packed_rows(tmp_path, monkeypatch):
     p = workfiles.work_path("kattis")
     p.parent.mkdir(parents=True)
     p.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    measure_v2.pack("kattis")
+    packing.pack("kattis")
     s = card.stats()
     k = s["sources"]["kattis/stdin"]
     assert (k["rows"], k["ok"], k["programs_ok"], k["problems_ok"]) == (7, 6, 2, 1)
