@@ -138,7 +138,10 @@ def test_a_rung_predicted_over_the_time_limit_is_skipped():
             {"key": "p#k", "problem_id": 1, "input_id": "curve:1/4:s0", "input_size": 400, "status": "ok",
              "latency_ms": 640.0},                                   # slope 2 from the rung below
             {"key": "p", "problem_id": 1, "input_id": "curve:1:s0", "input_size": 1600, "status": "timeout"}]
-    oks, sizes = measure_v2._curve_times(rows)
+    oks: dict = {}
+    sizes: dict = {}
+    for r in rows:                                                   # as the run does, row by row
+        measure_v2._curve_times_add(oks, sizes, r)
     assert sizes[(1, "curve:1:s0")] == 1600 and oks["p#k"] == [(100, 40.0), (400, 640.0)]
 
     def task(input_id, key="p#k"):

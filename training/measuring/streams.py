@@ -119,16 +119,8 @@ def _too_slow(task: dict, oks: dict, sizes: dict, limit_s: float) -> dict | None
                 % (est / 1000, n, c1, n1, s))
 
 
-def _curve_times(rows) -> tuple[dict, dict]:
-    """(oks, sizes) of ``_too_slow`` from curve rows."""
-    oks: dict = {}
-    sizes: dict = {}
-    for r in rows:
-        _curve_times_add(oks, sizes, r)
-    return oks, sizes
-
-
 def _curve_times_add(oks: dict, sizes: dict, r: dict) -> None:
+    """Row ``r`` into ``_too_slow``'s ``oks`` (its program's ok (n, cpu ms)) and ``sizes`` (its input's n), in place."""
     if r.get("input_size") is not None:
         sizes[(r.get("problem_id"), r.get("input_id"))] = r["input_size"]
     if r.get("status") == "ok" and r.get("latency_ms") and r.get("input_size"):
