@@ -183,7 +183,7 @@ MIN_SIZES = 3  # a variant pair: the variant and its parent both ok on 3+ of the
 def curve_pair_sizes(rows, min_sizes: int = MIN_SIZES) -> dict[tuple, dict[str, dict]]:
     """The variant pairs of the variant curves (issue 47's count, the gate's figure on them): for each
     variant program whose variant and parent both ran ok on ``min_sizes``+ of the same inputs,
-    (parent, key, mutation) -> input id -> its pair row (``streams.pairs``; a size measured twice counts once)."""
+    (parent, key, mutation) -> input id -> its pair row (``packing.pairs``; a size measured twice counts once)."""
     ok: dict = {}
     for r in rows:
         if r["status_parent"] == r["status_variant"] == "ok":
