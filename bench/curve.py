@@ -1,0 +1,148 @@
+"""The whole cost curve of one function: what a model with growth costs per prediction (issue 48).
+
+    python bench/curve.py MODEL_DIR [MODEL_DIR ...] [--repeats 30] [--samples 16] [--no-write]
+
+For each model directory, beside the shipped default (read in the same run, inputs interleaved):
+a ~300-token function with `--samples` samples, the cache off, one onnxruntime thread, the calling
+thread's CPU time:
+
+- *prediction*: `Predictor.predict` of the function: every metric the model writes (memory and
+  latency, and their growth where the model writes it), the value at the model's reference n;
+- *hover's curve*: the values at n = 10², 10³, … 10⁶ that the hover's table shows. A model that reads
+  n asks itself at each size in one batch (`at_n.curve`); any other model moves its value along its
+  predicted growth (`growth.curve`, no model run);
+- *whole curve* = both: what the hover waits for on a function nobody asked about before;
+- the directory's size on disk.
+
+Issue 48's budget for a model that ships: the whole curve (value and growth, both metrics) at most
+30 ms p50 at 16 samples on one thread; the model directory at most 15 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.predict import _blocks_for, make_inputs  # noqa: E402
+from bench.report import add_write_flag, machine, progress, publish  # noqa: E402
+
+SIZES = (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)  # the hover's table (`growth.curve`)
+TOKENS = 270  # the inputs have at least this many tokens: ~300 with each model's template
+BUDGET_MS, BUDGET_MB = 30.0, 15.0
+
+
+def family(predictor) -> str:
+    """How the model gives a curve: it reads n, it writes its growth, or it has none."""
+    from rlm_lsp.runtime import at_n
+
+    if at_n.reads_n(predictor):
+        return "reads n (asked at each size)"
+    names = predictor.config.metric_names
+    if any(m.endswith("_growth") for m in names):
+        return "writes its growth (value moved along it)"
+    return "growth trees" if predictor.growth is not None else "no growth"
+
+
+def whole_curve(predictor, code: str) -> tuple[float, float]:
+    """(ms of the prediction, ms of the hover's curve) of one uncached function."""
+    from rlm_lsp.runtime import at_n, growth
+
+    t = time.thread_time()
+    result = predictor.predict([code])[0]
+    t1 = time.thread_time()
+    if at_n.reads_n(predictor):
+        at_n.curve(predictor, code, SIZES)
+    else:
+        for p in result.values():
+            growth.curve(p, SIZES)
+    t2 = time.thread_time()
+    return (t1 - t) * 1000, (t2 - t1) * 1000
+
+
+def dir_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def measure(dirs: dict[str, Path], repeats: int, samples: int) -> dict[str, dict]:
+    from rlm_lsp import Predictor
+
+    predictors = {name: Predictor.from_dir(d, device="cpu", threads=1, samples=samples, cache_size=0)
+                  for name, d in dirs.items()}
+    first = next(iter(predictors.values()))
+    codes = make_inputs(repeats + 1, _blocks_for(first, TOKENS))
+    for p in predictors.values():
+        whole_curve(p, codes[-1])  # warm-up
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in predictors}
+    for code in progress(codes[:repeats], desc="functions"):  # interleaved: every model on one input
+        for name, p in predictors.items():
+            times[name].append(whole_curve(p, code))
+    out = {}
+    for name, p in predictors.items():
+        pred, hover = zip(*times[name])
+        whole = [a + b for a, b in times[name]]
+        out[name] = {"family": family(p), "metrics": ", ".join(p.config.metric_names),
+                     "tokens": len(p.token_ids(codes[0])[: p.config.max_input_tokens]),
+                     "prediction": statistics.median(pred), "hover": statistics.median(hover),
+                     "whole": statistics.median(whole), "whole_p95": float(np.percentile(whole, 95)),
+                     "mb": dir_mb(dirs[name])}
+    return out
+
+
+def markdown(res: dict[str, dict], argv: list[str], repeats: int, samples: int) -> str:
+    base = res["shipped default"]["whole"]
+    lines = ["## The whole cost curve of one function (`bench/curve.py`)", "",
+             f"Command: `python bench/curve.py {' '.join(argv)}`. Machine: {machine()}, 2 cores shared with "
+             "other jobs; one onnxruntime thread; the calling thread's CPU time; the cache off; "
+             f"{repeats} different functions of ~300 tokens, every model on each in turn; {samples} samples.",
+             "",
+             "A model's *whole curve* is its prediction (every metric it writes, at its reference n) and the "
+             "values at n = 10², 10³, … 10⁶ that the hover's table shows: a model that reads n is asked at each "
+             "size in one batch; a model that writes its growth moves its value along it (no model run). "
+             f"Issue 48's budget for a curve model that ships: {BUDGET_MS:.0f} ms p50, a directory of "
+             f"{BUDGET_MB:.0f} MB at most.", "",
+             "| model | how it gives a curve | metrics | tokens | prediction p50 ms | hover's curve p50 ms "
+             "| whole curve p50 ms | p95 | vs the shipped default | directory MB |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, r in res.items():
+        lines.append(f"| {name} | {r['family']} | {r['metrics']} | {r['tokens']} | {r['prediction']:.1f} | "
+                     f"{r['hover']:.1f} | {r['whole']:.1f} | {r['whole_p95']:.1f} | {r['whole'] / base:.2f}× | "
+                     f"{r['mb']:.1f} |")
+    within = [n for n, r in res.items() if r["whole"] <= BUDGET_MS and r["mb"] <= BUDGET_MB]
+    over = [f"{n} ({r['whole']:.1f} ms, {r['mb']:.1f} MB)" for n, r in res.items() if n not in within]
+    lines += ["", "Within the budget: " + (", ".join(within) or "none") + "; over it: " + (", ".join(over) or "none")
+              + ". The shipped default writes no growth: its row is the cost of a prediction without a curve."]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", type=Path, help="model directories with growth (beside the shipped default)")
+    parser.add_argument("--repeats", type=int, default=30)
+    parser.add_argument("--samples", type=int, default=16)
+    add_write_flag(parser)
+    args = parser.parse_args(argv)
+    from rlm_lsp.runtime.predictor import DEFAULT_DIR
+
+    dirs = {"shipped default": DEFAULT_DIR}
+    for d in args.models:
+        if not (d / "rlm_config.json").is_file():
+            parser.error(f"{d}: not a model directory (no rlm_config.json)")
+        dirs[d.parent.name if d.name in ("fast", "model") else d.name] = d
+    res = measure(dirs, args.repeats, args.samples)
+    for name, r in res.items():
+        print(f"{name}: whole curve {r['whole']:.1f} ms p50 (prediction {r['prediction']:.1f}, "
+              f"hover's curve {r['hover']:.1f}); {r['mb']:.1f} MB", flush=True)
+    publish("curve", markdown(res, argv, args.repeats, args.samples), write=not args.no_write)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
