@@ -5,7 +5,7 @@
 
 * ``function``: the v1 LeetCode rows (``large`` tier, as v3 trains on), plus, where the v2 ladders
   measured the program at three sizes, its growth: ``memory_growth`` / ``latency_growth`` = the slope
-  of log cost against log input size (``training.measuring.streams.growth``).
+  of log cost against log input size (``training.measuring.packing.growth``).
 * ``stdin``: a Kattis program, valued at the largest of its problem's measured inputs (by bytes) on
   which it ran ``ok``; a program that failed there has no value, only its growth (the value of a
   smaller input would not compare with its neighbours').  Growth from the package's inputs.

@@ -117,12 +117,9 @@ def variant_curve_tasks(seed: int = 0, more: bool = True) -> list:
     ``streams pack --source variant-curves`` pairs them; then (``more``) the variants of every other
     program with packed curves (``_more_variants``).  The variant's code is made again by
     ``mutations.mutate(parent code, kind, seed=0)`` (deterministic); no code is stored."""
-    import os
-    from pathlib import Path
-
-    from training.measuring.ladders import RECIPES
+    from training.measuring import workfiles
     from training.measuring.mutations import mutate
-    path = Path(os.environ.get("RLM_TRAINING_DATA", RECIPES.parent)) / "variants_v2.jsonl.gz"  # workfiles.DATA
+    path = workfiles.data_path("variants")
     if not path.exists():
         return []
     seen, picked = set(), []
