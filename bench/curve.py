@@ -1,6 +1,6 @@
 """The whole cost curve of one function: what a model with growth costs per prediction (issue 48).
 
-    python bench/curve.py MODEL_DIR [MODEL_DIR ...] [--repeats 30] [--samples 16] [--no-write]
+    python bench/curve.py MODEL_DIR [MODEL_DIR ...] [--repeats 30] [--samples 16] [--as-p10s 2] [--no-write]
 
 For each model directory, beside the shipped default (read in the same run, inputs interleaved):
 a ~300-token function with `--samples` samples, the cache off, one onnxruntime thread, the calling
@@ -14,6 +14,10 @@ thread's CPU time:
 - *whole curve* = both: what the hover waits for on a function nobody asked about before;
 - the directory's size on disk.
 
+`--as-p10s D` also times each model that writes its growth read as P10S with growths of D digits
+(`rlm_lsp.runtime.numbers`): the same graphs in a copy whose rlm_config.json says so, so the cost is
+the one a model trained in that format has (the copy's numbers mean nothing: it was not trained so).
+
 Issue 48's budget for a model that ships: the whole curve (value and growth, both metrics) at most
 30 ms p50 at 16 samples on one thread; the model directory at most 15 MB.
 """
@@ -21,8 +25,11 @@ Issue 48's budget for a model that ships: the whole curve (value and growth, bot
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -64,6 +71,19 @@ def whole_curve(predictor, code: str) -> tuple[float, float]:
             growth.curve(p, SIZES)
     t2 = time.thread_time()
     return (t1 - t) * 1000, (t2 - t1) * 1000
+
+
+def as_p10s(model_dir: Path, digits: int, out: Path) -> Path:
+    """A copy of `model_dir` read as P10S with growths of `digits` digits: timing only."""
+    from rlm_lsp.runtime import numbers
+
+    shutil.copytree(model_dir, out)
+    config = json.loads((out / "rlm_config.json").read_text())
+    config["number_format"] = numbers.P10S.config()
+    config["metrics"] = [dict(m, digits=digits) if m["name"].endswith("_growth") else m for m in config["metrics"]]
+    config["model_version"] += f"-as-p10s-{digits}-timing-only"
+    (out / "rlm_config.json").write_text(json.dumps(config, indent=2))
+    return out
 
 
 def dir_mb(path: Path) -> float:
@@ -127,6 +147,8 @@ def main(argv=None) -> int:
     parser.add_argument("models", nargs="*", type=Path, help="model directories with growth (beside the shipped default)")
     parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--samples", type=int, default=16)
+    parser.add_argument("--as-p10s", type=int, metavar="DIGITS",
+                        help="also each model with growth metrics read as P10S with growths of DIGITS digits (timing only)")
     add_write_flag(parser)
     args = parser.parse_args(argv)
     from rlm_lsp.runtime.predictor import DEFAULT_DIR
@@ -135,7 +157,12 @@ def main(argv=None) -> int:
     for d in args.models:
         if not (d / "rlm_config.json").is_file():
             parser.error(f"{d}: not a model directory (no rlm_config.json)")
-        dirs[d.parent.name if d.name in ("fast", "model") else d.name] = d
+        name = d.parent.name if d.name in ("fast", "model") else d.name
+        dirs[name] = d
+        growth = any(m["name"].endswith("_growth") for m in json.loads((d / "rlm_config.json").read_text())["metrics"])
+        if args.as_p10s and growth:
+            dirs[f"{name} as P10S, growth of {args.as_p10s} digits (timing only)"] = as_p10s(
+                d, args.as_p10s, Path(tempfile.mkdtemp()) / "model")
     res = measure(dirs, args.repeats, args.samples)
     for name, r in res.items():
         print(f"{name}: whole curve {r['whole']:.1f} ms p50 (prediction {r['prediction']:.1f}, "

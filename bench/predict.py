@@ -139,7 +139,8 @@ def staged(predictor, code: str) -> dict[str, float]:
     observe, expected = p._smoother.observer()
     tokens = decode.constrained_decode(step, start, p.allowed_ids, uniforms, temperature=p.config.temperature,
                                        merge_forced_start=p.model.merges_forced_start,
-                                       merge_forced_later=p.model.merges_forced_later, observe=observe)
+                                       merge_forced_later=p.model.merges_forced_later, observe=observe,
+                                       feed_forced=p.config.number_format.feed_forced)
     values = p._reader.read(tokens)
     p._aggregate(values, p._smoother.smooth(values, tokens, expected))
     t3 = clock()

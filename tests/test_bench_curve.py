@@ -42,3 +42,17 @@ def test_the_curve_bench_times_each_family_and_says_how_it_gives_its_curve(tiny_
     text = bench.markdown(res, ["x"], 2, 2)
     assert text.count("\n| ") == 4  # the header and one row a model
     assert "| trees | growth trees |" in text and "30 ms p50" in text and "Within the budget: " in text
+
+
+def test_a_p10s_copy_for_timing_reads_the_same_graphs_in_the_other_format(tiny_model_dir, tmp_path):
+    import json
+
+    from rlm_lsp.runtime import numbers
+    from rlm_lsp.runtime.predictor import Predictor
+
+    copy = _bench().as_p10s(tiny_model_dir, 2, tmp_path / "copy")
+    config = json.loads((copy / "rlm_config.json").read_text())
+    assert config["number_format"]["kind"] == "P10S" and config["model_version"].endswith("timing-only")
+    assert (copy / "decoder_model.onnx").read_bytes() == (tiny_model_dir / "decoder_model.onnx").read_bytes()
+    p = Predictor.from_dir(copy, samples=2)
+    assert p.config.number_format == numbers.P10S and p.predict(["def f(x):\n    return x\n"])[0]

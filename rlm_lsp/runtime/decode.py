@@ -10,6 +10,8 @@ nonnegative first metric) are fed together with the start token, shape (B, 1 + F
 step: their logits would be thrown away, so the step that computes them is saved. With
 `merge_forced_later` too, a forced token later on (the <+> of a later nonnegative metric) is fed
 with the token before it, the last of the previous number: one step fewer again.
+With `feed_forced` false (a P10S model, `numbers.NumberFormat.feed_forced`), a forced token is never
+fed: it is put in its place in the output and the decoder reads only the tokens it chose.
 
 Greedy picks the best allowed token. Sampling draws from the softmax over the
 allowed tokens (temperature 1 by default), with uniforms supplied per row so
@@ -49,13 +51,18 @@ def constrained_decode(
     merge_forced_start: bool = False,
     merge_forced_later: bool = False,
     observe: Observer | None = None,
+    feed_forced: bool = True,
 ) -> np.ndarray:
-    """Returns the chosen token ids, shape (B, P)."""
+    """Returns the chosen token ids, shape (B, P): every position's, the forced ones too."""
     temps = [float(t) for t in temperature] if isinstance(temperature, Sequence) else [float(temperature)] * len(allowed)
     fed = start_ids.astype(np.int64)[:, None]  # (B, 1)
     chosen: list[np.ndarray] = []
     pos = 0
     while pos < len(allowed):
+        if not feed_forced and len(allowed[pos]) == 1:  # in the output, never fed
+            chosen.append(np.full(len(start_ids), allowed[pos][0], dtype=np.int64))
+            pos += 1
+            continue
         merge = merge_forced_later if chosen else merge_forced_start
         while merge and pos < len(allowed) - 1 and len(allowed[pos]) == 1:
             forced = np.full(len(start_ids), allowed[pos][0], dtype=np.int64)

@@ -36,6 +36,16 @@ normalized P10 number whose exponent is always `exponent`. A growth with offset 
 Three decimals, within -1..7.999, and every number the decoder writes starts with 1-9 like any
 other metric's, so the growth's many zeros cannot leak into a latency's first digit.
 
+A metric may write fewer significant `digits` (1 to 4): the others are always `<0>`. A growth with
+offset 2, exponent 0 and two digits is `<+> <2> <2> <0> <0> <E0>` == 0.2, a tenth at a time.
+
+In the *P10S* format (`NumberFormat.feed_forced` false) a token the grammar forces (the only one
+allowed at its position: a nonnegative metric's <+>, a fixed exponent, the digits past a metric's
+`digits`) is not written for the decoder at all: the decoder reads and writes only the tokens it
+chooses, and the forced ones are put back in place, so the six positions of every number, and all
+that reads them, stay as they are. The shifted growth above is then two tokens, `<2> <2>`: the
+decoding work of a number is the tokens it writes.
+
 Pure Python: no numpy, no tensors. The decoder uses `allowed_at` to mask
 its logits so that every output parses.
 """
@@ -71,13 +81,19 @@ class Grammar:
     fixed_point: bool = False
     offset: float = 0.0
     exponent: int | None = None
+    digits: int = MANTISSA_DIGITS  # significant digits written; the rest are <0>
+
+    def __post_init__(self):
+        if not 1 <= self.digits <= MANTISSA_DIGITS:
+            raise ValueError(f"a metric's digits must be 1 to {MANTISSA_DIGITS}, not {self.digits}")
 
     @classmethod
     def of(cls, metric: Mapping) -> Grammar:
         """From a metric's entry in rlm_config.json or a checkpoint's meta (both default as above)."""
         exponent = metric.get("exponent")
         return cls(bool(metric.get("nonnegative", True)), bool(metric.get("fixed_point", False)),
-                   float(metric.get("offset", 0.0)), None if exponent is None else int(exponent))
+                   float(metric.get("offset", 0.0)), None if exponent is None else int(exponent),
+                   int(metric.get("digits", MANTISSA_DIGITS)))
 
     @property
     def exponent_token(self) -> str | None:
@@ -97,48 +113,57 @@ def _sign(value: float) -> str:
     return "<->" if value < 0 or (value == 0 and math.copysign(1.0, value) < 0) else "<+>"
 
 
-def _sign_digits_exponent(value: float, normalized: bool = False) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, exponent) tokens, rounding to four digits and clipping to the range
-    (`normalized`: a zero, too, to the smallest positive value, so the first digit is never 0)."""
+def _digit_tokens(mantissa: int, digits: int) -> list[str]:
+    """A mantissa of `digits` digits -> the four digit tokens, the ones past `digits` <0>."""
+    return [f"<{d}>" for d in str(mantissa).rjust(digits, "0") + "0" * (MANTISSA_DIGITS - digits)]
+
+
+def _sign_digits_exponent(value: float, normalized: bool = False,
+                          digits: int = MANTISSA_DIGITS) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, exponent) tokens, rounding to `digits` significant digits and
+    clipping to the range (`normalized`: a zero, too, to the smallest positive value, so the first
+    digit is never 0)."""
     sign = _sign(value)
     magnitude = min(abs(value), MAX_VALUE)
     if magnitude < MIN_POSITIVE / 2 and not normalized:
         return sign, ["<0>"] * MANTISSA_DIGITS, "<E0>"
     magnitude = max(magnitude, MIN_POSITIVE)
     exponent = math.floor(math.log10(magnitude))
-    scale = 10 ** (MANTISSA_DIGITS - 1)
+    scale = 10 ** (digits - 1)
     mantissa = round(magnitude / 10.0**exponent * scale)
     if mantissa >= 10 * scale:  # 9.9996 rounds up to 10.000
         mantissa //= 10
         exponent += 1
     if exponent > EXP_MAX:
         exponent, mantissa = EXP_MAX, 10 * scale - 1
-    digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
-    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
+    return sign, _digit_tokens(mantissa, digits), f"<E{exponent}>"
 
 
-def _fixed_exponent(value: float, exponent: int = 0, normalized: bool = True) -> tuple[str, list[str], str]:
-    """Float -> (sign, four digits, <E`exponent`>): d.ddd x 10^exponent, clipped to ±9.999 x 10^exponent
-    (`normalized`: and to at least 1.000 x 10^exponent, so the first digit is never 0). A fixed-point
-    number is `_fixed_exponent(value, 0, normalized=False)`."""
+def _fixed_exponent(value: float, exponent: int = 0, normalized: bool = True,
+                    digits: int = MANTISSA_DIGITS) -> tuple[str, list[str], str]:
+    """Float -> (sign, four digits, <E`exponent`>): d.ddd x 10^exponent (to `digits` significant
+    digits), clipped to ±9.999 x 10^exponent (`normalized`: and to at least 1.000 x 10^exponent, so
+    the first digit is never 0). A fixed-point number is `_fixed_exponent(value, 0, normalized=False)`."""
     sign = _sign(value)
-    scale = 10 ** (MANTISSA_DIGITS - 1)
+    scale = 10 ** (digits - 1)
     mantissa = min(round(abs(value) / 10.0**exponent * scale), 10 * scale - 1)
     if normalized:
         mantissa = max(mantissa, scale)
-    digits = str(mantissa).rjust(MANTISSA_DIGITS, "0")
-    return sign, [f"<{d}>" for d in digits], f"<E{exponent}>"
+    return sign, _digit_tokens(mantissa, digits), f"<E{exponent}>"
 
 
 @dataclass(frozen=True)
 class NumberFormat:
-    """Where the exponent sits in a number's six tokens: last (P10) or right after the sign (P10E)."""
+    """Where the exponent sits in a number's six tokens: last (P10) or right after the sign (P10E);
+    and whether the decoder reads the tokens a grammar forces (P10, P10E) or only those it chooses
+    (P10S: exponent last, forced tokens not fed)."""
 
     exponent_first: bool = False
+    feed_forced: bool = True
 
     @property
     def name(self) -> str:
-        return "P10E" if self.exponent_first else "P10"
+        return ("P10E" if self.exponent_first else "P10") + ("" if self.feed_forced else "S")
 
     @property
     def exponent_position(self) -> int:
@@ -153,12 +178,13 @@ class NumberFormat:
         the exponent <E0>; else normalized)."""
         if grammar is None:
             return self.arrange(*_sign_digits_exponent(value))
-        value = value + grammar.offset
+        value, digits = value + grammar.offset, grammar.digits
         if grammar.fixed_point:
-            return self.arrange(*_fixed_exponent(value, 0, normalized=False))
+            return self.arrange(*_fixed_exponent(value, 0, normalized=False, digits=digits))
         if grammar.exponent is not None:  # clipped to its decade (and, nonnegative, never below it)
-            return self.arrange(*_fixed_exponent(max(value, 0.0) if grammar.nonnegative else value, grammar.exponent))
-        return self.arrange(*_sign_digits_exponent(value, normalized=True))
+            return self.arrange(*_fixed_exponent(max(value, 0.0) if grammar.nonnegative else value, grammar.exponent,
+                                                 digits=digits))
+        return self.arrange(*_sign_digits_exponent(value, normalized=True, digits=digits))
 
     def decode(self, tokens: Sequence[str]) -> float:
         """Six tokens -> float. Raises ValueError on anything the grammar forbids."""
@@ -187,6 +213,8 @@ class NumberFormat:
         if position == self.exponent_position:
             fixed = grammar.exponent_token if grammar is not None else None
             return (fixed,) if fixed else EXP_TOKENS
+        if grammar is not None and position - self.first_digit_position >= grammar.digits:
+            return ("<0>",)  # past the metric's significant digits
         if position == self.first_digit_position and grammar is not None and not grammar.fixed_point:
             return NONZERO_DIGIT_TOKENS
         return DIGIT_TOKENS
@@ -207,25 +235,29 @@ class NumberFormat:
     def config(self) -> dict:
         """The `number_format` entry of rlm_config.json."""
         order = "sign, exponent, d, d, d, d" if self.exponent_first else "sign, d, d, d, d, exponent"
-        return {"kind": "P10", "mantissa_digits": MANTISSA_DIGITS, "exp_min": EXP_MIN, "exp_max": EXP_MAX,
-                "exponent_first": self.exponent_first,
-                "value": f"sign * d.ddd * 10^exp, one 6-token block ({order}) per metric in `metrics` order"}
+        fed = "" if self.feed_forced else "; the tokens a metric's grammar forces are not fed to the decoder"
+        return {"kind": "P10" if self.feed_forced else "P10S", "mantissa_digits": MANTISSA_DIGITS,
+                "exp_min": EXP_MIN, "exp_max": EXP_MAX, "exponent_first": self.exponent_first,
+                "value": f"sign * d.ddd * 10^exp, one 6-token block ({order}) per metric in `metrics` order{fed}"}
 
     @classmethod
     def from_config(cls, fmt: dict) -> NumberFormat:
         """Reads a `number_format` entry; raises ValueError on one this runtime cannot decode."""
-        if (fmt.get("kind"), fmt.get("mantissa_digits"), fmt.get("exp_min"), fmt.get("exp_max")) != (
-                "P10", MANTISSA_DIGITS, EXP_MIN, EXP_MAX):
+        if (fmt.get("kind") not in ("P10", "P10S")
+                or (fmt.get("mantissa_digits"), fmt.get("exp_min"), fmt.get("exp_max")) != (MANTISSA_DIGITS, EXP_MIN, EXP_MAX)):
             raise ValueError(f"unsupported number_format {fmt}")
         exponent_first = fmt.get("exponent_first", False)
         if not isinstance(exponent_first, bool):
             raise ValueError(f"number_format.exponent_first must be true or false, not {exponent_first!r}")
-        return cls(exponent_first)
+        if fmt["kind"] == "P10S" and exponent_first:
+            raise ValueError("number_format P10S writes the exponent last: exponent_first must be false")
+        return cls(exponent_first, feed_forced=fmt["kind"] == "P10")
 
 
 P10 = NumberFormat()
 P10E = NumberFormat(exponent_first=True)
-FORMATS = {f.name: f for f in (P10, P10E)}  # the trainers' --number-format choices
+P10S = NumberFormat(feed_forced=False)
+FORMATS = {f.name: f for f in (P10, P10E, P10S)}  # the Python trainer's --number-format choices
 
 
 def format_of(meta: dict) -> NumberFormat:

@@ -350,7 +350,7 @@ class Predictor:
                                             temperature=self._temperatures,
                                             merge_forced_start=self.model.merges_forced_start,
                                             merge_forced_later=self.model.merges_forced_later,
-                                            observe=observe)
+                                            observe=observe, feed_forced=self.config.number_format.feed_forced)
         values = self._reader.read(tokens)  # (B*N, M)
         smooth = self._smoother.smooth(values, tokens, expected)
         shape = (len(batch_ids), n, len(self.config.metrics))

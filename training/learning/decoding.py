@@ -65,14 +65,16 @@ def torch_step(model, enc, mask):
 
 
 def decode_encoded(model, enc, mask, allowed: Sequence[np.ndarray], uniforms: np.ndarray | None,
-                   temperature: float = DEFAULT_TEMPERATURE, observe: decode.Observer | None = None) -> np.ndarray:
+                   temperature: float = DEFAULT_TEMPERATURE, observe: decode.Observer | None = None,
+                   number_format: numbers.NumberFormat = numbers.P10) -> np.ndarray:
     """Token ids (B*R, P) for encoder states already repeated R times per input (rows of one input
-    adjacent); `uniforms` (B*R, P) or None for greedy; `observe` as `decode.constrained_decode`'s."""
+    adjacent); `uniforms` (B*R, P) or None for greedy; `observe` as `decode.constrained_decode`'s;
+    `number_format`: whether the forced tokens are fed (P10S: not)."""
     rows = enc.shape[0]
     start = np.full(rows, model.config.decoder_start_token_id, dtype=np.int64)
     return decode.constrained_decode(torch_step(model, enc, mask), start, allowed, uniforms, temperature,
                                      merge_forced_start=True,  # the forced <+> rides with the start token
-                                     observe=observe)
+                                     observe=observe, feed_forced=number_format.feed_forced)
 
 
 
@@ -111,7 +113,7 @@ def sample_values(model, tok, input_ids: Sequence[Sequence[int]], grammars: Sequ
             uniforms = None if draws is None else np.tile(draws, (len(chunk), 1))  # (B*R, P)
             observe, expected = smooth_by.observer()
             toks = decode_encoded(model, enc.repeat_interleave(reps, dim=0), mask.repeat_interleave(reps, dim=0),
-                                  allowed, uniforms, temperature, observe)
+                                  allowed, uniforms, temperature, observe, number_format)
             values = np.array([number_format.decode_metrics([id_to_token[t] for t in seq], grammars)
                                for seq in toks.tolist()]).reshape(len(toks), len(grammars))
             even = smooth_by.smooth(values, toks, expected)

@@ -52,7 +52,7 @@ from rlm_lsp.python import preprocess
 from rlm_lsp.runtime import decode, numbers
 from rlm_lsp.runtime.prediction import is_growth
 from training.judging.evaluate import score
-from training.learning import dataset, decoding
+from training.learning import dataset, decoding, teacher_forcing
 from training.learning.loop import STATE_FILE, Evaluation, Loop, LoopConfig, TaskBase, lr_factor, setup_device  # noqa: F401
 from training.learning.rlm_model import (
     PAD,
@@ -164,9 +164,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--clip", type=float, default=1.0)
     p.add_argument("--position-weights", default="0.2,1.0,0.8,0.4,0.2,1.5",
                    help="loss weight of sign, 4 digits, exponent (in this order whatever --number-format)")
-    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
-                   help="token order of each target: P10 = sign, digits, exponent; P10E = sign, exponent, "
-                        "digits (a resumed or --init-from run keeps its checkpoint's)")
+    p.add_argument("--number-format", default=None, choices=sorted(numbers.FORMATS),
+                   help="token order of each target: P10 = sign, digits, exponent (the default); P10E = sign, "
+                        "exponent, digits; P10S = P10 with the tokens a metric's grammar forces never fed to "
+                        "the decoder (fewer decoding steps). A resumed run keeps its checkpoint's; an "
+                        "--init-from run too, unless P10S is asked of a P10 checkpoint")
+    p.add_argument("--growth-digits", type=int, default=None, choices=range(1, numbers.MANTISSA_DIGITS + 1),
+                   help="significant digits a growth exponent is written with (default 4; 2 = a tenth a draw); "
+                        "the others are always <0> and, with --number-format P10S, never decoded")
     p.add_argument("--label-jitter", type=float, default=0.02,
                    help="multiply each training target by 10^U(-w, w) afresh per use (see jitter())")
     p.add_argument("--aux-weight", type=float, default=1.0,
@@ -281,9 +286,17 @@ def distill_kl(student, teacher, labels, weights, groups):
                               lambda ls, lt: (lt.exp() * (lt - ls)).sum(-1))
 
 
-def forward_logits(model, ids, mask, labels):
-    dec_in = model._shift_right(labels)  # decoder_start + labels[:-1], -100 -> pad
-    return model(input_ids=ids, attention_mask=mask, decoder_input_ids=dec_in).logits
+def _init_format(prior: numbers.NumberFormat, asked: str | None) -> str:
+    """The number format of a run initialised from a checkpoint in `prior`: the checkpoint's token
+    order whatever is asked, but P10S asked of a P10 one (the same order, the forced tokens no longer fed)."""
+    if (prior.name, asked) == (numbers.P10.name, numbers.P10S.name):
+        return numbers.P10S.name
+    return prior.name
+
+
+def forward_logits(model, ids, mask, labels, fed=None):
+    """(B, P, V) teacher-forced logits; `fed`: the positions a P10S decoder reads (`teacher_forcing`)."""
+    return teacher_forcing.logits(model, labels, fed, input_ids=ids, attention_mask=mask)
 
 
 # --- validation --------------------------------------------------------------------------------
@@ -298,6 +311,7 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
     fmt = number_format(args)
     groups = number_groups(tok, device, fmt)
     grammars = grammars or [numbers.Grammar()] * len(metrics)
+    fed = teacher_forcing.fed_positions(grammars, fmt)
     allowed = decoding.allowed_ids(tok, grammars, fmt)
     reps = max(args.eval_samples, 1)
     linear = [is_growth(m) for m in metrics]  # a growth exponent's estimate: the runtime's (median)
@@ -314,14 +328,15 @@ def evaluate_model(model, tok, val_items, metrics, weights, args, device, gramma
             rows = [(val_items[i].variants[(key, False)], val_items[i].labels[key]) for i in batch]
             ids, mask, labels = collate(rows, pad_id, device)
             enc = model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
-            logits = model(encoder_outputs=(enc,), attention_mask=mask,
-                           decoder_input_ids=model._shift_right(labels)).logits
+            logits = teacher_forcing.logits(model, labels, fed, encoder_outputs=(enc,), attention_mask=mask)
+            labels = teacher_forcing.ignore_unfed(labels, fed)
             total += weighted_loss(logits, labels, weights, groups).item() * len(batch)
             count += len(batch)
             uniforms = None if draws is None else np.tile(draws, (len(batch), 1))  # (B*R, P)
             observe, expected = smooth_by.observer()
             toks = decoding.decode_encoded(model, enc.repeat_interleave(reps, dim=0),
-                                           mask.repeat_interleave(reps, dim=0), allowed, uniforms, observe=observe)
+                                           mask.repeat_interleave(reps, dim=0), allowed, uniforms, observe=observe,
+                                           number_format=fmt)
             drawn = np.array([fmt.decode_metrics([id_to_token[t] for t in seq], grammars)
                               for seq in toks.tolist()], dtype=float).reshape(len(toks), len(grammars))
             even = smooth_by.smooth(drawn, toks, expected)
@@ -359,6 +374,7 @@ class RlmTask(TaskBase):
         self.pad_id = tok.token_to_id(PAD)
         self.groups = number_groups(tok, device, number_format(args))
         self.grammars = decoding.grammars_of(meta)
+        self.fed = teacher_forcing.fed_positions(self.grammars, number_format(args))  # None but for P10S
         self.last_reload = time.time()
         self.teacher, self.teacher_ids = None, {}
         if getattr(args, "distill_from", None):
@@ -381,8 +397,8 @@ class RlmTask(TaskBase):
         ids, mask, labels = collate(rows, self.pad_id, self.device)
         with torch.set_grad_enabled(not args.freeze_encoder):
             enc = self.model.get_encoder()(input_ids=ids, attention_mask=mask).last_hidden_state
-        logits = self.model(encoder_outputs=(enc,), attention_mask=mask,
-                            decoder_input_ids=self.model._shift_right(labels)).logits
+        logits = teacher_forcing.logits(self.model, labels, self.fed, encoder_outputs=(enc,), attention_mask=mask)
+        labels = teacher_forcing.ignore_unfed(labels, self.fed)
         loss = weighted_loss(logits, labels, self.weights, self.groups)
         if getattr(args, "consistency", 0.0) > 0:
             loss = loss + args.consistency * self.consistency(batch, rows, logits, labels)
@@ -406,7 +422,8 @@ class RlmTask(TaskBase):
             return logits.new_zeros(())
         plain = [(self.train_items[batch[k]].variants[(full, False)], rows[k][1]) for k in paired]
         ids, mask, plain_labels = collate(plain, self.pad_id, self.device)
-        plain_logits = forward_logits(self.model, ids, mask, plain_labels)
+        plain_logits = forward_logits(self.model, ids, mask, plain_labels, self.fed)
+        plain_labels = teacher_forcing.ignore_unfed(plain_labels, self.fed)
         return symmetric_kl(logits[paired], plain_logits, plain_labels, self.weights, self.groups)
 
     def distillation(self, batch, rows, logits):
@@ -421,7 +438,8 @@ class RlmTask(TaskBase):
             return logits.new_zeros(())
         ids, mask, labels = collate([(self.teacher_ids[batch[k]], rows[k][1]) for k in plain], self.pad_id, self.device)
         with torch.no_grad():
-            teacher_logits = forward_logits(self.teacher, ids, mask, labels)
+            teacher_logits = forward_logits(self.teacher, ids, mask, labels)  # the teacher reads its own P10
+        labels = teacher_forcing.ignore_unfed(labels, self.fed)
         return distill_kl(logits[plain], teacher_logits, labels, self.weights, self.groups)
 
     def evaluate(self) -> Evaluation:
@@ -500,6 +518,8 @@ def main(argv: Sequence[str] | None = None) -> Path:
     if unknown:
         raise SystemExit(f"unknown metric(s) {', '.join(unknown)}; known: {', '.join(m['name'] for m in known)}")
     meta_metrics = [m for m in known if m["name"] in metrics]
+    if args.growth_digits is not None:
+        meta_metrics = [dict(m, digits=args.growth_digits) if is_growth(m["name"]) else m for m in meta_metrics]
     metrics = [m["name"] for m in meta_metrics]  # the labels' order is the meta's
     args.metric_config = {m["name"]: m for m in meta_metrics}  # the labels' grammars (saved with the args)
 
@@ -511,11 +531,14 @@ def main(argv: Sequence[str] | None = None) -> Path:
         args.number_format = numbers.format_of(meta).name
     elif args.init_from:
         model, tok, prior = load_checkpoint(args.init_from)
-        args.number_format = numbers.format_of(prior).name
+        args.number_format = _init_format(numbers.format_of(prior), args.number_format)
         print(f"initialised from {args.init_from}", file=sys.stderr)
     else:
+        args.number_format = args.number_format or numbers.P10.name
         tok = _tokenizer(args, train_ex)
         model = build_model(tok, args.size, dropout=args.dropout)
+    if not number_format(args).feed_forced and args.subset_prob > 0:
+        raise SystemExit("--number-format P10S trains every row on every metric: it needs --subset-prob 0")
     model.to(device)
     if args.freeze_encoder:
         for p in model.encoder.parameters():  # includes the shared token embeddings

@@ -154,7 +154,8 @@ def collate(rows, pad_id: int, device):
 
 
 def number_format(args) -> numbers.NumberFormat:
-    return numbers.FORMATS[args.number_format]
+    """The run's number format (`--number-format`; P10 where none is set yet)."""
+    return numbers.FORMATS[getattr(args, "number_format", None) or numbers.P10.name]
 
 
 def grammars(args, metrics) -> list[numbers.Grammar]:

@@ -167,7 +167,7 @@ def parse_args(argv):
     p.add_argument("--val-devices", nargs="+", default=VAL_DEVICES)
     p.add_argument("--device-weight", action="append", default=[], metavar="NAME=W",
                    help="draw this training device W times as often as the others (repeatable)")
-    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
+    p.add_argument("--number-format", default="P10", choices=("P10", "P10E"),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--resume", action="store_true",
                    help="continue from OUT/last (weights, optimiser, schedule, random state)")

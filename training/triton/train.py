@@ -143,7 +143,7 @@ def parse_args(argv=None):
     p.add_argument("--exp-weight", type=float, default=4.0, help="loss weight of the exponent token")
     p.add_argument("--work-line", action=argparse.BooleanOptionalAction, default=True,
                    help="keep the <W k> embeddings on one line (projected after every step)")
-    p.add_argument("--number-format", default="P10", choices=sorted(numbers.FORMATS),
+    p.add_argument("--number-format", default="P10", choices=("P10", "P10E"),
                    help="token order of the target: P10 = sign, digits, exponent; P10E = sign, exponent, digits")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
