@@ -61,5 +61,9 @@ require_staged training/device/device_anchor.sh "$CORPUS" "$CURVES" || exit 1
 check_flags  # MAX_STEPS, EVAL_EVERY, DEVICE
 extra+=(--max-minutes "$MINUTES" --epochs "${EPOCHS:-8}")
 # the curves recipe's fine-tuning on the anchor rows (device_common.sh: train_seeds, FINE_TUNE)
+# NUMBER_FORMAT / GROWTH_DIGITS: how the numbers are written (`rlm_lsp.runtime.numbers`); P10S with growths
+# of 2 digits decodes 14 tokens instead of 24, the whole curve 1.16x the default's instead of 1.46x
+# (`bench/curve.py --as-p10s 2`; #48's budget: 30 ms)
 train_seeds "$R" "$OUT" --init-from "$INIT" --corpus "$CORPUS" --anchor-data "$CURVES" --template shaped \
-    --driver-prob 0 --reference-n "${REFERENCE_N:-10000}" "${FINE_TUNE[@]}" --eval-max "${EVAL_MAX:-500}"
+    --driver-prob 0 --reference-n "${REFERENCE_N:-10000}" "${FINE_TUNE[@]}" --eval-max "${EVAL_MAX:-500}" \
+    --number-format "${NUMBER_FORMAT:-P10}" --growth-digits "${GROWTH_DIGITS:-4}"
