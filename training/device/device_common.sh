@@ -35,7 +35,7 @@ carry_size() {
     [ $(( tracked + carried )) -le $(( 64 * 1048576 )) ] || { echo "over the 64 MiB a lease carries"; return 1; }
 }
 
-# The CPU check's knobs (MAX_STEPS, EVAL_EVERY, DEVICE) as training.learning.train flags, in the array `extra`.
+# The CPU check's knobs (MAX_STEPS, EVAL_EVERY, DEVICE, THREADS) as training.learning.train flags, in the array `extra`.
 # The K-seed recipes' knobs (device_curves.sh, device_poly.sh), each overridable from the environment:
 # SEEDS, MAX_STEPS (each seed's cosine runs over the fewer of these and what fits MINUTES), MINUTES,
 # DEADLINE (seconds from the seeds' start: wait_for_seeds), EVAL_EVERY.
@@ -52,6 +52,7 @@ check_flags() {
     if [ -n "${MAX_STEPS:-}" ]; then extra+=(--max-steps "$MAX_STEPS"); fi
     if [ -n "${EVAL_EVERY:-}" ]; then extra+=(--eval-every "$EVAL_EVERY"); fi
     if [ -n "${DEVICE:-}" ]; then extra+=(--device "$DEVICE"); fi
+    if [ -n "${THREADS:-}" ]; then extra+=(--threads "$THREADS"); fi
 }
 
 # The seeds' trainings, started in the background with their pids in the array `pids`: waited for,
