@@ -21,9 +21,10 @@ device_setup() {
     if [ ! -f "$INIT/model.safetensors" ] || [ "$staged/model.safetensors.xz" -nt "$INIT/model.safetensors" ]; then
         "$PY" -c "
 import lzma, os, shutil, sys
-with lzma.open(sys.argv[1]) as packed, open(sys.argv[2] + '.part', 'wb') as raw:
+part = f'{sys.argv[2]}.{os.getpid()}.part'  # its own: two runs side by side may unpack at once
+with lzma.open(sys.argv[1]) as packed, open(part, 'wb') as raw:
     shutil.copyfileobj(packed, raw)
-os.replace(sys.argv[2] + '.part', sys.argv[2])" "$staged/model.safetensors.xz" "$INIT/model.safetensors" || return 1
+os.replace(part, sys.argv[2])" "$staged/model.safetensors.xz" "$INIT/model.safetensors" || return 1
     fi
 }
 
