@@ -49,6 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if numbers.format_of(meta).exponent_first:
         print("this checkpoint decodes the exponent before the digits (P10E): there is no mantissa to read it off")
         return 0
+    if not numbers.format_of(meta).feed_forced:
+        print("this probe feeds every token of a P10 block; a P10S checkpoint never reads its forced ones")
+        return 0
     model.eval()
     if args.synthetic:
         val = dataset.synthetic_examples(args.synthetic)[: args.rows]
