@@ -1,4 +1,4 @@
-"""`bench/curve.py` times the whole cost curve of each model family through the runtime: the
+"""`bench/curve.py` times the cost curve of each model family through the runtime: the
 prediction, and the hover's values at n = 10² … 10⁶ (a model reading n asked at each size; a model
 with growth moving its value along it), beside the shipped default."""
 
