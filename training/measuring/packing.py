@@ -15,7 +15,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
-from training.measuring import workfiles
+from training.measuring import diagnostics, workfiles
 from training.measuring.splits import validation
 from training.measuring.workfiles import CURVED, POLYGLOT, ROSETTA_COMPILED, data_path, read_rows
 
@@ -133,11 +133,10 @@ def _write_gz(path: Path, rows: list) -> None:
 
 def quoted_lines_cut(rows: list) -> None:
     """Compiler and run messages without the program's lines or host paths (``diagnostics``), in place; a
-    compile error keeps its group (``polyglot_card.why``) in ``reason``, read before the cut."""
-    from training.measuring import diagnostics, polyglot_card
+    compile error keeps its group (``diagnostics.why``) in ``reason``, read before the cut."""
     for r in rows:
         if r.get("status") == "compile_error":
-            r["reason"] = r.get("reason") or polyglot_card.why(r)
+            r["reason"] = r.get("reason") or diagnostics.why(r)
             r["error"] = diagnostics.compiler(r.get("error"))
         elif r.get("error"):
             r["error"] = diagnostics.runtime(r["error"])

@@ -5,7 +5,7 @@ training/data/README.md between ``<!-- POLYGLOT -->`` and ``<!-- /POLYGLOT -->``
     python -m training.measuring.polyglot_card --write    # and write it into the README
     python -m training.measuring.polyglot_card --stream java=PATH   # add a running stream's counts (read only)
 
-Per language: rows, programs and problems by status; why rows are not ``ok`` (reasons grouped: ``why``);
+Per language: rows, programs and problems by status; why rows are not ``ok`` (reasons grouped: ``diagnostics.why``);
 rung coverage; problems measured in Python too (``leetcode_v2``, the same rungs) and whether their inputs
 are byte-identical; memory and time distributions; growth classes over the three rungs
 (``training.measuring.curve_fit``); the re-measurement check (``remeasure_polyglot.json``).
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
 import sys
 from collections import Counter
@@ -23,6 +22,7 @@ from pathlib import Path
 from training.measuring import curves_card
 from training.measuring.curve_fit import CLASSES, fit
 from training.measuring.curves_card import DATA, README, read_gz
+from training.measuring.diagnostics import why
 from training.measuring.polyglot_remeasure import read_rows
 
 LANGUAGES = ("cpp", "java", "go")
@@ -32,51 +32,6 @@ START, END = "<!-- POLYGLOT -->", "<!-- /POLYGLOT -->"
 NOT_OK = ("wrong_answer", "compile_error", "skipped", "error", "timeout", "memory_limit")
 MEMORY_FLOOR = 128 << 10   # RSS moves by tens of kB between runs of one program: below this, noise
 TIME_FLOOR_SHARE = 0.10    # of the empty program's CPU time (start-up jitter), at least curve_fit's 10 µs
-
-# (pattern on reason or error, group): the first that matches names the group
-GROUPS = (
-    (r"this auto&&|before deduction of .auto.", "self-recursive lambda (C++23 deducing this) at -std=c++17"),
-    (r"ranges. has not been declared|views. has not been declared|has no member named .contains.|std::ranges|"
-     r"has no member named .(starts_with|ends_with)|.(bit_width|popcount|countl_zero|countr_zero|gcd|lcm). was not declared",
-     "C++20 library (ranges, contains) at -std=c++17"),
-    (r"N3639|variably-modified|variable size", "variable-length array (captured in a lambda)"),
-    (r"undefined: (slices|maps|cmp)\b", "Go 1.21 package (slices, maps, cmp) on Go 1.19"),
-    (r"undefined: (treemap|redblacktree|hashset|arraylist|priorityqueue|linkedhashmap|treeset|doublylinkedlist|singlylinkedlist|treebidimap|binaryheap)\b",
-     "third-party Go package (gods)"),
-    (r"undefined: (cmplx|reflect|utf8|list|ring|big|sync)\b", "a standard Go package the driver does not import"),
-    (r"package .* is not in GOROOT|cannot find package", "Go package outside the standard library"),
-    (r"undefined: (min|max)\b", "Go min/max builtins (1.21)"),
-    (r"RLM_UNSUPPORTED_TYPE", "a type the driver cannot express"),
-    (r"no entry method|no func |no class Solution|no entry", "no entry method (or class Solution) to call"),
-    (r"overloaded or a template", "the entry is overloaded or a template"),
-    (r"rung dropped", "rung dropped by the ladder (clamped to a bound)"),
-    (r"ran out of time or memory at the smaller rung", "not run: the smaller rung ran out of time or memory"),
-    (r"segmentation fault|SIGSEGV|stack overflow|StackOverflowError|goroutine stack exceeds",
-     "stack overflow or segmentation fault"),
-    (r"OutOfMemoryError|out of memory|memory limit|bad_alloc", "out of memory"),
-    (r"cpu limit|wall-clock limit|timed out", "time limit"),
-    (r"panic:|runtime error:|goroutine \d|\.go:\d+ \+0x", "runtime panic (Go)"),
-    (r"Exception in thread|at java\.base/|\tat [\w.$]+\(|Exception\b", "uncaught exception (Java)"),
-    (r"terminate called|Assertion .* failed|abort|SIGABRT|exit -6", "assertion failed or abort (C++)"),
-    (r"cannot find symbol|incompatible types|error: ", "other compile error"),
-)
-LABELS = {label for _, label in GROUPS}
-
-
-def why(row: dict) -> str:
-    """The group of a row that is not ``ok``."""
-    if row["status"] == "wrong_answer":
-        return "output differs from the Python reference's"
-    if row.get("reason") in LABELS:  # the group, kept by the pack where the message was cut
-        return row["reason"]
-    text = "%s %s" % (row.get("reason") or "", row.get("error") or "")
-    for pattern, group in GROUPS:
-        if re.search(pattern, text):
-            return group
-    if row["status"] == "compile_error":
-        return "other compile error"
-    return "other: " + re.sub(r"\d+", "N", re.sub(r"/\S+", "PATH", text.strip()))[:60]
-
 
 def _q(xs: list, fmt) -> str:
     if len(xs) < 10:
@@ -142,7 +97,7 @@ def section(data: Path = DATA, streams: dict | None = None) -> str:
               + ", ".join(f"{k} {v}" for k, v in st.most_common()) + "; ok programs "
               f"{len({r.get('key') for r in live if r.get('status') == 'ok'})}, ok problems "
               f"{len({r.get('problem_id') for r in live if r.get('status') == 'ok'})}."]
-    L += ["", "Why rows are not `ok` (rows, programs; reasons grouped by `polyglot_card.why`):", ""]
+    L += ["", "Why rows are not `ok` (rows, programs; reasons grouped by `diagnostics.why`):", ""]
     for lang in LANGUAGES:
         bad = [r for r in rows[lang] if r["status"] != "ok"]
         if not bad:
