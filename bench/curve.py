@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.predict import _blocks_for, make_inputs  # noqa: E402
 from bench.report import add_write_flag, machine, progress, publish  # noqa: E402
+from rlm_lsp.server.curves import SIZES  # noqa: E402  (the hover's table)
 
-SIZES = (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)  # the hover's table (`growth.curve`)
 TOKENS = 270  # the inputs have at least this many tokens: ~300 with each model's template
 BUDGET_MS, BUDGET_MB = 30.0, 15.0
 
