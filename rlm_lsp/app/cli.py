@@ -176,9 +176,10 @@ def _predict(args: argparse.Namespace) -> int:
         except FileProblem as exc:
             print(f"rlm: {path}: skipped: {exc}", file=sys.stderr)
             failed += 1
+    unsized = per_call(predictor.config)  # what a number without n is for
     if rows and not sizes.used and (sizes.n is not None or sizes.input_n is not None):
         notes.append("note: this model predicts no growth, so --n, --input and --input-bytes do not apply: "
-                     f"its values are {per_call(predictor.config)}")
+                     f"its values are {unsized}")
     if args.why:
         cli_why.add_why(predictor, rows, lambda p: read_source(Path(p)))
     if args.json:
@@ -190,7 +191,7 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics], cli_sizes.marked(sizes, rows)))
-        for line in (table_legend(rows, bool(sizes.used), per_call(predictor.config)),
+        for line in (table_legend(rows, bool(sizes.used), unsized),
                      cli_sizes.closing_line(sizes, rows)):
             if line:
                 print(line)

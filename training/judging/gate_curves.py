@@ -59,8 +59,9 @@ if str(ROOT) not in sys.path:
 from rlm_lsp.app import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
-from training.measuring.curve_fit import MIN_SIZES, class_rose, curve_pair_sizes  # noqa: E402
+from training.measuring.curve_fit import class_rose  # noqa: E402
 from training.measuring.mutations import EXPECTED  # noqa: E402
+from training.measuring.packing import MIN_SIZES, curve_pair_sizes  # noqa: E402
 
 DATA = ROOT / "training" / "data"
 PAIRS = DATA / "leetcode_variant_curves.pairs.jsonl.gz"
@@ -87,7 +88,7 @@ def rung(row: dict) -> str:
 
 def curve_pairs(rows: Iterable[dict], min_sizes: int = MIN_SIZES) -> list[dict]:
     """One pair per variant program whose variant and parent both ran ok on `min_sizes`+ of the same
-    sizes (`curve_fit.curve_pair_sizes`): the row of the compared size (rung "1" where both ran ok
+    sizes (`packing.curve_pair_sizes`): the row of the compared size (rung "1" where both ran ok
     there, else the largest size both ran ok) with `sizes`, how many sizes both ran ok."""
     out = []
     for by_input in curve_pair_sizes(rows, min_sizes).values():

@@ -14,15 +14,13 @@ input" (`rlm_lsp.runtime.sizes.per_call`).
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from pathlib import Path
 
 import numpy as np
 
 from training.judging.usual_spread import record_in_config
-
-DATA = Path(__file__).resolve().parents[1] / "data"
+from training.measuring.curves_card import DATA, read_gz
 
 
 def typical_n(large_rows, curve_rows) -> dict:
@@ -43,19 +41,13 @@ def typical_n(large_rows, curve_rows) -> dict:
             "rows_from": "LeetCode large-tier programs; their input is the cost curves' rung 1 (input_size)"}
 
 
-def _rows(path: Path):
-    with gzip.open(path, "rt") as f:
-        for line in f:
-            yield json.loads(line)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.judging.typical_n", description=__doc__.splitlines()[0])
     ap.add_argument("model_dir")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--write", action="store_true", help="record it in the model's rlm_config.json")
     a = ap.parse_args(argv)
-    record = typical_n(_rows(a.data / "leetcode_v1.jsonl.gz"), _rows(a.data / "leetcode_curves.jsonl.gz"))
+    record = typical_n(read_gz(a.data / "leetcode_v1.jsonl.gz"), read_gz(a.data / "leetcode_curves.jsonl.gz"))
     print(json.dumps(record, indent=2))
     if a.write:
         record_in_config(a.model_dir, "typical_n", record)

@@ -175,17 +175,3 @@ def anchor(points, exponent: float, floor: float, n0: float = ANCHOR_N) -> float
         return None
     x0 = math.log10(n0)
     return float(np.mean([math.log10(max(c, floor)) - exponent * (math.log10(n) - x0) for n, c in pts]))
-
-
-MIN_SIZES = 3  # a variant pair: the variant and its parent both ok on 3+ of the same sizes
-
-
-def curve_pair_sizes(rows, min_sizes: int = MIN_SIZES) -> dict[tuple, dict[str, dict]]:
-    """The variant pairs of the variant curves (issue 47's count, the gate's figure on them): for each
-    variant program whose variant and parent both ran ok on ``min_sizes``+ of the same inputs,
-    (parent, key, mutation) -> input id -> its pair row (``packing.pairs``; a size measured twice counts once)."""
-    ok: dict = {}
-    for r in rows:
-        if r["status_parent"] == r["status_variant"] == "ok":
-            ok.setdefault((r["parent"], r["key"], r["mutation"]), {})[r["input_id"]] = r
-    return {k: v for k, v in ok.items() if len(v) >= min_sizes}

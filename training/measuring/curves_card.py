@@ -18,7 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from training.measuring.curve_fit import CLASSES, class_rose, curve_pair_sizes
+from training.measuring.curve_fit import CLASSES, class_rose
+from training.measuring.packing import curve_pair_sizes
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 README = DATA / "README.md"

@@ -4,7 +4,8 @@
 first memory-only row), sorts, and writes the rows (ids and numbers, no code, no inputs) and the growth
 per program (``growth``; the cost curves' fits, ``curves``, for the curve sources), plus the variant/parent
 pairs (``pairs``) of ``variants`` and ``variant-curves``.  Run by ``python -m training.measuring.streams pack``;
-where the files live: ``training.measuring.workfiles``.
+where the files live: ``training.measuring.workfiles``.  The gzip is written with mtime 0, so a pack of the
+same rows is the same bytes.
 """
 from __future__ import annotations
 
@@ -119,6 +120,20 @@ def pairs(rows: list) -> list:
                     "memory_only": bool(p.get("memory_only") or v.get("memory_only")),
                     "validation": v.get("validation")})
     return out
+
+
+MIN_SIZES = 3  # a variant pair: the variant and its parent both ok on 3+ of the same sizes
+
+
+def curve_pair_sizes(rows, min_sizes: int = MIN_SIZES) -> dict[tuple, dict[str, dict]]:
+    """The variant pairs of the variant curves (issue 47's count, the gate's figure on them): for each
+    variant program whose variant and parent both ran ok on ``min_sizes``+ of the same inputs,
+    (parent, key, mutation) -> input id -> its pair row (``pairs``; a size measured twice counts once)."""
+    ok: dict = {}
+    for r in rows:
+        if r["status_parent"] == r["status_variant"] == "ok":
+            ok.setdefault((r["parent"], r["key"], r["mutation"]), {})[r["input_id"]] = r
+    return {k: v for k, v in ok.items() if len(v) >= min_sizes}
 
 
 def _write_gz(path: Path, rows: list) -> None:

@@ -11,9 +11,7 @@ can be killed and restarted at any time (``--limit`` counts the rows of this run
 Latency wants one measuring process per core and nothing else running: ``--workers`` > 1 is refused
 unless ``--memory-only`` (tracemalloc peaks do not depend on load); ``--shard I/K`` runs one process per core
 instead, each on its own programs; a full run later re-measures rows
-that only have memory.  ``pack`` merges the committed file and the work file (per (key, input_id) the
-first full row, else the first memory-only row), sorts, and writes the rows (ids and numbers, no code,
-no inputs) and the growth per program (``training.measuring.packing``).  The row schema and the protocol are in
+that only have memory.  ``pack``: ``training.measuring.packing``.  The row schema and the protocol are in
 ``training/data/README.md``, "Data v2 (script shapes)"; the measuring itself is ``training/measuring/execute.py``.
 """
 from __future__ import annotations
