@@ -191,8 +191,7 @@ def _predict(args: argparse.Namespace) -> int:
             print("rlm: nothing to score: no code in " + ", ".join(map(str, args.files)), file=sys.stderr)
     else:
         print(format_table(rows, [m.name for m in predictor.config.metrics], cli_sizes.marked(sizes, rows)))
-        for line in (table_legend(rows, bool(sizes.used), unsized),
-                     cli_sizes.closing_line(sizes, rows)):
+        for line in (table_legend(rows, bool(sizes.used), unsized), cli_sizes.closing_line(sizes, rows)):
             if line:
                 print(line)
         for note in notes:
