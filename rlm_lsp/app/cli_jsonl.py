@@ -8,7 +8,9 @@ was read as, a row in a language the model does not read gets an "error" naming 
 Each metric's object is {"value", "low", "high", "unit"} (p10 and p90 as low and high); from a
 model that predicts growth also "n" (the input size the value is for; null where the model
 states none), "growth" (the predicted exponent of n), "growth_low" and "growth_high" (its p10
-and p90) and "growth_class" (`1`, `log n`, `n`, `n log n`, `n²`, `n³`, `2ⁿ`). Without a growth
+and p90) and "growth_class" (`1`, `log n`, `n`, `n log n`, `n²`, `n³`, `2ⁿ`); where the growth is the
+cost analyzer's, "cost" (the leading cost per sized input, `n·m`), "cost_of" (what each letter
+stands for: {"n": "len(text)", "m": "len(pattern)"}) and "cost_lines" (the lines carrying it). Without a growth
 prediction these keys are omitted, not null, so a model without growth writes exactly what it
 always wrote.
 
@@ -16,7 +18,9 @@ A row may carry "n" (a function's input size) or "input_bytes" (a script's stdin
 that reads n (its template's `{n}`, `rlm_lsp.runtime.at_n`) is asked at that size, any other's values
 are moved there along the predicted curve (`rlm_lsp.runtime.growth.at`); rows without keep the
 model's reference n, and each metric's "n" says which n its value is for. A model with neither
-growth nor `{n}` ignores both.
+growth nor `{n}` ignores both. A row may name the function to predict with "entry" (`name` or
+`Class.method`); the rest of its code is that function's helpers. Without it, the last top-level
+function (or the public method of the last class) is the entry.
 
 A model whose template reads the program's shape (`rlm_lsp.runtime.template.shaped`) gets each row's
 "shape" ("function", "stdin" or "script") when the row gives one, else `program_shape` of its
@@ -25,6 +29,7 @@ code, and its result says the "shape" it was predicted for.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable, Iterator
 from typing import IO
@@ -32,6 +37,7 @@ from typing import IO
 from rlm_lsp.python.shapes import SHAPES, program_shape
 from rlm_lsp.runtime import at_n, growth, model, sizes, template
 from rlm_lsp.runtime.errors import InputError
+from rlm_lsp.runtime.readers import ENTRY
 from rlm_lsp.runtime.prediction import Prediction, growth_name
 
 JSONL_BATCH = 32
@@ -48,6 +54,8 @@ def as_json(p: Prediction) -> dict:
         out["n"] = p.n  # null for a growth the RLM predicts with no reference n (model v4)
     if g is not None:
         out.update(growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
+    if getattr(p, "cost", ""):
+        out.update(cost=p.cost, cost_of=dict(p.cost_legend), cost_lines=list(p.cost_lines))
     return out
 
 
@@ -93,8 +101,10 @@ def _score(predictor: model.Model, rows: list[dict], language: str, shape: str |
     shape all `rows` are predicted for (a shaped model only; None: the model reads no shape).
     `n`: the size all `rows` are asked at (a model that reads n only; None: its reference n)."""
     codes = [r["code"] for r in rows]
+    contexts = [{**({} if shape is None else {"shape": shape}), **({ENTRY: r["entry"]} if r.get("entry") else {})}
+                or None for r in rows]
     try:
-        results = at_n.ask(predictor, codes, language, n, None if shape is None else {"shape": shape})
+        results = at_n.ask_each(predictor, codes, contexts, language, n)
     except Exception as exc:  # noqa: BLE001  # whatever the model raises, it is this batch's problem
         if len(rows) > 1:
             for row in rows:
@@ -147,6 +157,22 @@ def _parse_rows(source: Iterable[str | bytes | None], predictor: model.Model,
         yield _validate(row, predictor, by_shape)
 
 
+def _entry_of(entry, code: str) -> str:
+    """A row's "entry": the function (`name` or `Class.method`) its code is predicted for."""
+    if not isinstance(entry, str) or not entry.strip():
+        raise InputError('"entry" must name a function of the code ("name" or "Class.method")')
+    name, _, method = entry.strip().partition(".")
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return entry.strip()  # the model still reads it; the analyzer gives no growth
+    for node in tree.body:
+        if getattr(node, "name", None) == name and (not method or any(getattr(m, "name", None) == method
+                                                                      for m in getattr(node, "body", []))):
+            return entry.strip()
+    raise InputError(f'"entry" {entry.strip()!r} is not a top-level function or method of the code')
+
+
 def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict:
     """The row to score, or the row with an "error" saying why it cannot be scored. `by_shape`:
     the model reads the program's shape, so the row gets its "shape" (given, or from its code)."""
@@ -166,6 +192,8 @@ def _validate(row: dict, predictor: model.Model, by_shape: bool = False) -> dict
         code, language = str(out["code"]), str(out["language"])  # both checked to be strings above
         predictor.check(code, language)
         out["n"] = _size_of(row)
+        if row.get("entry") is not None:
+            out["entry"] = _entry_of(row["entry"], code)
         if by_shape:
             out["shape"] = _shape_of(row, code)
     except InputError as exc:

@@ -8,7 +8,7 @@ defines, which a canonical normaliser names by their kind as the file's own text
 
 from __future__ import annotations
 
-from rlm_lsp.python import code_features, long_input, loop_nests, preprocess, snippets
+from rlm_lsp.python import code_features, cost_front, long_input, loop_nests, preprocess, snippets
 from rlm_lsp.python import outside as outside_names
 from rlm_lsp.python.code_census import code_census, kernel_census
 from rlm_lsp.python.shapes import program_shape
@@ -39,5 +39,5 @@ def growth_features(code: str, preprocess_name: str, outside: str = "") -> list[
 READER = readers.CodeReader(normalise=normalise, features=features,
                             feature_names=tuple(code_features.FEATURE_NAMES), is_kernel=snippets.is_kernel,
                             cut=long_input.cut, growth_features=growth_features,
-                            growth_feature_names=GROWTH_FEATURE_NAMES)
+                            growth_feature_names=GROWTH_FEATURE_NAMES, cost=cost_front.read)
 readers.register(READER, {"census": code_census, "kops": kernel_census, "shape": program_shape})

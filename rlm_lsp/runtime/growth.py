@@ -123,7 +123,7 @@ class GrowthTrees:
                 for m in self.spec.metrics}
 
     def fold(self, predictions: dict[str, Prediction], code: str,
-             pooled: np.ndarray | None = None, outside: str = "") -> dict[str, Prediction]:
+             pooled: np.ndarray | None = None, outside: str = "", entry: str = "") -> dict[str, Prediction]:
         """Each covered metric's Prediction with its growth (median draw, p10, p90, the draws) and the
         size its value is for (the reference n). `outside`: the code's file names (`readers.OUTSIDE`)."""
         out = dict(predictions)
@@ -167,7 +167,12 @@ def curve(p: Prediction, sizes=(10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)) ->
     return [(n, at(p, n).value) for n in sizes]
 
 
-def of_config(config) -> GrowthTrees | None:
-    """A model's growth trees, read on first use; None where it ships none."""
+def of_config(config):
+    """A model's growth: its cost analyzer (`growth_analyzer`, `rlm_lsp.runtime.cost_growth`) or its
+    growth trees, read on first use; None where it names neither."""
+    from rlm_lsp.runtime import cost_growth
+    analyzer = cost_growth.of_config(config)
+    if analyzer is not None:
+        return analyzer
     raw = config.raw.get("growth_trees")
     return None if raw is None else GrowthTrees(config.path, GrowthSpec.parse(raw))

@@ -57,6 +57,13 @@ class Prediction:
     # The input size n the value is for (`rlm_lsp.runtime.growth.at` moves it along the curve); None where
     # the model predicts no growth and the value is "per call, for a typical large input".
     n: float | None = None
+    # What the cost analyzer read (`rlm_lsp.runtime.cost_growth`): the leading cost over the sized inputs
+    # (`n·m`), what each letter stands for, the lines (1-based, in the code as given) that carry it, and
+    # what it could not read; empty where the growth is not the analyzer's.
+    cost: str = ""
+    cost_legend: tuple[tuple[str, str], ...] = field(default=(), compare=False)
+    cost_lines: tuple[int, ...] = field(default=(), compare=False)
+    cost_unknown: tuple[str, ...] = field(default=(), repr=False, compare=False)
     # The feature trees' second opinion for the regression rule (`rlm_lsp.runtime.feature_trees`), read only
     # when the rule asks; None where the model ships no trees for this metric.
     features: FeatureCheck | None = field(default=None, repr=False, compare=False)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from rlm_lsp.runtime import template
 
 OUTSIDE = "outside"  # the context entry of a code's file names (above); "" or absent: none
+ENTRY = "entry"  # the context entry naming the function of a code to predict (the rest: its helpers)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class CodeReader:
     cut: Callable[[str], str] = lambda code: code  # a too-long code cut to a head and tail that still parse
     growth_features: Callable[[str, str, str], list[float]] | None = None  # (code, normaliser, outside) -> the growth trees' row
     growth_feature_names: tuple[str, ...] = ()
+    cost: Callable[[str, str | None], object] | None = None  # (code, entry) -> the cost analyzer's Summary or None
 
 
 _READER: list[CodeReader] = []
