@@ -170,7 +170,7 @@ def curve(p: Prediction, sizes=(10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)) ->
 def of_config(config):
     """A model's growth: its cost analyzer (`growth_analyzer`, `rlm_lsp.runtime.cost_growth`) or its
     growth trees, read on first use; None where it names neither."""
-    from rlm_lsp.runtime import cost_growth
+    from rlm_lsp.runtime import cost_growth  # it moves values with `at` (below): imported here, not above
     analyzer = cost_growth.of_config(config)
     if analyzer is not None:
         return analyzer
