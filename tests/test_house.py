@@ -10,6 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = "rlm_lsp.runtime"
+COST = "rlm_lsp.cost"  # the cost analyzer over the loop-and-call form: shared by the families, like the runtime
 FAMILIES = ("rlm_lsp.python", "rlm_lsp.triton", "rlm_lsp.networks", "rlm_lsp.polyglot")
 APPLICATION = ("rlm_lsp.app", "rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export")
 
@@ -53,11 +54,21 @@ def test_the_runtime_imports_no_family_and_no_application():
     assert not bad, f"the runtime imports above itself: {bad}"
 
 
+def test_the_cost_analyzer_imports_nothing_of_the_package_but_itself():
+    """Its front ends (a family's) feed it the loop-and-call form; it reads no family and no runtime."""
+    bad = {}
+    for path in (ROOT / "rlm_lsp" / "cost").rglob("*.py"):
+        wrong = {m for m in imports(path) if m.startswith("rlm_lsp.") and not _within(m, COST)}
+        if wrong:
+            bad[str(path.relative_to(ROOT))] = sorted(wrong)
+    assert not bad, f"the cost analyzer imports above itself: {bad}"
+
+
 def test_a_family_imports_only_the_runtime_and_its_own_folder():
     bad = {}
     for family in FAMILIES:
         for path in (ROOT / family.replace(".", "/")).rglob("*.py"):
-            wrong = {m for m in imports(path) if m.startswith("rlm_lsp.") and not _within(m, (RUNTIME, family))}
+            wrong = {m for m in imports(path) if m.startswith("rlm_lsp.") and not _within(m, (RUNTIME, COST, family))}
             if wrong:
                 bad[str(path.relative_to(ROOT))] = sorted(wrong)
     assert not bad, f"a family imports another family or the application: {bad}"

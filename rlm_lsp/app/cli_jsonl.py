@@ -37,8 +37,8 @@ from typing import IO
 from rlm_lsp.python.shapes import SHAPES, program_shape
 from rlm_lsp.runtime import at_n, growth, model, sizes, template
 from rlm_lsp.runtime.errors import InputError
-from rlm_lsp.runtime.readers import ENTRY
 from rlm_lsp.runtime.prediction import Prediction, growth_name
+from rlm_lsp.runtime.readers import ENTRY
 
 JSONL_BATCH = 32
 JSONL_CACHE = 256

@@ -22,6 +22,10 @@ from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.cost.form import Call, Fn, Loop, Store, Work
 
 LETTERS = "nmkpqrs"
+RECURSIONS = ("memoised", "halving", "over a tree", "one call, one step smaller", "several calls, each one step smaller")
+FEATURE_NAMES = ("cost_time", "cost_memory", "cost_time_all", "cost_memory_all", "cost_time_logs", "cost_memory_logs",
+                 "cost_time_exp", "cost_time_top_power", "cost_memory_top_power", "cost_sizes", "cost_unknown",
+                 *(f"cost_rec_{i}" for i in range(len(RECURSIONS))))
 METRICS = ("latency", "memory")
 
 
@@ -69,6 +73,17 @@ class Summary:
     @property
     def sure(self) -> bool:
         return not self.unknown
+
+    def features(self) -> list[float]:
+        """What learned growth reads of the summary (`FEATURE_NAMES`)."""
+        out = [self.growth("latency"), self.growth("memory"), self.time.degree(), self.memory.degree()]
+        leads = [c.lead(self.scaled) for c in (self.time, self.memory)]
+        out += [float(min(t.logs, 2)) if t else 0.0 for t in leads]
+        out.append(float(bool(leads[0] and leads[0].exp)))
+        out += [max((p for _, p in t.powers), default=0.0) if t else 0.0 for t in leads]
+        out += [float(len(self.scaled)), float(len(self.unknown))]
+        out += [float(self.recursion == r) for r in RECURSIONS]
+        return out
 
 
 @dataclass

@@ -118,6 +118,8 @@ def builtin(name: str, args: list[Val], kwargs: dict[str, Val], const_args: list
     if name in COPIES:
         if not args:
             return Effect(result=Val(length=ONE, kind=_kind_of(name), depth=-1))
+        if name in ("set", "frozenset", "Counter", "dict") and _chars(first):
+            return Effect(n, ONE, Val(length=ONE, kind=_kind_of(name), elem=_elem(first), depth=-1))
         m = total(first) if name in ("deepcopy",) else n
         return Effect(m, m, Val(length=n, kind=_kind_of(name), elem=_elem(first)))
     if name in ("combinations", "permutations", "product", "combinations_with_replacement"):
@@ -192,6 +194,13 @@ def method(name: str, recv: Val, args: list[Val], const_args: list) -> Effect | 
             result = Val(length=n, kind="lazy", elem=_elem(recv))
         return Effect(result=result, store=ONE if name == "setdefault" else None)
     return None
+
+
+def _chars(v: Val) -> bool:
+    """A string, or a collection of single characters: what it holds comes from an alphabet."""
+    e = v.elem
+    return v.kind == "str" or e is not None and e.kind == "str" and e.length is not None and e.length.is_constant() \
+        and v.kind != "list"
 
 
 def _elem(v: Val) -> Val:

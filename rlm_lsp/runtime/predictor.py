@@ -283,8 +283,7 @@ class Predictor:
         for code in codes:
             self.check(code, language)
         texts = [self.render(code, language, context) for code in codes]
-        entries = [str((c or {}).get(readers.ENTRY) or "") for c in contexts]
-        keys = [self._key(text + ("\0entry=" + e if e else "")) for text, e in zip(texts, entries)]
+        keys = [self._key(text) for text in texts]
         drawn = self._sample(self._encode(list(zip(keys, texts))))
         return np.stack([drawn[k][0] for k in keys])
 

@@ -1,0 +1,71 @@
+"""The cost analyzer's Python front end, a while loop's trip count: read from its test and from how
+its body changes the names in it.
+
+    while q / while stack            a worklist: every element pushed (the input's size)
+    x //= 2, lo = mid + 1            halving: log of the bound
+    node = node.next / node.left     the nodes of the list / a path down a tree (log n)
+    i += 1 up to a bound             the bound (√ of it for `i * i <= n`)
+    a pointer an enclosing loop also advances, a stack it pushes once a turn: constant (amortised)
+    anything else                    the function's input size, marked unknown
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rlm_lsp.cost.algebra import Cost
+from rlm_lsp.python.cost_library import ONE, UNKNOWN
+from rlm_lsp.python.cost_shapes import amortised, binary_search, emptiness, lib_name, squared, updates_of
+
+
+def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
+    """(trip count, known) of `s`, read by the walker `self` (its names' sizes, its enclosing loops)."""
+    test = s.test
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    updates = updates_of(s.body)
+    if isinstance(test, ast.Constant) and test.value:
+        names = set(updates)
+    if self.trips and amortised(s, names, updates, self.enclosing):
+        return ONE, True  # a pointer or a stack the enclosing loop advances too: it pays for these steps
+    # a worklist: while stack / while q / while len(q) > 0
+    for nm in emptiness(test):
+        v = self.env.get(nm, UNKNOWN)
+        if v.kind in ("list", "deque", "set", "dict", "") and nm not in updates:
+            pushes = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
+                         isinstance(c.func.value, ast.Name) and c.func.value.id == nm and
+                         c.func.attr in ("append", "appendleft", "add", "extend", "insert") or
+                         isinstance(c, ast.Call) and lib_name(c) == "heappush" and c.args and
+                         isinstance(c.args[0], ast.Name) and c.args[0].id == nm
+                         for c in ast.walk(ast.Module(body=s.body, type_ignores=[])))
+            return (self.primary_or_one() if pushes or v.length is None else v.length), True
+    halves = [nm for nm in names if updates.get(nm) == "half"]
+    if halves or binary_search(s, names):
+        bound = ONE
+        for nm in names:
+            v = self.env.get(nm, UNKNOWN)
+            size = v.mag if v.mag is not None else v.length
+            if size is not None:
+                bound = bound.plus(size)
+        if bound.is_constant():
+            bound = self.primary_or_one()
+        return bound.log(s.lineno), True
+    nodes = [nm for nm in names if updates.get(nm, "").startswith("node")]
+    if nodes:
+        v = self.env.get(nodes[0], UNKNOWN)
+        size = v.length if v.length is not None else self.primary_or_one()
+        return (size.log(s.lineno) if updates[nodes[0]] == "node-tree" else size), True
+    steps = [nm for nm in names if updates.get(nm) == "step"]
+    if steps and self.trips and all(self.set_at.get(nm, 0) < len(self.trips) for nm in steps):
+        return ONE, True  # two pointers, a sliding window: the enclosing loop pays for its steps
+    if steps:
+        bound = Cost.zero()
+        for nm in names:
+            v = self.env.get(nm, UNKNOWN)
+            size = v.mag if v.mag is not None else v.length
+            if size is not None and nm not in steps or size is not None and not size.is_constant():
+                bound = bound.plus(size)
+        if squared(test):
+            bound = bound.power(0.5)
+        if bound.terms:
+            return bound, True
+    return self.primary_or_one(), False

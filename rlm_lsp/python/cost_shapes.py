@@ -1,0 +1,280 @@
+"""The cost analyzer's Python front end, the shapes of loops and recursions it recognises in the ast.
+
+How a while loop's names change (`updates_of`: halved, stepped, a pointer followed), a binary
+search, a loop the enclosing loop pays for (`amortised`), integers that grow every turn, a slice of
+constant width, calls of a function by itself that are alternatives, a recursion that marks where
+it has been. Pure functions of ast nodes.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from rlm_lsp.python.cost_library import Val
+
+NODE_STEPS = {"next": "const", "left": "tree", "right": "tree", "children": "tree", "prev": "const"}
+
+
+def lib_name(e: ast.Call) -> str:
+    f = e.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
+def module_like(node) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("math", "heapq", "bisect", "itertools", "collections", "copy",
+                                                      "functools", "random", "operator", "string", "re", "sys")
+
+
+def const(node):
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)):
+        return -node.operand.value
+    return None
+
+
+def plus_or(a, b):
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return a.plus(b)
+
+
+def fresh(node) -> bool:
+    return isinstance(node, (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Call,
+                             ast.BinOp, ast.Constant, ast.JoinedStr))
+
+
+def updates_of(body) -> dict:
+    """name -> how the loop body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
+    "node" / "node-tree" (= x.next / = x.left)."""
+    out: dict[str, str] = {}
+    mod = ast.Module(body=list(body), type_ignores=[])
+    for n in ast.walk(mod):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+            k = const(n.value)
+            if isinstance(n.op, (ast.FloorDiv, ast.Div, ast.RShift, ast.LShift)) or \
+                    isinstance(n.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2:
+                out[n.target.id] = "half"
+            elif isinstance(n.op, (ast.Add, ast.Sub)):
+                out.setdefault(n.target.id, "step")
+        elif isinstance(n, ast.Assign):
+            for t in n.targets:
+                for nm, v in pairs(t, n.value):
+                    if isinstance(v, ast.BinOp):
+                        k = const(v.right)
+                        if isinstance(v.op, (ast.FloorDiv, ast.Div, ast.RShift)) and mentions(v.left, nm) or \
+                                isinstance(v.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2 and \
+                                mentions(v.left, nm):
+                            out[nm] = "half"
+                        elif isinstance(v.op, (ast.Add, ast.Sub)):
+                            out.setdefault(nm, "step")
+                        elif isinstance(v.op, ast.Mod):
+                            out[nm] = "half"  # Euclid's gcd: a, b = b, a % b
+                    elif isinstance(v, ast.Attribute) and v.attr in NODE_STEPS:
+                        out[nm] = "node-tree" if NODE_STEPS[v.attr] == "tree" and out.get(nm) != "node" else "node"
+                    elif isinstance(v, ast.Name) and v.id in ("mid", "middle", "m", "pivot"):
+                        out[nm] = "half"
+                    elif isinstance(v, ast.Name):
+                        out.setdefault(nm, "step")
+    return out
+
+
+def pairs(t, v):
+    if isinstance(t, ast.Name):
+        return [(t.id, v)]
+    if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple) and len(t.elts) == len(v.elts):
+        return [p for a, b in zip(t.elts, v.elts) for p in pairs(a, b)]
+    return []
+
+
+def mentions(node, name: str) -> bool:
+    return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(node))
+
+
+def binary_search(s: ast.While, names: set) -> bool:
+    """lo/hi narrowed to a midpoint: `mid = (lo + hi) // 2` then `lo = mid + 1` or `hi = mid`."""
+    mids = set()
+    for n in ast.walk(ast.Module(body=list(s.body), type_ignores=[])):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
+                                                  or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
+            mids.add(n.targets[0].id)
+    if not mids:
+        return False
+    for n in ast.walk(ast.Module(body=list(s.body), type_ignores=[])):
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets) and \
+                any(isinstance(x, ast.Name) and x.id in mids for x in ast.walk(n.value)):
+            return True
+    return False
+
+
+def midpoints(fn) -> set:
+    """Names set to a midpoint: `mid = (lo + hi) // 2`, `m = lo + (hi - lo) // 2`."""
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
+                                                  or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
+            out.add(n.targets[0].id)
+    return out
+
+
+def marks_visits(fn) -> bool:
+    """A recursion that marks where it has been (`seen.add(x)`, `visited[i][j] = True`, `grid[i][j] = '#'`)
+    and returns when it is there again: each state is entered once."""
+    marks = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add" or
+                isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets)
+                for n in ast.walk(fn))
+    checks = any(isinstance(n, ast.If) and any(isinstance(b, ast.Return) for b in n.body) for n in ast.walk(fn))
+    return marks and checks
+
+
+def alternatives(fn) -> set:
+    """ids of the self-calls of `fn` that run at most one per call: each the whole of a `return`
+    (`return f(lo, mid)` in one branch, `return f(mid + 1, hi)` in the other)."""
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, (ast.Name, ast.Attribute)):
+            f = n.value.func
+            if (f.id if isinstance(f, ast.Name) else f.attr) == fn.name:
+                out.add(id(n.value))
+    return out
+
+
+def self_concat(s):
+    """(name, what is added, prepended?) of `s = s + x` / `s = x + s`; None for any other assignment."""
+    if not (isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and
+            isinstance(s.value, ast.BinOp) and isinstance(s.value.op, ast.Add)):
+        return None
+    name = s.targets[0].id
+    left, right = s.value.left, s.value.right
+    if isinstance(left, ast.Name) and left.id == name:
+        return name, right, False
+    if isinstance(right, ast.Name) and right.id == name:
+        return name, left, True
+    return None
+
+
+def amortised(s: ast.While, names: set, updates: dict, enclosing: list) -> bool:
+    """An inner while loop whose steps the enclosing loops pay for: it advances a pointer an enclosing
+    while also advances or restarts from (`cur = cur.next` in both; `l = r` after the inner `r += 1`),
+    or it pops a stack that the enclosing loop pushes once per turn (a monotonic stack)."""
+    moved = {nm for nm in names if updates.get(nm)}
+    for outer in enclosing:
+        if not isinstance(outer, ast.While):
+            continue
+        outer_names = {n.id for n in ast.walk(outer.test) if isinstance(n, ast.Name)}
+        if moved & outer_names:
+            return True
+        for n in ast.walk(outer):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in moved and \
+                    any(isinstance(t, ast.Name) and t.id in outer_names for t in n.targets):
+                return True
+    popped = {c.func.value.id for c in ast.walk(ast.Module(body=list(s.body), type_ignores=[]))
+              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("pop", "popleft")
+              and isinstance(c.func.value, ast.Name)}
+    pushed = {c.func.value.id for c in ast.walk(ast.Module(body=list(s.body), type_ignores=[]))
+              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
+              c.func.attr in ("append", "appendleft", "add", "extend") and isinstance(c.func.value, ast.Name)}
+    return bool((popped & names) - pushed) and bool(enclosing)
+
+
+def fixed_width(sl: ast.Slice) -> bool:
+    """`s[i:i + 2]`, `s[i - k:i]` with k a constant: a slice of a constant width."""
+    lo, hi = sl.lower, sl.upper
+    if lo is None or hi is None or not isinstance(hi, ast.BinOp) and not isinstance(lo, ast.BinOp):
+        return False
+    for a, b in ((lo, hi), (hi, lo)):
+        if isinstance(b, ast.BinOp) and isinstance(b.op, (ast.Add, ast.Sub)) and const(b.right) is not None and \
+                ast.dump(b.left) == ast.dump(a):
+            return True
+    return False
+
+
+def is_char(v: Val) -> bool:
+    """One character of a string (or a short constant): a key from an alphabet, not from the input."""
+    return v.kind == "str" and v.length is not None and v.length.is_constant()
+
+
+def big_integers(loop) -> bool:
+    """A loop whose integers grow every turn: `x *= y`, `x = x * y`, `a, b = b, a + b`,
+    `c = a + b` with both set in the loop, `dp[i] = dp[i - 1] + dp[i - 2]`."""
+    body = ast.Module(body=list(loop.body), type_ignores=[])
+    set_here = {t.id for n in ast.walk(body) if isinstance(n, ast.Assign) for t0 in n.targets
+                for t in (t0.elts if isinstance(t0, ast.Tuple) else [t0]) if isinstance(t, ast.Name)}
+    for n in ast.walk(body):
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Mult) and isinstance(n.target, ast.Name) and \
+                const(n.value) is None:
+            return True
+        if not isinstance(n, ast.Assign):
+            continue
+        values = n.value.elts if isinstance(n.value, ast.Tuple) else [n.value]
+        for v in values:
+            if not isinstance(v, ast.BinOp):
+                continue
+            if isinstance(v.op, ast.Mult) and any(isinstance(t, ast.Name) and mentions(v, t.id) for t in n.targets) \
+                    and const(v.right) is None and const(v.left) is None:
+                return True
+            if isinstance(v.op, ast.Add):
+                sides = (v.left, v.right)
+                if all(isinstance(x, ast.Name) and x.id in set_here for x in sides) and v.left.id != v.right.id:
+                    return True
+                if all(isinstance(x, ast.Subscript) and isinstance(x.value, ast.Name) for x in sides) and \
+                        sides[0].value.id == sides[1].value.id and \
+                        any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and
+                            t.value.id == sides[0].value.id for t in n.targets):
+                    return True
+    return False
+
+
+def nest_depth(fn) -> int:
+    """The deepest nest of for and while loops (comprehensions included) in `fn`."""
+    def depth(node) -> int:
+        inner = max((depth(c) for c in ast.iter_child_nodes(node)), default=0)
+        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
+            return inner + 1
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return inner + len(node.generators)
+        return inner
+    return depth(fn)
+
+
+def emptiness(test) -> list:
+    """The collections a while test asks to be non-empty: `while q`, `while len(q) > 0`, `while a and b`."""
+    if isinstance(test, ast.Name):
+        return [test.id]
+    if isinstance(test, ast.BoolOp):
+        return [x for v in test.values for x in emptiness(v)]
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "len" and test.args and \
+            isinstance(test.args[0], ast.Name):
+        return [test.args[0].id]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and const(test.comparators[0]) == 0:
+        return emptiness(test.left)
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == "self":
+        return ["self." + test.attr]
+    return []
+
+
+def squared(test) -> bool:
+    """`i * i <= n`, `i ** 2 < n`: the loop runs to the square root of its bound."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.BinOp) and (isinstance(n.op, ast.Mult) and ast.dump(n.left) == ast.dump(n.right) or
+                                         isinstance(n.op, ast.Pow) and const(n.right) == 2):
+            return True
+    return False
+
+
+def halved(node) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.FloorDiv, ast.RShift)) or mid_name(node)
+
+
+def mid_slice(sl: ast.Slice) -> bool:
+    return any(halved(x) for x in (sl.lower, sl.upper) if x is not None)
+
+
+def mid_name(node) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("mid", "middle", "m", "half", "pivot", "p") or \
+        isinstance(node, ast.BinOp) and isinstance(node.left, ast.Name) and node.left.id in ("mid", "middle", "pivot")
