@@ -23,6 +23,12 @@ def loop_depth(code, function):
     return score.loop_depth(code, function)
 
 
+def _growth(p, metric):
+    """The row's predicted growth; 1.0 (linear) only where it has none (0.0 is a prediction: flat)."""
+    g = ((p or {}).get(metric) or {}).get("growth")
+    return 1.0 if g is None else g
+
+
 def boot(y, p, fn, draws=200):
     rnd = np.random.default_rng(0)
     y, p = np.asarray(y), np.asarray(p)
@@ -50,7 +56,7 @@ def main():
     report = {"half": a.half, "rows": len(rows)}
     for metric, field in (("latency", "time_exponent"), ("memory", "memory_exponent")):
         y = [r[field] for r in rows]
-        cands = {"analyzer": [((preds[r["id"]].get(metric) or {}).get("growth") or 1.0) for r in rows],
+        cands = {"analyzer": [_growth(preds.get(r["id"]), metric) for r in rows],
                  "always_linear": [1.0] * len(rows),
                  "loop_depth": [loop_depth(r["code"], r["function"]) for r in rows]}
         for name, p in cands.items():

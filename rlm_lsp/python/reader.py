@@ -12,6 +12,7 @@ from rlm_lsp.python import code_features, cost_front, long_input, loop_nests, pr
 from rlm_lsp.python import outside as outside_names
 from rlm_lsp.python.code_census import code_census, kernel_census
 from rlm_lsp.python.shapes import program_shape
+from rlm_lsp.cost.analyze import FEATURE_NAMES
 from rlm_lsp.runtime import readers
 
 GROWTH_FEATURE_NAMES = tuple(code_features.FEATURE_NAMES) + tuple("nest_" + f for f in loop_nests.FEATURES)
@@ -39,5 +40,6 @@ def growth_features(code: str, preprocess_name: str, outside: str = "") -> list[
 READER = readers.CodeReader(normalise=normalise, features=features,
                             feature_names=tuple(code_features.FEATURE_NAMES), is_kernel=snippets.is_kernel,
                             cut=long_input.cut, growth_features=growth_features,
-                            growth_feature_names=GROWTH_FEATURE_NAMES, cost=cost_front.read)
+                            growth_feature_names=GROWTH_FEATURE_NAMES, cost=cost_front.read,
+                            cost_feature_names=tuple(FEATURE_NAMES))
 readers.register(READER, {"census": code_census, "kops": kernel_census, "shape": program_shape})

@@ -15,11 +15,15 @@ by the time class of the program, training problems only). The fold reads the RL
 `reference_n` (10⁴, `typical_n`'s median), so every function's value is for the same n; `growth.at`
 moves it from there to any other. Configured in `rlm_config.json`:
 
-    "growth_analyzer": {"reference_n": 10000, "own_n": [541, 10000, 100, 20],
-                        "spread": {"sure": [-0.3, 0.3], "unsure": [-0.6, 0.6]}}
+    "growth_analyzer": {"reference_n": 10000, "metrics": ["memory"], "own_n": [541, 10000, 100, 20],
+                        "spread": {"sure": [-0.3, 0.3], "unsure": [-0.6, 0.6]},
+                        "trees": {"file": "cost_trees.npz", "features": [...], "metrics": [...], "blend": 0.5}}
 
-`own_n` holds one size per time class (exponent < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5); without it the
-RLM's number is taken to be at `reference_n` already.
+`metrics`: the metrics whose growth is given (the others keep none). `own_n` holds one size per time
+class (exponent < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5), read only where latency's growth is given; without
+it the RLM's number is taken to be at `reference_n` already. `trees` (optional): per metric, trees
+on the training curves that read the analyzer's summary and the code's counts
+(`training.learning.cost_trees`); the growth is then `(1 - blend) × the analyzer's + blend × the trees'`.
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ import dataclasses
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
 
 from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.errors import ModelError
+from rlm_lsp.runtime.feature_trees import FeatureTrees
 from rlm_lsp.runtime.growth import at
 from rlm_lsp.runtime.prediction import Prediction
 
@@ -44,6 +52,8 @@ class AnalyzerSpec:
     unsure: tuple[float, float] = (-0.6, 0.6)
     encoder: int = 0  # the growth protocol's: the analyzer reads no encoder state
     own_n: tuple[float, ...] = ()  # the RLM's number's own n, per time class (the module's docstring)
+    metrics: tuple[str, ...] = METRICS
+    trees: Mapping | None = None
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -51,22 +61,52 @@ class AnalyzerSpec:
             spread = raw.get("spread", {})
             spec = cls(int(raw["reference_n"]), tuple(map(float, spread.get("sure", cls.sure))),
                        tuple(map(float, spread.get("unsure", cls.unsure))), 0,
-                       tuple(map(float, raw.get("own_n", ()))))
+                       tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
+                       raw.get("trees"))
+            if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
+                                               0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
+                raise ValueError("trees need a file, features and a blend from 0 to 1")
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"growth_analyzer entry of rlm_config.json is malformed: {exc}") from None
         if spec.reference_n < 1 or len(spec.sure) != 2 or len(spec.unsure) != 2 or \
                 len(spec.own_n) not in (0, 4) or any(not 1 <= n <= 1e12 for n in spec.own_n):
             raise ModelError("growth_analyzer: reference_n must be positive, each spread two numbers and "
                              "own_n four sizes (one per time class)")
+        if spec.trees is not None and tuple(spec.trees["features"]) != feature_names():
+            raise ModelError("growth_analyzer's trees were fitted on other features than this runtime computes; "
+                             "refit them (python -m training.learning.cost_trees MODEL_DIR)")
         return spec
+
+
+def feature_names() -> tuple[str, ...]:
+    """The cost trees' row as this runtime computes it: the analyzer's features, then the counts."""
+    r = readers.reader()
+    return tuple(r.cost_feature_names) + tuple(r.growth_feature_names)
 
 
 class CostGrowth:
     """The analyzer as a model's growth: `fold` is `GrowthTrees.fold`'s."""
 
-    def __init__(self, spec: AnalyzerSpec):
+    def __init__(self, spec: AnalyzerSpec, model_dir: Path | None = None):
         self.spec = spec
         self.summary = functools.lru_cache(maxsize=4096)(_summary)
+        self.trees = None
+        if spec.trees is not None and model_dir is not None:
+            names = tuple(str(m) for m in spec.trees.get("metrics", spec.metrics))
+            self.trees = FeatureTrees(model_dir / str(spec.trees["file"]), names,
+                                      str(spec.trees.get("preprocess", "canon_v1")))
+
+    def exponent(self, s, metric: str, code: str) -> float:
+        """The analyzer's exponent, blended with the trees' where the model ships them for `metric`."""
+        g = s.growth(metric)
+        if self.trees is None or metric not in self.trees.metrics:
+            return g
+        fn = readers.reader().growth_features
+        if fn is None:
+            return g
+        row = np.array([s.features() + list(fn(code, self.trees.preprocess, ""))])
+        blend = float(self.spec.trees["blend"]) if self.spec.trees else 0.0
+        return (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
 
     def fold(self, predictions: dict[str, Prediction], code: str, pooled=None, outside: str = "",
              entry: str = "") -> dict[str, Prediction]:
@@ -75,12 +115,13 @@ class CostGrowth:
             return predictions
         out = dict(predictions)
         legend = tuple(s.legend())
-        own = self.own_n(s.growth("latency"))
-        for metric in METRICS:
+        own = self.own_n(self.exponent(s, "latency", code)) if "latency" in self.spec.metrics else \
+            float(self.spec.reference_n)
+        for metric in self.spec.metrics:
             p = out.get(metric)
             if p is None:
                 continue
-            g = s.growth(metric)
+            g = max(0.0, self.exponent(s, metric, code))
             lo, hi = self.spec.sure if s.sure else self.spec.unsure
             grown = dataclasses.replace(
                 p, growth=g, growth_low=max(0.0, g + lo), growth_high=g + hi, growth_samples=(),
@@ -104,4 +145,4 @@ def _summary(code: str, entry: str):
 
 def of_config(config) -> CostGrowth | None:
     raw = config.raw.get("growth_analyzer")
-    return None if raw is None else CostGrowth(AnalyzerSpec.parse(raw))
+    return None if raw is None else CostGrowth(AnalyzerSpec.parse(raw), config.path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from rlm_lsp.runtime import template
 
@@ -32,7 +33,8 @@ class CodeReader:
     cut: Callable[[str], str] = lambda code: code  # a too-long code cut to a head and tail that still parse
     growth_features: Callable[[str, str, str], list[float]] | None = None  # (code, normaliser, outside) -> the growth trees' row
     growth_feature_names: tuple[str, ...] = ()
-    cost: Callable[[str, str | None], object] | None = None  # (code, entry) -> the cost analyzer's Summary or None
+    cost: Callable[[str, str | None], Any] | None = None  # (code, entry) -> the cost analyzer's Summary or None
+    cost_feature_names: tuple[str, ...] = ()  # the names of `Summary.features()`
 
 
 _READER: list[CodeReader] = []
