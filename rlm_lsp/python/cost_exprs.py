@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.cost.form import Call, Work
@@ -31,6 +32,23 @@ from rlm_lsp.python.cost_shapes import (
 
 
 class Expressions:
+    # The walker's state and steps these methods use (`cost_front._Walker` defines them).
+    env: dict[str, Val]
+    front: Any
+    node: Any
+    params: list
+    changing: set[str]
+    mids: set[str]
+    alternatives: set[int]
+
+    if TYPE_CHECKING:
+        def work(self, e: lib.Effect, line: int, what: str) -> None: ...
+        def emit(self, step: Any) -> None: ...
+        def grow(self, name: str, by: Cost, line: int, what: str) -> None: ...
+        def bind(self, target: Any, v: Val, value_node: Any) -> None: ...
+        def loop(self, trip: Cost, line: int, what: str, body: Any, known: bool = True, node: Any = None) -> None: ...
+        def primary_or_one(self) -> Cost: ...
+        def state(self, attr: str) -> Val: ...
     def ev(self, e) -> Val:
         if e is None:
             return UNKNOWN
@@ -96,16 +114,16 @@ class Expressions:
             elem = next((v for v in vals if v.length is not None or v.mag is not None), vals[0] if vals else UNKNOWN)
             return Val(length=n, kind=kind, elem=elem, depth=-1)
         if isinstance(e, ast.Dict):
-            for x in (*e.keys, *e.values):
-                self.ev(x)
+            for item in (*e.keys, *e.values):
+                self.ev(item)
             return Val(length=ONE, kind="dict", depth=-1, elem=self.ev(e.values[0]) if e.values else UNKNOWN)
         if isinstance(e, ast.IfExp):
             self.ev(e.test)
             a, b = self.ev(e.body), self.ev(e.orelse)
             return a if a.length is not None or a.mag is not None else b
         if isinstance(e, ast.JoinedStr):
-            for v in e.values:
-                self.ev(v)
+            for part in e.values:
+                self.ev(part)
             return CHAR
         if isinstance(e, ast.FormattedValue):
             return self.ev(e.value)

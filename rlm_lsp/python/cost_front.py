@@ -37,6 +37,7 @@ from rlm_lsp.python.cost_shapes import (
     alternatives,
     big_integers,
     const,
+    entry_of,
     fresh,
     is_char,
     marks_visits,
@@ -70,45 +71,18 @@ def read(code: str, entry: str | None = None) -> Summary | None:
         return None
 
 
-def entry_of(tree: ast.Module, entry: str | None = None) -> ast.AST | None:
-    """The function a code is predicted for (see the module's docstring)."""
-    tops = [n for n in tree.body if isinstance(n, (*FUNCS, ast.ClassDef))]
-    if entry:
-        name, _, meth = entry.partition(".")
-        for n in tops:
-            if n.name == name:
-                if not meth:
-                    return n if isinstance(n, FUNCS) else _public(n)
-                return next((m for m in n.body if isinstance(m, FUNCS) and m.name == meth), None)
-    for n in reversed(tops):
-        if isinstance(n, FUNCS):
-            return n
-        pub = _public(n)
-        if pub is not None:
-            return pub
-    return None
-
-
-def _public(cls: ast.ClassDef) -> ast.AST | None:
-    methods = [m for m in cls.body if isinstance(m, FUNCS)]
-    called = {c.func.attr for m in methods for c in ast.walk(m)
-              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)}
-    roots = [m for m in methods if not m.name.startswith("_") and m.name not in called]
-    return (roots or [m for m in methods if not m.name.startswith("__")] or methods or [None])[0]
-
-
 def _functions(tree: ast.Module, entry: str | None) -> tuple[dict[str, Fn], str | None]:
     node = entry_of(tree, entry)
     if node is None:
         return {}, None
-    names = {}
+    names: dict[str, ast.AST] = {}
     for n in ast.walk(tree):
         if isinstance(n, FUNCS):
             names.setdefault(n.name, n)
     fns: dict[str, Fn] = {}
     front = _Front(names, fns, tree)
     front.function(node, entry=True, outer={})
-    return fns, node.name
+    return fns, getattr(node, "name", None)
 
 
 class _Front:
@@ -303,7 +277,7 @@ class _Walker(Expressions):
             trip, known = self.while_trip(s)
             self.enclosing.append(s)
             try:
-                self.loop(trip, s.lineno, "while", lambda: (self.ev(s.test), self.block(s.body)), known, s)
+                self.loop(trip, s.lineno, "while", lambda: self.while_body(s), known, s)
             finally:
                 self.enclosing.pop()
         elif isinstance(s, ast.If):
@@ -368,8 +342,8 @@ class _Walker(Expressions):
             elif isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) and \
                     value_node.func.id[:1].isupper():
                 times = ONE
-                for t in self.trips:
-                    times = times.times(t)
+                for trip in self.trips:
+                    times = times.times(trip)
                 self.emit(Store(times, target.lineno, "a new object linked in"))
 
     def concat(self, s, name: str, added, prepend: bool) -> None:
@@ -405,3 +379,7 @@ class _Walker(Expressions):
 
     def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
         return cost_loops.while_trip(self, s)
+
+    def while_body(self, s: ast.While) -> None:
+        self.ev(s.test)
+        self.block(s.body)

@@ -125,7 +125,6 @@ def builtin(name: str, args: list[Val], kwargs: dict[str, Val], const_args: list
     if name in ("combinations", "permutations", "product", "combinations_with_replacement"):
         k = const_args[1] if len(const_args) > 1 and isinstance(const_args[1], int) else None
         if name == "product":
-            k = kwargs.get("repeat").mag if "repeat" in kwargs else None
             m = Cost.one()
             for a in args:
                 m = m.times(length(a))

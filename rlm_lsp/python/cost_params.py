@@ -145,8 +145,7 @@ def by_digits(fn, name: str) -> bool:
             target = n.left if isinstance(n, ast.BinOp) else n.target
             if isinstance(target, ast.Name) and target.id in names:
                 return True
-        ops = (n.op,) if isinstance(n, (ast.BinOp, ast.AugAssign)) else ()
-        if any(isinstance(o, (ast.RShift, ast.LShift, ast.BitAnd)) for o in ops):
+        if isinstance(n, (ast.BinOp, ast.AugAssign)) and isinstance(n.op, (ast.RShift, ast.LShift, ast.BitAnd)):
             target = n.left if isinstance(n, ast.BinOp) else n.target
             if isinstance(target, ast.Name) and target.id in names:
                 return True

@@ -219,13 +219,15 @@ def big_integers(loop) -> bool:
                     and const(v.right) is None and const(v.left) is None:
                 return True
             if isinstance(v.op, ast.Add):
-                sides = (v.left, v.right)
-                if all(isinstance(x, ast.Name) and x.id in set_here for x in sides) and v.left.id != v.right.id:
+                left, right = v.left, v.right
+                if isinstance(left, ast.Name) and isinstance(right, ast.Name) and left.id != right.id and \
+                        {left.id, right.id} <= set_here:
                     return True
-                if all(isinstance(x, ast.Subscript) and isinstance(x.value, ast.Name) for x in sides) and \
-                        sides[0].value.id == sides[1].value.id and \
+                if isinstance(left, ast.Subscript) and isinstance(right, ast.Subscript) and \
+                        isinstance(left.value, ast.Name) and isinstance(right.value, ast.Name) and \
+                        left.value.id == right.value.id and \
                         any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and
-                            t.value.id == sides[0].value.id for t in n.targets):
+                            t.value.id == left.value.id for t in n.targets):
                     return True
     return False
 
@@ -278,3 +280,31 @@ def mid_slice(sl: ast.Slice) -> bool:
 def mid_name(node) -> bool:
     return isinstance(node, ast.Name) and node.id in ("mid", "middle", "m", "half", "pivot", "p") or \
         isinstance(node, ast.BinOp) and isinstance(node.left, ast.Name) and node.left.id in ("mid", "middle", "pivot")
+
+
+def entry_of(tree: ast.Module, entry: str | None = None) -> ast.AST | None:
+    """The function a code is predicted for (see the module's docstring)."""
+    tops = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    if entry:
+        name, _, meth = entry.partition(".")
+        for n in tops:
+            if n.name == name:
+                if not meth:
+                    return n if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) else public_method(n)
+                return next((m for m in n.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == meth), None)
+    for n in reversed(tops):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return n
+        pub = public_method(n)
+        if pub is not None:
+            return pub
+    return None
+
+
+def public_method(cls: ast.ClassDef) -> ast.AST | None:
+    methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    called = {c.func.attr for m in methods for c in ast.walk(m)
+              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)}
+    roots = [m for m in methods if not m.name.startswith("_") and m.name not in called]
+    chosen = roots or [m for m in methods if not m.name.startswith("__")] or methods
+    return chosen[0] if chosen else None

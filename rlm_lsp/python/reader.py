@@ -8,11 +8,11 @@ defines, which a canonical normaliser names by their kind as the file's own text
 
 from __future__ import annotations
 
+from rlm_lsp.cost.analyze import FEATURE_NAMES
 from rlm_lsp.python import code_features, cost_front, long_input, loop_nests, preprocess, snippets
 from rlm_lsp.python import outside as outside_names
 from rlm_lsp.python.code_census import code_census, kernel_census
 from rlm_lsp.python.shapes import program_shape
-from rlm_lsp.cost.analyze import FEATURE_NAMES
 from rlm_lsp.runtime import readers
 
 GROWTH_FEATURE_NAMES = tuple(code_features.FEATURE_NAMES) + tuple("nest_" + f for f in loop_nests.FEATURES)

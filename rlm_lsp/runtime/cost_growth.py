@@ -59,8 +59,10 @@ class AnalyzerSpec:
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
         try:
             spread = raw.get("spread", {})
-            spec = cls(int(raw["reference_n"]), tuple(map(float, spread.get("sure", cls.sure))),
-                       tuple(map(float, spread.get("unsure", cls.unsure))), 0,
+            sure, unsure = (tuple(map(float, spread.get(k, d))) for k, d in (("sure", cls.sure), ("unsure", cls.unsure)))
+            if len(sure) != 2 or len(unsure) != 2:
+                raise ValueError("each spread is two numbers")
+            spec = cls(int(raw["reference_n"]), (sure[0], sure[1]), (unsure[0], unsure[1]), 0,
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
                        raw.get("trees"))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
