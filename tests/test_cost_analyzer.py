@@ -242,3 +242,14 @@ def test_the_gate_blocks_a_memory_growth_step_and_passes_a_rename(tmp_path):
     out = _rlm("gate", cwd=tmp_path)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "~1 → ~n" in out.stdout and "line 2" in out.stdout
+
+
+def test_the_hover_says_what_the_growth_is_read_as_and_where():
+    from rlm_lsp.runtime.prediction import Prediction
+    from rlm_lsp.server import curves
+    from rlm_lsp.server.words import growth_line
+    p = Prediction("memory", 1.0, 1.0, 1.0, "bytes", growth=2.0, growth_low=1.7, growth_high=2.3, n=1e4,
+                   cost="n²", cost_legend=(("n", "len(xs)"),), cost_lines=(3,))
+    source = curves.why(p, ("cost", 13, 13))
+    assert source == "with the input, read as n² from line 13 (n = len(xs))"
+    assert growth_line(p, source).startswith("grows ~n² with the input, read as n² from line 13")

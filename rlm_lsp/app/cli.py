@@ -291,11 +291,11 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     if broken and notes is not None:
         notes.append(f"note: {path}:{broken}; " + ("only the functions that parse on their own are scored"
                      if found else "the <module> row reads it as text"))
-    known = set(predictor.config.metric_names)
     rows = []
-    scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in known]
+    scorable = [u for u in units if u[1] != "triton_kernel" or "kernel_latency" in predictor.config.metric_names]
     functions = [u for u in scorable if u[1] != "script"]
     contexts = {(s.qualname, s.kind, s.name_line + 1): s.context() or None for s in found}  # each with its file's names
+    first = {(s.qualname, s.kind, s.name_line + 1): s.start_line for s in found}  # code line k is file line first + k
     results = at_n.ask_each(predictor, [u[3] for u in functions], [contexts.get(u[:3]) for u in functions])
     whole = [u for u in scorable if u[1] == "script"]
     context = {"shape": shape}
@@ -312,7 +312,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         else:
             result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)),
                                 cli_sizes.asker(predictor, code, context if kind == "script" else contexts.get((name, kind, line))))
-            row.update({m: as_json(p) for m, p in result.items()})
+            row.update({m: as_json(p, first.get((name, kind, line), 0)) for m, p in result.items()})
             cut = predictor.read_limit(code, context=context if kind == "script" else contexts.get((name, kind, line))) \
                 if truncated(result) else None
             if cut:

@@ -45,9 +45,11 @@ JSONL_CACHE = 256
 JSONL_LINE_BYTES = 4_000_000  # a longer row is an error; memory stays bounded on /dev/zero
 
 
-def as_json(p: Prediction) -> dict:
+def as_json(p: Prediction, first_line: int = 0) -> dict:
     """{"value", "low", "high", "unit"}, and "n" where the value is for a size (growth predicted, or a
-    model that reads n), "growth", "growth_low", "growth_high", "growth_class" when growth is predicted."""
+    model that reads n), "growth", "growth_low", "growth_high", "growth_class" when growth is predicted;
+    "cost", "cost_of", "cost_lines" where the cost analyzer gave it (lines of the code, or of its file
+    when the code starts at `first_line` + 1 there)."""
     out = {"value": p.value, "low": p.low, "high": p.high, "unit": p.unit}
     g = getattr(p, "growth", None)
     if g is not None or getattr(p, "n", None) is not None:
@@ -55,7 +57,7 @@ def as_json(p: Prediction) -> dict:
     if g is not None:
         out.update(growth=g, growth_low=p.growth_low, growth_high=p.growth_high, growth_class=growth_name(g))
     if getattr(p, "cost", ""):
-        out.update(cost=p.cost, cost_of=dict(p.cost_legend), cost_lines=list(p.cost_lines))
+        out.update(cost=p.cost, cost_of=dict(p.cost_legend), cost_lines=[first_line + k for k in p.cost_lines])
     return out
 
 

@@ -54,7 +54,15 @@ class Summary:
                     if s in weight:
                         weight[s] = max(weight[s], p)
         order = sorted(weight, key=lambda s: -weight[s])
-        return {s: LETTERS[i] if i < len(LETTERS) else s for i, s in enumerate(order)}
+        # a parameter named by a letter keeps it (`n` stays n); the others take the free letters in order
+        out = {s: s.rsplit(".", 1)[-1] for s in order if s.rsplit(".", 1)[-1] in LETTERS}
+        if len(set(out.values())) < len(out):
+            out = {}
+        free = [x for x in LETTERS if x not in out.values()]
+        for s in order:
+            if s not in out:
+                out[s] = free.pop(0) if free else s
+        return out
 
     def text(self, metric: str) -> str:
         """`n·m`, `n log n`, `1`: the leading term(s) over the scaled sizes."""

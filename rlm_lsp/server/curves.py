@@ -171,6 +171,10 @@ def carriers(result: Any) -> dict[str, tuple[str, int, int]]:
             first, last = nest.lines
             # s.code is the function's lines from its first decorator, dedented: line k is document line start + k
             out[metric] = (nest.what, s.start_line + first, s.start_line + last)
+    for metric, p in result.predictions.items():  # the cost analyzer's lines, where it gave the growth
+        lines = getattr(p, "cost_lines", ())
+        if getattr(p, "cost", ""):
+            out[metric] = ("cost", s.start_line + min(lines), s.start_line + max(lines)) if lines else ("cost", 0, 0)
     return out
 
 
@@ -180,5 +184,9 @@ def why(p: Any, carrier: tuple[str, int, int] | None) -> str:
     if grows is None or carrier is None or growth_class(grows) in ("~1", "?"):
         return ""
     what, first, last = carrier
+    if what == "cost":  # `with the input, read as n·m from line 15 (n = len(text), m = len(pattern))`
+        legend = ", ".join(f"{k} = {v}" for k, v in getattr(p, "cost_legend", ()) if k in p.cost)
+        where = "" if not first else f" from line {first}" if first == last else f" from lines {first}–{last}"
+        return f"with the input, read as {p.cost}{where}" + (f" ({legend})" if legend else "")
     where = f"line {first}" if first == last else f"lines {first}–{last}"
     return f"from the {what}, {where}"
