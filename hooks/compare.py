@@ -335,7 +335,7 @@ def judge(
                     findings.append(Finding(**{**base, "unit": "exponent"}, **steps, rule="growth", old=step.old,
                                             new=step.new, ratio=None, limit=rules.GROWTH_STEP,
                                             confidence=step.confidence, source="growth step",
-                                            **carrier(change.new, metric)))
+                                            **carrier(change.new, metric, new)))
                 read = structure(change, metric, old, new, config) if limit else None
                 if read is not None and read.regressed:  # a model without growth: the step read from the code
                     findings.append(Finding(**{**base, "unit": "loop levels"}, **steps, rule="structure", old=read.old,
@@ -349,10 +349,15 @@ def judge(
     return findings
 
 
-def carrier(fn: Function, metric: str) -> dict[str, object]:
+def carrier(fn: Function, metric: str, prediction=None) -> dict[str, object]:
     """What in `fn`'s new text carries `metric`'s growth, as the Finding fields `carrier` and
-    `lines` (file lines): the deepest loop nest over the input (`rlm_lsp.python.loop_nests`), read
-    from the function's own text; {} where none is found or the metric has no nest."""
+    `lines` (file lines): the cost analyzer's reading where the growth is its own (`cost`, e.g.
+    `read as n²`, and its lines), else the deepest loop nest over the input
+    (`rlm_lsp.python.loop_nests`), read from the function's own text; {} where none is found."""
+    cost, lines = getattr(prediction, "cost", ""), getattr(prediction, "cost_lines", ())
+    if cost and lines:
+        return {"carrier": f"read as {cost}", "lines": (fn.snippet.start_line + min(lines),
+                                                       fn.snippet.start_line + max(lines))}
     kind = structural.NEST_OF.get(metric)
     if kind is None:
         return {}
