@@ -20,7 +20,6 @@ from rlm_lsp.python.cost_params import fn_params, param_names
 from rlm_lsp.python.cost_shapes import (
     NODE_STEPS,
     const,
-    fixed_width,
     halved,
     is_char,
     lib_name,
@@ -28,6 +27,7 @@ from rlm_lsp.python.cost_shapes import (
     mid_slice,
     module_like,
     plus_or,
+    slice_width,
 )
 
 
@@ -73,8 +73,13 @@ class Expressions:
                 if isinstance(hi, int) and hi >= 0 and (e.slice.lower is None or isinstance(lo, int)) or \
                         e.slice.upper is None and isinstance(lo, int) and lo < 0:
                     return replace(base, length=ONE, depth=-1, param="")  # xs[:3], xs[-2:]: a few elements
-                if fixed_width(e.slice):
-                    return replace(base, length=ONE, depth=-1, param="")
+                width = slice_width(e.slice)
+                if width is not None:  # s[i:i + w]: as long as w (a constant: a few elements)
+                    w = self.ev(width)
+                    n = w.mag if w.mag is not None else w.length if w.length is not None else ONE
+                    if not n.is_constant():
+                        self.work(lib.Effect(n, n), e.lineno, "a slice (a copy)")
+                    return replace(base, length=n, depth=-1, param="")
                 n = length(base)
                 self.work(lib.Effect(n, n), e.lineno, "a slice (a copy)")
                 half = any(b.mag is not None and halved(x) for b, x in zip(bounds, (e.slice.lower, e.slice.upper))

@@ -119,6 +119,7 @@ class _Walker(Expressions):
         self.changing: set[str] = set()
         self.set_at: dict[str, int] = {}  # name -> the loop depth it was last set at
         self.enclosing: list = []  # the loop statements around the one being read
+        self.exits: list[list] = []  # per enclosing loop: the steps of branches that leave it
         self._bind_params()
 
     # -- parameters ---------------------------------------------------------------------------------
@@ -230,12 +231,16 @@ class _Walker(Expressions):
             # turn's arithmetic costs as many digits as turns so far, and the last value holds them all
             self.emit(Work(trip, trip, line, "arithmetic on integers that grow every turn"))
         self.trips.append(trip)
+        self.exits.append([])
         try:
             body()
         finally:
             self.trips.pop()
             steps = self.stack.pop()
+            once = self.exits.pop()
         self.emit(Loop(trip, tuple(steps), line, what, known))
+        for step in once:  # what a branch leaving the loop did (`insert(i, x); return`): once
+            self.emit(step)
 
     def grow(self, name: str, by: Cost, line: int, what: str) -> None:
         """`name` grows by `by` elements each time this line runs (an append): it keeps them."""
@@ -282,8 +287,13 @@ class _Walker(Expressions):
                 self.enclosing.pop()
         elif isinstance(s, ast.If):
             self.ev(s.test)
-            self.block(s.body)
-            self.block(s.orelse)
+            for branch in (s.body, s.orelse):
+                if self.exits and branch and isinstance(branch[-1], (ast.Return, ast.Break, ast.Raise)):
+                    self.stack.append([])  # a branch that leaves the loop runs once, not once a turn
+                    self.block(branch)
+                    self.exits[-1].extend(self.stack.pop())
+                else:
+                    self.block(branch)
         elif isinstance(s, (ast.With, ast.AsyncWith)):
             self.block(s.body)
         elif isinstance(s, ast.Try):

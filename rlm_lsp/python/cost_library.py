@@ -183,6 +183,8 @@ def method(name: str, recv: Val, args: list[Val], const_args: list) -> Effect | 
         return Effect(sorted_cost(n), n, Val(length=n, kind="list"))
     if name in ("split", "rsplit", "splitlines"):
         return Effect(n, n, Val(length=n, kind="list", elem=Val(length=n, kind="str")))
+    if name in ("find", "index", "rfind", "rindex") and len(args) >= 2:  # from a position on: a scan onward
+        return Effect(result=Val(mag=n, kind="int"))
     if name in STR_WALKS:
         result = Val(length=n, kind="str") if name not in ("find", "rfind", "count", "index", "rindex") \
             else Val(mag=n, kind="int")

@@ -182,16 +182,15 @@ def amortised(s: ast.While, names: set, updates: dict, enclosing: list) -> bool:
     return bool((popped & names) - pushed) and bool(enclosing)
 
 
-def fixed_width(sl: ast.Slice) -> bool:
-    """`s[i:i + 2]`, `s[i - k:i]` with k a constant: a slice of a constant width."""
+def slice_width(sl: ast.Slice) -> ast.expr | None:
+    """The width of `s[i:i + w]` or `s[i - w:i]` (the expression w), None for any other slice."""
     lo, hi = sl.lower, sl.upper
-    if lo is None or hi is None or not isinstance(hi, ast.BinOp) and not isinstance(lo, ast.BinOp):
-        return False
+    if lo is None or hi is None:
+        return None
     for a, b in ((lo, hi), (hi, lo)):
-        if isinstance(b, ast.BinOp) and isinstance(b.op, (ast.Add, ast.Sub)) and const(b.right) is not None and \
-                ast.dump(b.left) == ast.dump(a):
-            return True
-    return False
+        if isinstance(b, ast.BinOp) and isinstance(b.op, (ast.Add, ast.Sub)) and ast.dump(b.left) == ast.dump(a):
+            return b.right
+    return None
 
 
 def is_char(v: Val) -> bool:
