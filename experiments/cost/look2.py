@@ -1,4 +1,4 @@
-"""Look 2 (rule in experiments/log/14-*.md): cost-analyzer-v2, the mean of the analyzer and trees fitted
+"""Looks 2 and 3 (rule in experiments/log/14-*.md): cost-analyzer-v2 (v3 with `--growth-dev`), the mean of the analyzer and trees fitted
 on the training curves (`training.learning.cost_trees`), on growth-dev's check half and on the LeetCode
 validation problems, beside always linear and the loop depth, with bootstrap SDs.
 
@@ -44,9 +44,10 @@ def main():
     import score  # growth-dev's tools
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--growth-dev", help="also fit the trees on growth-dev's dev half (candidate 3)")
     a = ap.parse_args()
     keys, x, y = cost_trees.training_table()
-    models = cost_trees.fit(x, y)
+    models = cost_trees.fit(x, y, cost_trees.growth_dev_table(a.growth_dev) if a.growth_dev else None)
     report = {}
 
     def candidate(code, entry, metric):

@@ -2,15 +2,20 @@
 analyzer's summary (`Summary.features`) beside the counts and loop nests (the growth trees' row), one
 per metric; the shipped growth is the mean of the analyzer's exponent and the trees'.
 
-    python -m training.learning.cost_trees MODEL_DIR      # fit on every training problem, write, check
+    python -m training.learning.cost_trees MODEL_DIR [--growth-dev OUT.jsonl]
+                                         # fit on every training problem (and growth-dev's dev half), write, check
 
 Writes `cost_trees.npz` into MODEL_DIR and `growth_analyzer.trees` into its rlm_config.json
 (`rlm_lsp.runtime.cost_growth` reads them). Targets: the curves' asymptotic exponents
 (`growth_eval.asymptotic_targets`), training problems only (`dataset.is_validation` is never fitted).
+With `--growth-dev` (the rows `../shared/growth-dev/tools/rebuild.py` writes), the dev half of
+growth-dev (`dev_half`: sha1 of the id even; the other half is kept for judging) is fitted too, each
+row weighing `DEV_WEIGHT` LeetCode rows: real functions measured with the protocol of the hidden set.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -31,6 +36,23 @@ PREPROCESS = "canon_v1"
 SETTINGS = {"max_iter": 120, "learning_rate": 0.08, "max_leaf_nodes": 15, "min_samples_leaf": 20}
 METRICS = ("latency", "memory")
 BLEND = 0.5  # the trees' weight in the shipped growth; the analyzer's is 1 - BLEND
+DEV_WEIGHT = 10.0
+
+
+def dev_half(row_id: str) -> bool:
+    """growth-dev's development half (the other half judges candidates: experiments/log/14-*.md)."""
+    return int(hashlib.sha1(row_id.encode()).hexdigest(), 16) % 2 == 0
+
+
+def growth_dev_table(path: Path):
+    """(X, {metric: y}) of growth-dev's dev half, each function read with its entry."""
+    rows = [json.loads(line) for line in open(path)]
+    rows = [r for r in rows if dev_half(r["id"])]
+    x = [row(r["code"], r["function"]) for r in rows]
+    keep = [i for i, v in enumerate(x) if v is not None]
+    return (np.array([x[i] for i in keep]),
+            {"latency": np.array([rows[i]["time_exponent"] for i in keep]),
+             "memory": np.array([rows[i]["memory_exponent"] for i in keep])})
 
 
 def names() -> tuple[str, ...]:
@@ -64,16 +86,23 @@ def training_table():
     return keys, np.array(rows), y
 
 
-def fit(x: np.ndarray, y: dict) -> dict:
+def fit(x: np.ndarray, y: dict, extra: tuple | None = None) -> dict:
+    """One tree ensemble per metric on (x, y), and `extra` = (X, y) rows weighing `DEV_WEIGHT` each."""
     from sklearn.ensemble import HistGradientBoostingRegressor
     out = {}
     for m in METRICS:
         ok = ~np.isnan(y[m])
-        out[m] = HistGradientBoostingRegressor(**SETTINGS, random_state=0).fit(x[ok], y[m][ok])
+        xs, ys, ws = [x[ok]], [y[m][ok]], [np.ones(ok.sum())]
+        if extra is not None:
+            xs.append(extra[0])
+            ys.append(extra[1][m])
+            ws.append(np.full(len(extra[0]), DEV_WEIGHT))
+        out[m] = HistGradientBoostingRegressor(**SETTINGS, random_state=0).fit(
+            np.vstack(xs), np.concatenate(ys), sample_weight=np.concatenate(ws))
     return out
 
 
-def write(model_dir: Path, models: dict, rows: int) -> Path:
+def write(model_dir: Path, models: dict, rows: int, dev_rows: int = 0) -> Path:
     from training.judging.feature_trees import arrays
     path = model_dir / FILE_NAME
     flat = {f"{m}/{f}": v for m, model in models.items() for f, v in arrays(model).items()}
@@ -82,8 +111,9 @@ def write(model_dir: Path, models: dict, rows: int) -> Path:
     raw = json.loads(config_path.read_text(encoding="utf-8"))
     raw["growth_analyzer"]["trees"] = {
         "file": FILE_NAME, "preprocess": PREPROCESS, "features": list(names()), "metrics": list(models),
-        "blend": BLEND, "rows": rows,
-        "rows_from": "the LeetCode cost curves of training problems; targets: asymptotic exponents"}
+        "blend": BLEND, "rows": rows, "growth_dev_rows": dev_rows, "growth_dev_weight": DEV_WEIGHT if dev_rows else 0,
+        "rows_from": "the LeetCode cost curves of training problems (targets: asymptotic exponents)"
+                     + (" and growth-dev's dev half (sha1 of the id even)" if dev_rows else "")}
     raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
     config_path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
@@ -92,10 +122,12 @@ def write(model_dir: Path, models: dict, rows: int) -> Path:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.learning.cost_trees", description=__doc__.split("\n")[0])
     ap.add_argument("model_dir", type=Path)
+    ap.add_argument("--growth-dev", type=Path, help="growth-dev's rebuilt rows (tools/rebuild.py's out.jsonl)")
     a = ap.parse_args(argv)
     keys, x, y = training_table()
-    models = fit(x, y)
-    write(a.model_dir, models, len(keys))
+    extra = growth_dev_table(a.growth_dev) if a.growth_dev else None
+    models = fit(x, y, extra)
+    write(a.model_dir, models, len(keys), 0 if extra is None else len(extra[0]))
     from rlm_lsp.runtime.feature_trees import FeatureTrees
     trees = FeatureTrees(a.model_dir / FILE_NAME, METRICS, PREPROCESS)
     worst = max(float(np.max(np.abs(trees.predict(x[:500], m) - models[m].predict(x[:500])))) for m in METRICS)
