@@ -43,6 +43,7 @@ from rlm_lsp.python.cost_shapes import (
     marks_visits,
     midpoints,
     nest_depth,
+    nodes,
     self_concat,
 )
 from rlm_lsp.python.param_kinds import infer
@@ -198,7 +199,7 @@ class _Walker(Expressions):
         self.visits = marks_visits(self.node)
         self.block(self.node.body)
         states = None
-        calls = [c for c in ast.walk(self.node) if isinstance(c, ast.Call) and self.own_callee(c) is self.node]
+        calls = [c for c in nodes(self.node) if isinstance(c, ast.Call) and self.own_callee(c) is self.node]
         if self.visits and len(calls) >= 2 and not self.memo:
             return self._fn(self.primary_or_one())
         if self.memo or self.changing and self._memo_dict():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from rlm_lsp.python.cost_library import ONE, Val
-from rlm_lsp.python.cost_shapes import const, mentions
+from rlm_lsp.python.cost_shapes import const, mentions, nodes
 
 HINTS = {"int": "int", "str": "str", "list": "list", "List": "list", "dict": "dict", "Dict": "dict", "set": "set",
          "Set": "set", "tuple": "list", "Tuple": "list", "Sequence": "list", "Iterable": "list", "deque": "deque",
@@ -83,7 +83,7 @@ def counts(fn, name: str) -> bool:
     """An integer parameter that counts: it bounds a range, a while loop or a table, or a recursion
     steps it down."""
     names = aliases(fn, name)
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("range", "str", "bin"):
             if any(isinstance(x, ast.Name) and x.id in names for a in n.args for x in ast.walk(a)):
                 return True
@@ -102,7 +102,7 @@ def counts(fn, name: str) -> bool:
 
 def is_grid(fn, name: str) -> bool:
     """Rows of cells: indexed twice (`p[i][j]`) or measured by its first row (`len(p[0])`)."""
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Subscript) and \
                 isinstance(n.value.value, ast.Name) and n.value.value.id == name and \
                 not isinstance(n.slice, ast.Slice):
@@ -113,7 +113,7 @@ def is_grid(fn, name: str) -> bool:
 def walked(fn, name: str) -> bool:
     """A parameter whose contents are read: iterated, measured, indexed, sliced, a method called on it,
     handed to a builtin that walks it, or to a function (which may)."""
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter, name):
             return True
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
@@ -136,7 +136,7 @@ def by_digits(fn, name: str) -> bool:
     """An integer read bit by bit or digit by digit (shifts, masks, `% 10`, `str(x)`): its size is its
     number of bits or digits."""
     names = aliases(fn, name)
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("str", "bin") and \
                 n.args and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
             return True
@@ -155,7 +155,7 @@ def by_digits(fn, name: str) -> bool:
 def aliases(fn, name: str) -> set:
     """`name` and the names set from it alone (`mask = n`, `num = abs(n)`)."""
     out = {name}
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = n.value.args[0] if isinstance(n.value, ast.Call) and len(n.value.args) == 1 else n.value
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.RShift, ast.FloorDiv, ast.Sub, ast.BitAnd)):

@@ -9,10 +9,17 @@ it has been. Pure functions of ast nodes.
 from __future__ import annotations
 
 import ast
+import functools
 
 from rlm_lsp.python.cost_library import Val
 
 NODE_STEPS = {"next": "const", "left": "tree", "right": "tree", "children": "tree", "prev": "const"}
+
+
+@functools.lru_cache(maxsize=256)
+def nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
+    """`ast.walk(tree)` once: the predicates below read a function many times over."""
+    return tuple(ast.walk(tree))
 
 
 def lib_name(e: ast.Call) -> str:
@@ -114,7 +121,7 @@ def binary_search(s: ast.While, names: set) -> bool:
 def midpoints(fn) -> set:
     """Names set to a midpoint: `mid = (lo + hi) // 2`, `m = lo + (hi - lo) // 2`."""
     out = set()
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
                                                   or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
@@ -127,8 +134,8 @@ def marks_visits(fn) -> bool:
     and returns when it is there again: each state is entered once."""
     marks = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add" or
                 isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets)
-                for n in ast.walk(fn))
-    checks = any(isinstance(n, ast.If) and any(isinstance(b, ast.Return) for b in n.body) for n in ast.walk(fn))
+                for n in nodes(fn))
+    checks = any(isinstance(n, ast.If) and any(isinstance(b, ast.Return) for b in n.body) for n in nodes(fn))
     return marks and checks
 
 
@@ -136,7 +143,7 @@ def alternatives(fn) -> set:
     """ids of the self-calls of `fn` that run at most one per call: each the whole of a `return`
     (`return f(lo, mid)` in one branch, `return f(mid + 1, hi)` in the other)."""
     out = set()
-    for n in ast.walk(fn):
+    for n in nodes(fn):
         if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, (ast.Name, ast.Attribute)):
             f = n.value.func
             if (f.id if isinstance(f, ast.Name) else f.attr) == fn.name:

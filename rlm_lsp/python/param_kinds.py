@@ -60,7 +60,8 @@ def infer(fn, params: list[str]) -> dict:
     alias = {p: p for p in params}  # a name that is the parameter itself (cur = head) or one element of it
     elem: dict[str, str] = {}
     own = own_functions(fn)
-    for node in [*ast.walk(fn), *ast.walk(fn)]:  # twice: a helper's call may come before its body's aliases
+    walked = list(ast.walk(fn))
+    for node in [*walked, *walked]:  # twice: a helper's call may come before its body's aliases
         if isinstance(node, ast.Call) and name_of(node.func) in own:  # dfs(root): dfs's parameter is root
             for a, q in zip(node.args, own[name_of(node.func)]):
                 if name_of(a) in alias:
@@ -96,7 +97,7 @@ def infer(fn, params: list[str]) -> dict:
         elif p and not p.endswith("*"):
             ev[p].add(what)
 
-    for node in ast.walk(fn):
+    for node in walked:
         if isinstance(node, ast.Attribute):
             called = False
             if node.attr in NODE_ATTRS or re.fullmatch(r"a\d+", node.attr):
