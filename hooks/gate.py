@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -82,24 +83,56 @@ def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = 
     text = report.text(result, verbose=args.verbose)
     body = formats.render(args.format, result, args.verbose)
     code = result.exit_code
-    if args.report_file in (None, "-"):
-        out.write(body)  # the report replaces the text lines
-    else:
-        out.write(text)
-        code = _write(args.report_file, body, "report", out) or code
-    if args.summary:
-        code = _write(args.summary, formats.to_markdown(result), "summary", out) or code
-    out.flush()
+    try:
+        if args.report_file in (None, "-"):
+            out.write(body)  # the report replaces the text lines
+        else:
+            out.write(text)
+            code = _write(args.report_file, body, "report", out) or code
+        if args.summary:
+            code = _write(args.summary, formats.to_markdown(result), "summary", out) or code
+        out.flush()
+    except OSError as exc:  # stdout closed or full: an error of the run (2), never the regression code (1)
+        try:
+            sys.stderr.write(f"rlm-gate: cannot write the report: {exc.strerror or exc}\n")
+        except OSError:
+            pass
+        return report.EXIT_ERROR
     return report.EXIT_PASSED if args.exit_zero and code == report.EXIT_REGRESSION else code
 
 
 def _write(path: str, body: str, what: str, out: Any) -> int:
-    """Write a report file; 0, or EXIT_ERROR with one line when it cannot be written."""
+    """Write a report file; 0, or EXIT_ERROR with one line when it cannot be written. Only a regular
+    file is written: never through a symlink (a repository can track one pointing anywhere), never
+    a FIFO or a device, and a relative path only inside the current directory."""
+    target = Path(path)
+    if not target.is_symlink() and not target.is_absolute() and \
+            not (Path.cwd() / target).resolve().is_relative_to(Path.cwd().resolve()):
+        out.write(f"rlm-gate: cannot write the {what}: {path} leads outside the working directory; "
+                  "give an absolute path to write there\n")
+        return report.EXIT_ERROR
+    if target.is_symlink() or target.exists() and not target.is_file():
+        why = "it is a symlink" if target.is_symlink() else "not a regular file (a FIFO, a device or a folder)"
+        out.write(f"rlm-gate: cannot write the {what} to {path}: {why}\n")
+        return report.EXIT_ERROR
     try:
-        Path(path).write_text(body, encoding="utf-8", errors="surrogateescape")
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        why = "it is a symlink" if target.is_symlink() else exc.strerror or str(exc)
+        out.write(f"rlm-gate: cannot write the {what} to {path}: {why}\n")
+        return report.EXIT_ERROR
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            out.write(f"rlm-gate: cannot write the {what} to {path}: not a regular file\n")
+            return report.EXIT_ERROR
+        os.ftruncate(fd, 0)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", closefd=False) as fh:
+            fh.write(body)
     except OSError as exc:
         out.write(f"rlm-gate: cannot write the {what}: {exc}\n")
         return report.EXIT_ERROR
+    finally:
+        os.close(fd)
     return 0
 
 

@@ -99,3 +99,12 @@ def test_normalise_strips_comments_and_whitespace_but_not_strings():
 def test_an_unknown_language_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown language 'rust'"):
         functions("fn main() {}", "rust")
+
+
+def test_a_thousand_nested_parentheses_are_read_not_a_recursion_error():
+    """Issue 61.7: the normaliser walks the tree in a loop."""
+    pytest.importorskip("tree_sitter_cpp")
+    from rlm_lsp.polyglot import functions as f
+    src = "int f(int x) { return " + "(" * 1000 + "x" + ")" * 1000 + "; }\n"
+    text = f.normalise(src, "cpp")
+    assert text.count("(") == 1001 and text.startswith("int f(int x) { return (((")

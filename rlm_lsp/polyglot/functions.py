@@ -211,15 +211,19 @@ def units(source: str, language: str) -> list[Unit]:
 
 # ----------------------------------------------------------------- normalise
 
-def _tokens(node, out: list) -> None:
-    if node.type in _COMMENTS:
-        return
-    if node.child_count == 0 or node.type in _ATOMIC:
-        if node.end_byte > node.start_byte:  # tree-sitter's MISSING nodes are empty
-            out.append((node.start_byte, node.end_byte))
-        return
-    for ch in node.children:
-        _tokens(ch, out)
+def _tokens(root, out: list) -> None:
+    """The leaf tokens under `root` in source order, comments left out; a loop, not a recursion, so
+    1,000 nested parentheses read like any other code (issue 61.7)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _COMMENTS:
+            continue
+        if node.child_count == 0 or node.type in _ATOMIC:
+            if node.end_byte > node.start_byte:  # tree-sitter's MISSING nodes are empty
+                out.append((node.start_byte, node.end_byte))
+            continue
+        stack.extend(reversed(node.children))
 
 
 def normalise(source: str, language: str) -> str:
