@@ -47,6 +47,7 @@ import io
 import math
 import re
 import tokenize
+import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -265,7 +266,10 @@ def pragma_limits(text: str) -> dict[str, float]:
         ratio = float(match["ratio"])
         if not 1.0 < ratio < math.inf:
             raise ValueError(f"limit {part.strip()!r} must allow a growth above 1x")
-        limits[match["metric"].replace("-", "_")] = ratio
+        metric = match["metric"].replace("-", "_")
+        if metric in limits:
+            raise ValueError(f"limit {part.strip()!r} names {metric} a second time")
+        limits[metric] = ratio
     return limits
 
 
@@ -282,15 +286,27 @@ def pragma_parts(snippet, found: Mapping[int, str], lines: Sequence[str]) -> tup
     its brackets (`memory<=4x`) or None when it has none; None when there is no pragma."""
     candidates = list(range(snippet.start_line, snippet.header_end_line + 1))
     above = snippet.start_line - 1
-    while above >= 0 and lines[above].strip().startswith("#"):
+    indent = _indent(lines[snippet.start_line]) if snippet.start_line < len(lines) else 0
+    # comment lines directly above, at the function's own indentation or less: a comment indented
+    # deeper is the last line of the previous function's body, not this function's (issue 61.5)
+    while above >= 0 and lines[above].strip().startswith("#") and _indent(lines[above]) <= indent:
         candidates.append(above)
         above -= 1
     result = None
     for line in candidates:
         match = PRAGMA.search(found.get(line, ""))
         if match:
-            if match["reason"]:
+            if _visible(match["reason"]):
                 return match["reason"], match["limits"]
             result = "", match["limits"]
     return result
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _visible(reason: str) -> bool:
+    """A reason someone can read: zero-width and other format characters alone are none (issue 61.9)."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cf", "Cc", "Zs") for ch in reason)
 
