@@ -36,6 +36,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--exclude", action="append", metavar="GLOB", help="skip paths matching (repeatable)")
     p.add_argument("--model", metavar="DIR", help="model directory (default: [tool.rlm] model, else shipped)")
     p.add_argument("--config", metavar="PYPROJECT", help="read [tool.rlm] from this file")
+    p.add_argument("--trust-head-config", action="store_true",
+                   help="accept a [tool.rlm] the change itself loosens (default: judged with the base's "
+                        "settings, and the loosening fails the gate)")
     p.add_argument("--format", "--report", dest="format", choices=FORMATS, default="text",
                    help="text (default); json: every judged function; github: workflow commands (annotations); "
                    "sarif: SARIF 2.1.0 for code scanning; markdown: the summary")

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rlm_lsp.app import config_guard, sources
 from rlm_lsp.app import project_config as config_mod
-from rlm_lsp.app import sources
 from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import args as args_mod
 from rlm_lsp.gate import compare, formats, git, languages, networks, report
@@ -101,6 +101,24 @@ def main(argv: Sequence[str] | None = None, *, loader: PredictorLoader | None = 
     return report.EXIT_PASSED if args.exit_zero and code == report.EXIT_REGRESSION else code
 
 
+def _base_config(root: Path, base: str | None, pyproject: Path) -> GateConfig | None:
+    """`[tool.rlm]` of the same pyproject.toml at the base (HEAD by default); None where the base has
+    none, cannot be read, or the file lies outside the repository."""
+    try:
+        rel = pyproject.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+    if base == git.EMPTY_TREE or (base is None and not git.has_head(root)):
+        return None
+    data = git.show(base or "HEAD", rel, root)
+    if data is None:
+        return None
+    try:
+        return config_mod.from_text(data, pyproject.parent, f"{base or 'HEAD'}:{rel}")
+    except ConfigError:
+        return None  # a base that cannot be read bounds nothing; the head's own errors are said as ever
+
+
 def _write(path: str, body: str, what: str, out: Any) -> int:
     """Write a report file; 0, or EXIT_ERROR with one line when it cannot be written. Only a regular
     file is written: never through a symlink (a repository can track one pointing anywhere), never
@@ -160,8 +178,14 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
         return GateResult(GateConfig(), base_label, head_label, error=str(exc))
     try:
         pyproject = Path(args.config) if args.config else config_mod.find_pyproject(root)
+        file_config, loosened = config_mod.load(pyproject), []
+        if not args.config and pyproject is not None:  # the change's own settings against the base's
+            base_config = _base_config(root, args.base, pyproject)
+            if base_config is not None:
+                strict, loosened = config_guard.stricter(base_config, file_config)
+                file_config = file_config if args.trust_head_config else strict
         config = config_mod.override(
-            config_mod.load(pyproject),
+            file_config,
             ratios=args.ratio,
             confidence=args.confidence,
             budgets=args.budget,
@@ -176,7 +200,7 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
         args_mod.check_counts(args)
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
-    result = GateResult(config, base_label, head_label)
+    result = GateResult(config, base_label, head_label, loosened=loosened, trusted=args.trust_head_config)
     try:
         versions = collect(root, args.base, _head(args), args.filenames, cwd, config)
     except git.GitError as exc:

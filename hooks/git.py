@@ -204,6 +204,17 @@ def read_blobs(blob_ids: Iterable[str], cwd: str | os.PathLike[str]) -> dict[str
     return blobs
 
 
+def show(ref: str, path: str, cwd: str | os.PathLike[str], max_bytes: int = source_text.MAX_FILE_BYTES) -> bytes | None:
+    """The bytes of `path` (relative to the top) at `ref`; None where it has no such file."""
+    try:
+        out = run_git(["cat-file", "-s", f"{ref}:{path}"], cwd)
+        if int(out.strip() or 0) > max_bytes:
+            return None
+        return run_git(["show", f"{ref}:{path}"], cwd)
+    except (GitError, ValueError):
+        return None
+
+
 def read_worktree(path: str, cwd: str | os.PathLike[str], max_bytes: int = source_text.MAX_FILE_BYTES) -> bytes:
     """A working-tree file; FileProblem (one line) for a FIFO, a device or a file over `max_bytes`,
     checked before a byte is read."""

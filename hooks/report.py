@@ -52,6 +52,10 @@ class GateResult:
     model: str | None = None  # model version, when one was loaded
     error: str | None = None  # why the gate could not judge (model, git, config)
     fail_open: bool = False  # the error is a model failure that --fail-open lets through
+    # What the change's own [tool.rlm] loosened against the base's (`config_guard`), in words; it
+    # fails the gate unless `trusted` (--trust-head-config), and is said either way.
+    loosened: list[str] = field(default_factory=list)
+    trusted: bool = False
 
     @property
     def failures(self) -> list[Finding]:
@@ -73,6 +77,8 @@ class GateResult:
     @property
     def passed(self) -> bool:
         if self.config.fail_unjudged and self.unjudged:
+            return False
+        if self.loosened and not self.trusted:
             return False
         return not self.failures and (self.error is None or self.fail_open)
 
@@ -168,6 +174,15 @@ def _unsure(finding: Finding) -> str:
     return "the model is not confident of it"
 
 
+def loosened_line(result: GateResult) -> str:
+    """`pyproject.toml: the change loosens its own [tool.rlm]: …; judged with the base's settings …`."""
+    where = result.config.source or "[tool.rlm]"
+    if result.trusted:
+        return f"{where}: the change loosens its own [tool.rlm]: {'; '.join(result.loosened)} (trusted: --trust-head-config)"
+    return (f"{where}: the change loosens its own [tool.rlm]: {'; '.join(result.loosened)}; judged with the base's "
+            "settings, and this fails the gate (pass --trust-head-config to accept the new settings)")
+
+
 def summary(result: GateResult) -> str:
     m = result.matching
     if result.error is not None:
@@ -201,6 +216,8 @@ def summary(result: GateResult) -> str:
         if failures:
             head += f", {_failed(failures)}"
         return f"rlm-gate: FAILED: {head}: {scope}{tail}"
+    if result.loosened and not result.trusted and not failures:
+        return f"rlm-gate: FAILED: the change loosens its own [tool.rlm]: {scope}{tail}"
     if failures:
         funcs = len({(f.path, f.line) for f in failures})
         return (
@@ -211,7 +228,8 @@ def summary(result: GateResult) -> str:
 
 
 def text(result: GateResult, verbose: bool = False) -> str:
-    lines = [finding_line(f) for f in result.findings]
+    lines = [loosened_line(result)] if result.loosened else []
+    lines += [finding_line(f) for f in result.findings]
     lines += [f"{n.path}: {n.message}" for n in result.notes]
     if verbose and result.matching is not None:
         for change, outcome in function_outcomes(result):
@@ -316,6 +334,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
         "model_version": result.model,
         "error": result.error,
         "exit_code": result.exit_code,
+        "loosened": result.loosened,
         "counts": counts(result),
         "settings": {
             "metrics": result.metrics or list(config.metrics),

@@ -169,6 +169,18 @@ def load(pyproject: Path | None) -> GateConfig:
     return from_table(read_table(pyproject), base_dir=pyproject.parent, source=str(pyproject))
 
 
+def from_text(data: bytes, base_dir: Path, source: str) -> GateConfig:
+    """`load` of a pyproject.toml's bytes (the base's, read from git); ConfigError when they are not one."""
+    try:
+        tool = tomllib.loads(data.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read: {exc}") from None
+    table = tool.get("rlm", {}) if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{source}: [tool.rlm] must be a table")
+    return from_table(table, base_dir=base_dir, source=source)
+
+
 def read_table(pyproject: Path) -> dict[str, Any]:
     """The `[tool.rlm]` table of `pyproject` ({} without one); ConfigError when it cannot be read."""
     try:
@@ -332,11 +344,16 @@ def _path_budgets(table: Any, where: str) -> tuple[tuple[str, dict[str, Budget]]
     return tuple(out)
 
 
+MAX_GLOBS, MAX_GLOB_CHARS = 200, 400  # a repository's own settings must not make every path check slow
+
+
 def _strings(value: Any, where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{where}: expected a list of strings, got {value!r}")
+    if len(value) > MAX_GLOBS or any(len(v) > MAX_GLOB_CHARS for v in value):
+        raise ConfigError(f"{where}: at most {MAX_GLOBS} patterns of at most {MAX_GLOB_CHARS} characters each")
     return tuple(value)
 
 
