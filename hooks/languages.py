@@ -60,9 +60,9 @@ def functions_of(path: str, data: bytes, max_bytes: int) -> tuple[list[Function]
         return [], str(exc)
     try:
         lang = language(path)
-        if lang != sources.PYTHON:
-            return parse_functions(path, source, lang), None
-        return compare.parse_functions(path, source), None
+        found = parse_functions(path, source, lang) if lang != sources.PYTHON else compare.parse_functions(path, source)
+        many = sources.too_many(found)
+        return ([], many) if many else (found, None)
     except sources.Unavailable as exc:  # a deleted file's old side (`readable_files` kept it)
         return [], str(exc)
     except SyntaxError as exc:

@@ -61,3 +61,12 @@ def test_stricter_keeps_each_setting_at_the_base_where_the_head_loosens_it():
     assert merged.ratio("memory") == 1.5 and merged.ratio("latency") == 2
     assert merged.budgets["memory"].value == base.budgets["memory"].value and merged.fail_unjudged
     assert any("latency ratio 2 → 3" in s for s in said) and any("budget" in s for s in said)
+
+
+def test_a_file_of_thousands_of_functions_is_skipped_with_a_reason(repo, capsys):
+    """Issue 61.6: generated code is not judged function by function; --fail-unjudged fails on it."""
+    stage(repo, "src/gen.py", "\n\n".join(f"def f{i}(x):\n    return x + {i}" for i in range(2_100)) + "\n")
+    code, out = run_gate(capsys)
+    assert code == 0 and "src/gen.py: skipped: more than 2,000 functions (2,100)" in out
+    code, out = run_gate(capsys, "--fail-unjudged")
+    assert code == 1

@@ -41,6 +41,20 @@ def document_language(uri: str, language_id: str | None) -> str:
     return LANGUAGE_IDS.get(language_id or "") or language_of(uri) or PYTHON
 
 
+MAX_FUNCTIONS = 2_000  # more in one file is generated code; judged or hinted no further (issue 61.6)
+
+
+def too_many(found: list) -> str | None:
+    """Why a file's functions are not all judged, or None."""
+    return f"more than {MAX_FUNCTIONS:,} functions ({len(found):,}): generated code?" if len(found) > MAX_FUNCTIONS else None
+
+
+def extract_capped(source: str, language: str) -> list[Snippet]:
+    """`extract`, the first `MAX_FUNCTIONS` only: what the editor hints, so one huge file never holds up
+    every other document's hints."""
+    return extract(source, language)[:MAX_FUNCTIONS]
+
+
 def extract(source: str, language: str) -> list[Snippet]:
     """The functions and methods of `source`; raises `Unavailable` for C++, Java or Go without tree-sitter."""
     if language == PYTHON:

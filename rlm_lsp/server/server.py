@@ -322,7 +322,7 @@ class RlmServer(LanguageServer):
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
             head_text = self.head.text(path) if path else None
-            snippets = sources.extract(text, language)
+            snippets = sources.extract_capped(text, language)
             lines = tuple(split_lines_keepends(text))
             limit = FIRST_BATCH
             while True:
