@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_gate_repo import FakePredictor, repo, run_gate, sh, stage, write  # noqa: F401 - repo: the fixture
+import test_gate_repo
+from test_gate_repo import run_gate, sh, stage, write
 
 from rlm_lsp.app import config_guard
 from rlm_lsp.app.project_config import from_table
 
+repo = test_gate_repo.repo  # the fixture: a git repository with a few Python files
 BASE = '[tool.rlm]\nratio = 2\nexclude = ["vendor/*"]\n'
 SLOW = "def add(a, b):\n    return sleepy(sleepy(a + b))\n"  # the fake predictor: latency 9x
 

@@ -633,3 +633,47 @@ raise RuntimeError(repr(got))
 ''', guard=True)
     not_ok(row)
     assert "PermissionError" in row["error"], row["error"]
+
+
+# 10. the third audit's forgeries (issue 61.1, 61.2)
+
+@needs_bwrap
+def test_forged_a_cache_hidden_behind_one_slow_timed_run_is_rejected():
+    """The warm-up caches the result, one timed run recomputes it: compared with the timed runs' median,
+    not their slowest, the cache shows (the audit's row was `ok` at 0.0076 ms)."""
+    row = hostile('''
+import math, hashlib
+math._calls = getattr(math, "_calls", 0) + 1
+if not hasattr(math, "_cached") or math._calls == 4:
+    math._cached = hashlib.sha256(bytes(256 << 20)).hexdigest()
+return math._cached
+''', guard=True, limits=FORGE)
+    not_ok(row)
+    assert "state carried between runs" in row["error"], row
+
+
+@needs_bwrap
+def test_forged_work_done_only_where_it_is_not_timed_is_rejected():
+    """A program that tells the memory run apart (tracemalloc makes allocation slow) and returns a
+    wrong answer in the timing run: the timed runs' outputs must be the memory run's."""
+    code = body('''
+import time
+t = time.perf_counter()
+junk = [object() for _ in range(20000)]
+slow = time.perf_counter() - t > 0.004  # under tracemalloc: the memory run
+del junk
+return sum(range(3 * 10 ** 6)) if slow else 0
+''')
+    row = measure(code, [{"args": [], "expected": {"json": sum(range(3 * 10 ** 6))}}], mem_limits=FORGE, time_limits=FORGE,
+                  guard=True)
+    if row.get("correct") is not True:
+        pytest.skip("this machine's allocator did not tell the runs apart; nothing was forged")
+    not_ok(row)
+    assert "other outputs than the memory run" in row["error"], row
+
+
+@needs_bwrap
+def test_an_honest_program_passes_both_checks():
+    row = measure(body("return sum(range(10 ** 6))"), [{"args": [], "expected": {"json": sum(range(10 ** 6))}}],
+                  mem_limits=FORGE, time_limits=FORGE, guard=True)
+    assert row["status"] == "ok" and row["correct"] is True, row
