@@ -34,6 +34,7 @@ path, `*` also crosses `/`, and a pattern without `/` also matches the file name
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import math
 import re
@@ -210,11 +211,20 @@ def parse_n(value: Any, where: str) -> float:
         raise ConfigError(f"{where}: {exc}") from None
 
 
+KEYS = frozenset({"ratio", "metrics", "include", "exclude", "gpu", "confidence", "fail-unjudged", "fail-inconclusive",
+                  "structural-growth", "budgets", "n", "model"})
+
+
 def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]") -> GateConfig:
     settings = {key.replace("_", "-"): value for key, value in table.items()}
     config = GateConfig(source=source)
     ratios: dict[str, float] = {}
     budgets: dict[str, Budget] = {}
+    for key in settings:  # a typo silently ignored would loosen nothing it meant to set (issue 61.9)
+        if key not in KEYS and not key.endswith(("-ratio", "-budget")):
+            near = difflib.get_close_matches(key, [*KEYS, "memory-ratio", "latency-budget"], n=1)
+            raise ConfigError(f"{source}: unknown setting {key!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
+                              + "; known: " + ", ".join(sorted(KEYS)) + ", <metric>-ratio, <metric>-budget")
     for key, value in settings.items():
         where = f"{source}: {key}"
         if key == "ratio":
