@@ -460,3 +460,10 @@ def test_the_only_statement_of_a_function_is_not_left_out_but_its_insides_are():
     assert one.items == () and one.total == 0  # an empty function says nothing about its one line
     loop = leave_each_out("def f(xs):\n    for x in xs:\n        print(x)\n        x += 1\n")
     assert [part.line for part, _ in loop.items] == [3, 4]
+
+
+def test_why_on_a_one_statement_function_says_so():
+    """Issue 61: `--why` printed nothing after the colon for a function of one statement."""
+    from rlm_lsp.app.cli_why import format_why
+    lines = format_why([{"file": "one.py", "line": 1, "function": "one", "why": {}}])
+    assert lines[-1] == "  one.py:1 one: one statement only: nothing to leave out"

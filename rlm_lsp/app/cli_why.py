@@ -55,7 +55,8 @@ def format_why(rows: Sequence[dict]) -> list[str]:
             said = ", ".join(f"{_where(e)} −{e['drop'] * 100:.0f}% (`{e['text']}`)" for e in effects)
             parts.append(f"{metric}: {said or 'no statement lowers it'}")
         cut = f" (first {why['first']} statements)" if "first" in why else ""
-        out.append(f"  {row['file']}:{row['line']} {row['function']}{cut}: " + "; ".join(parts))
+        said_all = "; ".join(parts) or "one statement only: nothing to leave out"  # issue 61: never an empty line
+        out.append(f"  {row['file']}:{row['line']} {row['function']}{cut}: {said_all}")
     return ["without each statement, the largest drops:", *out] if out else []
 
 
