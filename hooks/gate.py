@@ -201,6 +201,9 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
     except ConfigError as exc:
         return GateResult(GateConfig(), base_label, head_label, error=f"bad setting: {exc}")
     result = GateResult(config, base_label, head_label, loosened=loosened, trusted=args.trust_head_config)
+    if config.unknown:
+        result.notes.append(Note(config.source or "[tool.rlm]", "[tool.rlm]: ignored unknown setting "
+                                 + ", ".join(config.unknown)))
     try:
         versions = collect(root, args.base, _head(args), args.filenames, cwd, config)
     except git.GitError as exc:

@@ -253,3 +253,22 @@ def test_the_hover_says_what_the_growth_is_read_as_and_where():
     source = curves.why(p, ("cost", 13, 13))
     assert source == "with the input, read as n² from line 13 (n = len(xs))"
     assert growth_line(p, source).startswith("grows ~n² with the input, read as n² from line 13")
+
+
+@needs_default
+@pytest.mark.timeout(120)
+def test_the_editor_leads_with_memory_growth_and_the_hover_says_the_lines(tmp_path):
+    sys.path.insert(0, str(Path(__file__).parent))
+    from lsp_client import LspClient, file_uri
+
+    source = "import os\n\n\ndef table(n):\n    rows = [[0] * n for _ in range(n)]\n    return rows\n"
+    (tmp_path / "t.py").write_text(source)
+    client = LspClient(settings={"modelPath": str(DEFAULT), "debounceMs": 50}, cwd=tmp_path)
+    client.initialize(tmp_path)
+    with client as c:
+        uri = file_uri(tmp_path / "t.py")
+        c.open(uri, source)
+        label = c.wait_hints(uri, 1)[0]["label"]
+        assert "mem" in label and "~n²" in label, label
+        text = c.hover(uri, 3, 5)["contents"]["value"]
+        assert "read as n² from line 5 (n = the value of n)" in text, text

@@ -89,6 +89,7 @@ class GateConfig:
     structural_growth: str | None = structural.DEFAULT  # rule S's variant (`structural`); None: off
     n: float | None = None  # the input size values are shown at (`rlm predict`, the editor); None: the model's
     source: str | None = None  # the pyproject.toml read, for messages
+    unknown: tuple[str, ...] = ()  # settings it does not know, as said in a note (`'ratoi' (did you mean 'ratio'?)`)
 
     def ratio(self, metric: str) -> float:
         return self.ratios.get(metric, self.default_ratio)
@@ -220,11 +221,12 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
     config = GateConfig(source=source)
     ratios: dict[str, float] = {}
     budgets: dict[str, Budget] = {}
-    for key in settings:  # a typo silently ignored would loosen nothing it meant to set (issue 61.9)
+    unknown = []
+    for key in settings:  # ignored, but said: a typo would otherwise set nothing without a word (issue 61.9)
         if key not in KEYS and not key.endswith(("-ratio", "-budget")):
             near = difflib.get_close_matches(key, [*KEYS, "memory-ratio", "latency-budget"], n=1)
-            raise ConfigError(f"{source}: unknown setting {key!r}" + (f" (did you mean {near[0]!r}?)" if near else "")
-                              + "; known: " + ", ".join(sorted(KEYS)) + ", <metric>-ratio, <metric>-budget")
+            unknown.append(f"{key!r}" + (f" (did you mean {near[0]!r}?)" if near else ""))
+    config = replace(config, unknown=tuple(unknown))
     for key, value in settings.items():
         where = f"{source}: {key}"
         if key == "ratio":
