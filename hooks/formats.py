@@ -117,8 +117,10 @@ def _data(text: str) -> str:
 
 def _prop(text: str) -> str:
     """A workflow command's property value (`file=`, `title=`): also `:` and `,` escaped. A file
-    name stays exact (GitHub matches it to the diff); only what would break the line is escaped."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C")
+    name stays exact (GitHub matches it to the diff); only what would break the line is escaped,
+    and every other control character (an ANSI escape in a hostile file name: issue 61.9) as %XX."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C")
+    return "".join(f"%{ord(ch):02X}" if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 else ch for ch in text)
 
 
 def to_sarif(result: GateResult) -> str:

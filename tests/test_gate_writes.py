@@ -47,3 +47,9 @@ def test_a_regular_file_is_written_and_replaced(tmp_path, monkeypatch):
     assert gate._write("r.json", "new", "report", io.StringIO()) == 0
     assert Path("r.json").read_text() == "new"
     assert gate._write(str(tmp_path / "abs.json"), "x", "report", io.StringIO()) == 0
+
+
+def test_a_control_character_in_a_file_name_never_reaches_the_github_line_raw():
+    """Issue 61.9: `file=` passed ANSI escapes through."""
+    from rlm_lsp.gate.formats import _prop
+    assert _prop("a\x1b[31mred.py") == "a%1B[31mred.py" and _prop("x:y,z.py") == "x%3Ay%2Cz.py"

@@ -434,3 +434,13 @@ return "wrote"
     row = m(code, [{"args": [], "expected": {"json": "blocked"}}])
     assert row["status"] == "ok" and row["correct"] is True, row
     assert not (tmp_path / "x.txt").exists()
+
+
+def test_a_bad_tests_path_is_one_line(tmp_path):
+    """Issue 61.9: the harness CLI gave a traceback for a --tests path that is not there."""
+    import subprocess
+    prog = tmp_path / "p.py"
+    prog.write_text("class Solution:\n    def f(self):\n        return 1\n")
+    out = subprocess.run([sys.executable, "-m", "training.measuring.harness", str(prog), "--tests",
+                          str(tmp_path / "missing.json")], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "missing.json" in out.stderr

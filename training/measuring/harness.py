@@ -229,9 +229,14 @@ def main(argv=None) -> int:
     ap.add_argument("--unsafe-no-sandbox", action="store_true",
                     help="run the program even where bubblewrap cannot start (only rlimits and the audit hook)")
     a = ap.parse_args(argv)
-    tests = json.loads(a.tests.read_text())
     try:
-        row = measure(a.program.read_text(), tests, entry=a.entry, shape=a.shape,
+        tests = json.loads(a.tests.read_text())
+        program = a.program.read_text()
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # one line, never a traceback (issue 61.9)
+        print("harness: cannot read %s" % (exc.filename if getattr(exc, "filename", None) else exc), file=sys.stderr)
+        return 2
+    try:
+        row = measure(program, tests, entry=a.entry, shape=a.shape,
                       prelude=not a.no_prelude, repeats=a.repeats, warmup=a.warmup,
                       unsafe_no_sandbox=a.unsafe_no_sandbox)
     except SandboxUnavailable as e:
