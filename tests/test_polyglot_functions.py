@@ -108,3 +108,18 @@ def test_a_thousand_nested_parentheses_are_read_not_a_recursion_error():
     src = "int f(int x) { return " + "(" * 1000 + "x" + ")" * 1000 + "; }\n"
     text = f.normalise(src, "cpp")
     assert text.count("(") == 1001 and text.startswith("int f(int x) { return (((")
+
+
+def test_a_refused_build_leaves_no_folder_holding_the_source(tmp_path, monkeypatch):
+    """Issue 61.9: a compiled build the sandbox refused left an `rlm-build-*` folder behind."""
+    from training.measuring import compiled
+
+    monkeypatch.setattr(compiled, "build_root", lambda: tmp_path / "builds")
+    monkeypatch.setattr(compiled, "compiler_version", lambda language: "test")
+
+    def refuse(*args, **kwargs):
+        raise compiled.SandboxUnavailable("refused") if hasattr(compiled, "SandboxUnavailable") else RuntimeError("x")
+    monkeypatch.setattr(compiled, "run_compiler", refuse)
+    with pytest.raises(Exception):
+        compiled.build("int main() { return 0; }\n", "cpp")
+    assert not list(tmp_path.glob("rlm-build-*"))

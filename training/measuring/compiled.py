@@ -189,7 +189,11 @@ def build(source: str, language: str, timeout_s: float = 300.0, main: str | None
     (tmp / name).write_text(source)
     (tmp / "bin").mkdir()
     t0 = time.perf_counter()
-    code, text = run_compiler(compile_argv(language, name), tmp, language, timeout_s)
+    try:
+        code, text = run_compiler(compile_argv(language, name), tmp, language, timeout_s)
+    except BaseException:  # a refused or failed start (no sandbox, a signal): no folder left holding the source
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     if code is None:
         ok, err = False, "compile timed out after %.0f s" % timeout_s
     else:
