@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
-pytest.importorskip("tree_sitter_java", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
-pytest.importorskip("tree_sitter_go", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
+pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
+pytest.importorskip("tree_sitter_java", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
+pytest.importorskip("tree_sitter_go", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polyglot"
 EXPECTED = {  # file -> [(function, line, kind)]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("tree_sitter", reason="tree-sitter is not installed: pip install 'rlm-lsp[polyglot]'")
+pytest.importorskip("tree_sitter", reason="tree-sitter is not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 
 from rlm_lsp.polyglot.functions import functions, normalise  # noqa: E402
 

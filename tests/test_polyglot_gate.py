@@ -15,9 +15,9 @@ import pytest
 
 from rlm_lsp.gate import gate
 
-pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
-pytest.importorskip("tree_sitter_java", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
-pytest.importorskip("tree_sitter_go", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
+pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
+pytest.importorskip("tree_sitter_java", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
+pytest.importorskip("tree_sitter_go", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polyglot"
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
@@ -99,7 +99,7 @@ def test_without_tree_sitter_the_files_are_noted_not_judged(repo, polyglot_model
 
     def missing(language):
         raise functions.PolyglotUnavailable(f"tree-sitter for {language} is not installed (tree_sitter): "
-                                            "pip install 'rlm-lsp[polyglot]'")
+                                            "pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 
     monkeypatch.setattr(functions, "_parser", missing)
     sh(repo, "rm", "-q", "--cached", "stack.go")
@@ -107,4 +107,4 @@ def test_without_tree_sitter_the_files_are_noted_not_judged(repo, polyglot_model
     assert code == 0 and report["functions"] == [], report
     notes = {n["path"]: n["message"] for n in report["notes"]}
     assert set(notes) == {"stack.cpp", "Stack.java"}
-    assert all(m.startswith("not judged: tree-sitter for ") and "rlm-lsp[polyglot]" in m for m in notes.values())
+    assert all(m.startswith("not judged: tree-sitter for ") and "pip install tree-sitter" in m for m in notes.values())

@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("tree_sitter", reason="tree-sitter is not installed: pip install 'rlm-lsp[polyglot]'")
+pytest.importorskip("tree_sitter", reason="tree-sitter is not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 
 from training.judging import evaluate, polyglot_judge  # noqa: E402
 from training.judging.code_counts import NAMES, counts  # noqa: E402

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from lsp_client import LspClient, file_uri
 
-pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install 'rlm-lsp[polyglot]'")
+pytest.importorskip("tree_sitter_cpp", reason="tree-sitter grammars are not installed: pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go")
 pytestmark = pytest.mark.timeout(120)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "polyglot"

@@ -50,7 +50,7 @@ def _parser(language: str):
         import tree_sitter
         grammar = importlib.import_module(_MODULES[language])
     except ImportError as e:
-        raise PolyglotUnavailable("tree-sitter for %s is not installed (%s): pip install 'rlm-lsp[polyglot]'"
+        raise PolyglotUnavailable("tree-sitter for %s is not installed (%s): pip install tree-sitter tree-sitter-cpp tree-sitter-java tree-sitter-go"
                                   % (language, e.name)) from None
     return tree_sitter.Parser(tree_sitter.Language(grammar.language()))
 

@@ -10,7 +10,7 @@
 # EVAL_MAX (default 500): validation rows an evaluation reads (fewer for a CPU check).
 #
 #   here, first:  bash training/device/device_poly.sh stage     # fills .gpu/ (git-ignored), prints the carry;
-#                 `python` the venv's, with tree-sitter (rlm-lsp[polyglot]) for the C++/Go/Java functions
+#                 `python` the venv's, with tree-sitter (the `polyglot` extra) for the C++/Go/Java functions
 #   GPU machine:  SEEDS="0 1 2 3" bash training/device/device_poly.sh     (run's timeout_s 590)
 #                 carry: .gpu/poly_init .gpu/solutions.jsonl.gz .gpu/polyglot_texts.jsonl.gz
 #   here, after:  python -m training.learning.shards unpack OUT/soup training/runs/NAME
