@@ -407,7 +407,7 @@ def test_a_slow_attribution_answers_pending_once_then_the_result_and_runs_once()
             return done
 
     analyzer = SlowAnalyzer()
-    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n", outside="", context=dict),
+    result = SimpleNamespace(snippet=SimpleNamespace(code="def f():\n    pass\n", outside="", reading="", context=dict),
                              language="python", predictions={})
     explainer = Explainer(wait_s=0.05)
 

@@ -272,3 +272,26 @@ def test_the_editor_leads_with_memory_growth_and_the_hover_says_the_lines(tmp_pa
         assert "mem" in label and "~n²" in label, label
         text = c.hover(uri, 3, 5)["contents"]["value"]
         assert "read as n² from line 5 (n = the value of n)" in text, text
+
+
+@needs_default
+def test_a_function_is_read_with_its_same_file_helpers(tmp_path):
+    """The editor and `rlm predict FILE` hand the analyzer the functions a function calls (its
+    `Snippet.helpers`), as a `--jsonl` row carries them: `solve` builds its table through `build`."""
+    path = tmp_path / "h.py"
+    path.write_text("def build(xs):\n    return [[0] * len(xs) for _ in xs]\n\n\n"
+                    "def solve(xs):\n    table = build(xs)\n    return len(table)\n\n\n"
+                    "class Grid:\n    def fill(self, xs):\n        return self.make(xs)\n\n"
+                    "    def make(self, xs):\n        return [[x] * len(xs) for x in xs]\n")
+    out = _rlm("predict", str(path), "--json")
+    rows = {r["function"]: r["memory"] for r in json.loads(out.stdout)}
+    assert rows["solve"]["cost"] == "n²" and rows["solve"]["cost_lines"] == [6]
+    assert rows["Grid.fill"]["cost"] == "n²" and rows["Grid.fill"]["cost_lines"] == [12]
+
+
+def test_helpers_are_what_a_function_calls_and_what_those_call():
+    from rlm_lsp.python.snippets import extract
+    src = ("def a(x):\n    return b(x)\n\n\ndef b(x):\n    return c(x)\n\n\ndef c(x):\n    return x\n\n\n"
+           "def lone(x):\n    return x\n")
+    got = {s.name: s.helpers for s in extract(src)}
+    assert "def b(x)" in got["a"] and "def c(x)" in got["a"] and got["lone"] == "" and got["c"] == ""

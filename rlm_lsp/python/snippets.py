@@ -16,6 +16,7 @@ import textwrap
 import tokenize
 from dataclasses import dataclass
 
+from rlm_lsp.python import helpers
 from rlm_lsp.python import outside as outside_names
 from rlm_lsp.python.canonical_scopes import defined_kinds
 from rlm_lsp.runtime import readers
@@ -45,16 +46,33 @@ class Snippet:
     # the model as the context entry `readers.OUTSIDE` (`context`), so a helper reads as `f1`
     # the way the file's own text would name it.
     outside: str = ""
+    # The same-file functions it calls (top-level ones by name, its class's methods through `self.`),
+    # with theirs in turn, dedented, in file order: what the cost analyzer reads beside it, as the
+    # judged `--jsonl` rows carry them (`helpers.of`); never read by the model.
+    helpers: str = ""
+
+    @property
+    def reading(self) -> str:
+        """What the function is read with beyond its code, as one key: its file's names and its helpers."""
+        return self.outside + (HELPERS_MARK + self.helpers if self.helpers else "")
 
     def context(self, **fields: str) -> dict[str, str]:
-        """A predict call's context for this function: its file's names, and `fields` (a size n...)."""
-        return context_of(self.outside, **fields)
+        """A predict call's context for this function: its file's names, its helpers, and `fields` (a size n...)."""
+        return context_of(self.reading, **fields)
+
+
+HELPERS_MARK = "\0helpers\0"  # joins a function's file names and its helpers in `Snippet.reading`
 
 
 def context_of(outside: str, **fields: str) -> dict[str, str]:
-    """A predict call's context for a code read with the file names `outside` (`Snippet.outside`;
-    "" for none), and `fields`: where only the names are kept (a HEAD version the editor remembers)."""
-    return {readers.OUTSIDE: outside, **fields} if outside else dict(fields)
+    """A predict call's context for a code read with `outside`: its file names (`Snippet.outside`;
+    "" for none), or `Snippet.reading` (the names, then its helpers); and `fields`: where only these
+    are kept (a HEAD version the editor remembers)."""
+    names, _, helpers = outside.partition(HELPERS_MARK)
+    out = {readers.OUTSIDE: names} if names else {}
+    if helpers:
+        out[readers.HELPERS] = helpers
+    return {**out, **fields}
 
 
 def extract(source: str, language: str = "python") -> list[Snippet]:
@@ -75,7 +93,8 @@ def extract(source: str, language: str = "python") -> list[Snippet]:
     out: list[Snippet] = []
     _walk(tree, lines, prefix="", in_class=False, out=out)
     kinds = defined_kinds(tree) if out else {}
-    return [_with_outside(s, kinds) for s in out] if kinds else out
+    out = [_with_outside(s, kinds) for s in out] if kinds else out
+    return helpers.add(tree, lines, out)
 
 
 def _with_outside(s: Snippet, kinds: dict[str, str]) -> Snippet:

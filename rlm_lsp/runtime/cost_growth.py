@@ -111,7 +111,11 @@ class CostGrowth:
         return (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
 
     def fold(self, predictions: dict[str, Prediction], code: str, pooled=None, outside: str = "",
-             entry: str = "") -> dict[str, Prediction]:
+             entry: str = "", helpers: str = "") -> dict[str, Prediction]:
+        """Each metric of `self.spec.metrics` with the analyzer's growth; `helpers` (the same-file
+        functions `code` calls, `readers.HELPERS`) are read before it, `code`'s function the entry."""
+        offset = helpers.count("\n")  # the function's line k is line offset + k of what was read
+        code = helpers + code if helpers else code
         s = self.summary(code, entry)
         if s is None:
             return predictions
@@ -128,7 +132,7 @@ class CostGrowth:
             grown = dataclasses.replace(
                 p, growth=g, growth_low=max(0.0, g + lo), growth_high=g + hi, growth_samples=(),
                 n=own, cost=s.text(metric), cost_legend=legend,
-                cost_lines=s.lines(metric), cost_unknown=s.unknown)
+                cost_lines=tuple(k - offset for k in s.lines(metric) if k > offset), cost_unknown=s.unknown)
             out[metric] = at(grown, float(self.spec.reference_n))
         return out
 

@@ -123,7 +123,8 @@ class GrowthTrees:
                 for m in self.spec.metrics}
 
     def fold(self, predictions: dict[str, Prediction], code: str,
-             pooled: np.ndarray | None = None, outside: str = "", entry: str = "") -> dict[str, Prediction]:
+             pooled: np.ndarray | None = None, outside: str = "", entry: str = "",
+             helpers: str = "") -> dict[str, Prediction]:
         """Each covered metric's Prediction with its growth (median draw, p10, p90, the draws) and the
         size its value is for (the reference n). `outside`: the code's file names (`readers.OUTSIDE`)."""
         out = dict(predictions)

@@ -175,6 +175,7 @@ class Predictor:
         context = dict(context or {})
         outside = context.pop(readers.OUTSIDE, "") or ""
         context.pop(readers.ENTRY, None)  # the growth's, not the template's
+        context.pop(readers.HELPERS, None)
         if self.config.reads_n:  # a model that reads n: the reference n unless one is stated
             context.setdefault("n", str(self.config.reference_n))
             try:
@@ -228,15 +229,17 @@ class Predictor:
             self.check(code, language)
         texts = [self.render(code, language, c) for code, c in zip(codes, contexts, strict=True)]
         entries = [str((c or {}).get(readers.ENTRY) or "") for c in contexts]
-        keys = [self._key(text + ("\0entry=" + e if e else "")) for text, e in zip(texts, entries)]
+        helpers = [str((c or {}).get(readers.HELPERS) or "") for c in contexts]
+        keys = [self._key(text + ("\0entry=" + e if e else "") + ("\0helpers=" + h if h else ""))
+                for text, e, h in zip(texts, entries, helpers)]
         with self._lock:
             known = {k: self._cache[k] for k in keys if k in self._cache}
         todo = {k: t for k, t in zip(keys, texts) if k not in known}
         if todo:  # each Prediction says the n it is for: the n read, or an anchor model's reference n
-            of = {k: (code, self.config.n_for(c), (c or {}).get(readers.OUTSIDE, ""), e)
-                  for k, code, c, e in zip(keys, codes, contexts, entries)}
+            of = {k: (code, self.config.n_for(c), (c or {}).get(readers.OUTSIDE, ""), e, h)
+                  for k, code, c, e, h in zip(keys, codes, contexts, entries, helpers)}
             ran, pooled = self._run(list(todo.items()))
-            known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language, of[k][2], of[k][3]), of[k][1])
+            known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language, *of[k][2:]), of[k][1])
                           for k, p in ran.items()})
         with self._lock:
             for key in keys:
@@ -247,7 +250,8 @@ class Predictor:
         return [{m: p for m, p in known[k].items() if metrics is None or m in metrics} for k in keys]
 
     def _with_checks(self, predictions: dict[str, Prediction], code: str, pooled: np.ndarray | None = None,
-                     language: str = "python", outside: str = "", entry: str = "") -> dict[str, Prediction]:
+                     language: str = "python", outside: str = "", entry: str = "",
+                     helpers: str = "") -> dict[str, Prediction]:
         """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
         metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`;
         `pooled`: the encoder's mean state of the input, for growth trees that read it). Neither for a
@@ -256,7 +260,7 @@ class Predictor:
         if readers.own_normaliser(language) is not None:
             return predictions
         if self.growth is not None:
-            predictions = self.growth.fold(predictions, code, pooled, outside, entry)
+            predictions = self.growth.fold(predictions, code, pooled, outside, entry, helpers)
         if self.trees is None:
             return predictions
         return {m: dataclasses.replace(p, features=FeatureCheck(self.trees, code, m, *self._checks[m], outside=outside))

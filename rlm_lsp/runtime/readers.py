@@ -22,6 +22,7 @@ from rlm_lsp.runtime import template
 
 OUTSIDE = "outside"  # the context entry of a code's file names (above); "" or absent: none
 ENTRY = "entry"  # the context entry naming the function of a code to predict (the rest: its helpers)
+HELPERS = "helpers"  # the context entry holding the source of the same-file functions a code calls (`Snippet.helpers`)
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.server import curves
 
 logger = logging.getLogger(__name__)
-Key = tuple[str, "float | None", str]  # (code, the n it is asked at, its file's names)
+Key = tuple[str, "float | None", str]  # (code, the n it is asked at, its file's names and helpers: `Snippet.reading`)
 
 MAX_BYTES = 1_000_000  # larger files get no hints: generated or data, and slow to parse
 TOO_LARGE = "larger than 1 MB"
@@ -104,7 +104,7 @@ class Analyzer:
             outside: dict[str, str] = {}
             for s in _safe_extract(head_text, language):
                 found.setdefault(s.qualname, s.code)
-                outside.setdefault(s.code, s.outside)
+                outside.setdefault(s.code, s.reading)
             self._heads[key] = found
             self._head_outside[key] = outside
             names = self._head_names[key] = _file_names(head_text, language)
@@ -187,7 +187,7 @@ class Analyzer:
             group = _group(s)
             if group == "kernel" and not self.kernel_metrics:
                 continue
-            codes = [(s.code, sizes[id(s)], s.outside)]
+            codes = [(s.code, sizes[id(s)], s.reading)]
             base = head_of(s)
             if base is not None and rules.changed(base, s.code, *names, language):
                 codes.append((base, codes[0][1], head_outside.get(base, "")))
@@ -228,8 +228,8 @@ class Analyzer:
         for s in snippets:
             group = _group(s)
             at = sizes[id(s)]
-            current = preds((s.code, at, s.outside), group)
-            keep[(s.code, at, s.outside)] = current
+            current = preds((s.code, at, s.reading), group)
+            keep[(s.code, at, s.reading)] = current
             base = head_of(s)
             if head_text is None:
                 state, head = "unknown", None

@@ -40,7 +40,7 @@ class Explainer:
         found = analyzer.drivers.cached(code, language, at_n.n_of(result.predictions), result.snippet.context())
         if found is not None:
             return found
-        key = ("drivers", language, code, result.snippet.outside)
+        key = ("drivers", language, code, result.snippet.reading)
         return await self._wait(key, lambda: analyzer.explain(result), PENDING)
 
     async def curve(self, analyzer: Any, result: Any) -> dict[str, list] | None:
@@ -54,7 +54,7 @@ class Explainer:
         found = at_n.cached_curve(model, code, SIZES, language, context)
         if found is not None:
             return found
-        key = ("curve", language, code, result.snippet.outside)
+        key = ("curve", language, code, result.snippet.reading)
         return await self._wait(key, lambda: _asked(model, code, language, context), PENDING_CURVE)
 
     async def _wait(self, key: tuple[str, ...], work: Callable[[], Any], pending: Any) -> Any:
