@@ -295,3 +295,16 @@ def test_helpers_are_what_a_function_calls_and_what_those_call():
            "def lone(x):\n    return x\n")
     got = {s.name: s.helpers for s in extract(src)}
     assert "def b(x)" in got["a"] and "def c(x)" in got["a"] and got["lone"] == "" and got["c"] == ""
+
+
+def test_two_processes_read_the_same_code_alike():
+    """Hash randomisation changes a set's order between processes: no reading may depend on it."""
+    code = ("def meet(a, b):\n    x, y = a, b\n    while x is not y:\n        x = x.next if x else b\n"
+            "        y = y.next if y else a\n    return x\n\n\n" + SAMPLES)
+    script = ("import sys, json\nfrom rlm_lsp.python.cost_front import read\nimport ast\n"
+              "code = sys.stdin.read()\n"
+              "print(json.dumps([[n.name, read(code, n.name).text('latency'), read(code, n.name).text('memory')]"
+              " for n in ast.parse(code).body if hasattr(n, 'name')]))\n")
+    outs = {subprocess.run([sys.executable, "-c", script], input=code, capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONHASHSEED": seed}, check=True).stdout for seed in ("1", "2", "3")}
+    assert len(outs) == 1, outs

@@ -204,7 +204,7 @@ class _Walker(Expressions):
             return self._fn(self.primary_or_one())
         if self.memo or self.changing and self._memo_dict():
             states = ONE
-            for p in self.changing or {self.params[0].arg if self.params else ""}:
+            for p in sorted(self.changing) or [self.params[0].arg if self.params else ""]:
                 v = self.env.get(p, UNKNOWN)
                 size = v.mag if v.kind == "int" and v.mag is not None and not v.mag.is_constant() else \
                     v.length if v.length is not None and not v.length.is_constant() else self.primary_or_one()

@@ -15,16 +15,18 @@ import ast
 
 from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.python.cost_library import ONE, UNKNOWN
-from rlm_lsp.python.cost_shapes import amortised, binary_search, emptiness, lib_name, squared, updates_of
+from rlm_lsp.python.cost_shapes import amortised, binary_search, body_nodes, emptiness, lib_name, squared, updates_of
 
 
 def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
     """(trip count, known) of `s`, read by the walker `self` (its names' sizes, its enclosing loops)."""
     test = s.test
-    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    updates = updates_of(s.body)
+    # sorted, not a set: the first name found decides some trips, and a set's order changes from one
+    # process to the next (hash randomisation), so two runs would read the same loop differently
+    names = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name)})
+    updates = updates_of(s)
     if isinstance(test, ast.Constant) and test.value:
-        names = set(updates)
+        names = sorted(updates)
     if self.trips and amortised(s, names, updates, self.enclosing):
         return ONE, True  # a pointer or a stack the enclosing loop advances too: it pays for these steps
     # a worklist: while stack / while q / while len(q) > 0
@@ -36,7 +38,7 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
                          c.func.attr in ("append", "appendleft", "add", "extend", "insert") or
                          isinstance(c, ast.Call) and lib_name(c) == "heappush" and c.args and
                          isinstance(c.args[0], ast.Name) and c.args[0].id == nm
-                         for c in ast.walk(ast.Module(body=s.body, type_ignores=[])))
+                         for c in body_nodes(s))
             return (self.primary_or_one() if pushes or v.length is None else v.length), True
     halves = [nm for nm in names if updates.get(nm) == "half"]
     if halves or binary_search(s, names):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Collection
 
 from rlm_lsp.python.cost_library import Val
 
@@ -20,6 +21,12 @@ NODE_STEPS = {"next": "const", "left": "tree", "right": "tree", "children": "tre
 def nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
     """`ast.walk(tree)` once: the predicates below read a function many times over."""
     return tuple(ast.walk(tree))
+
+
+@functools.lru_cache(maxsize=1024)
+def body_nodes(loop: ast.AST) -> tuple[ast.AST, ...]:
+    """Every node of a loop's body (not its test, target or else), in `ast.walk` order, once."""
+    return tuple(ast.walk(ast.Module(body=list(getattr(loop, "body", [])), type_ignores=[])))
 
 
 def lib_name(e: ast.Call) -> str:
@@ -54,12 +61,11 @@ def fresh(node) -> bool:
                              ast.BinOp, ast.Constant, ast.JoinedStr))
 
 
-def updates_of(body) -> dict:
-    """name -> how the loop body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
+def updates_of(loop) -> dict:
+    """name -> how the loop's body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
     "node" / "node-tree" (= x.next / = x.left)."""
     out: dict[str, str] = {}
-    mod = ast.Module(body=list(body), type_ignores=[])
-    for n in ast.walk(mod):
+    for n in body_nodes(loop):
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             k = const(n.value)
             if isinstance(n.op, (ast.FloorDiv, ast.Div, ast.RShift, ast.LShift)) or \
@@ -101,17 +107,17 @@ def mentions(node, name: str) -> bool:
     return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(node))
 
 
-def binary_search(s: ast.While, names: set) -> bool:
+def binary_search(s: ast.While, names: Collection[str]) -> bool:
     """lo/hi narrowed to a midpoint: `mid = (lo + hi) // 2` then `lo = mid + 1` or `hi = mid`."""
     mids = set()
-    for n in ast.walk(ast.Module(body=list(s.body), type_ignores=[])):
+    for n in body_nodes(s):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
                                                   or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
             mids.add(n.targets[0].id)
     if not mids:
         return False
-    for n in ast.walk(ast.Module(body=list(s.body), type_ignores=[])):
+    for n in body_nodes(s):
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets) and \
                 any(isinstance(x, ast.Name) and x.id in mids for x in ast.walk(n.value)):
             return True
@@ -165,7 +171,7 @@ def self_concat(s):
     return None
 
 
-def amortised(s: ast.While, names: set, updates: dict, enclosing: list) -> bool:
+def amortised(s: ast.While, names: Collection[str], updates: dict, enclosing: list) -> bool:
     """An inner while loop whose steps the enclosing loops pay for: it advances a pointer an enclosing
     while also advances or restarts from (`cur = cur.next` in both; `l = r` after the inner `r += 1`),
     or it pops a stack that the enclosing loop pushes once per turn (a monotonic stack)."""
@@ -180,13 +186,13 @@ def amortised(s: ast.While, names: set, updates: dict, enclosing: list) -> bool:
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in moved and \
                     any(isinstance(t, ast.Name) and t.id in outer_names for t in n.targets):
                 return True
-    popped = {c.func.value.id for c in ast.walk(ast.Module(body=list(s.body), type_ignores=[]))
+    popped = {c.func.value.id for c in body_nodes(s)
               if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("pop", "popleft")
               and isinstance(c.func.value, ast.Name)}
-    pushed = {c.func.value.id for c in ast.walk(ast.Module(body=list(s.body), type_ignores=[]))
+    pushed = {c.func.value.id for c in body_nodes(s)
               if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
               c.func.attr in ("append", "appendleft", "add", "extend") and isinstance(c.func.value, ast.Name)}
-    return bool((popped & names) - pushed) and bool(enclosing)
+    return bool((popped & set(names)) - pushed) and bool(enclosing)
 
 
 def slice_width(sl: ast.Slice) -> ast.expr | None:
@@ -208,10 +214,9 @@ def is_char(v: Val) -> bool:
 def big_integers(loop) -> bool:
     """A loop whose integers grow every turn: `x *= y`, `x = x * y`, `a, b = b, a + b`,
     `c = a + b` with both set in the loop, `dp[i] = dp[i - 1] + dp[i - 2]`."""
-    body = ast.Module(body=list(loop.body), type_ignores=[])
-    set_here = {t.id for n in ast.walk(body) if isinstance(n, ast.Assign) for t0 in n.targets
+    set_here = {t.id for n in body_nodes(loop) if isinstance(n, ast.Assign) for t0 in n.targets
                 for t in (t0.elts if isinstance(t0, ast.Tuple) else [t0]) if isinstance(t, ast.Name)}
-    for n in ast.walk(body):
+    for n in body_nodes(loop):
         if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Mult) and isinstance(n.target, ast.Name) and \
                 const(n.value) is None:
             return True

@@ -29,7 +29,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from rlm_lsp.python.n_powers import COPIES, COUNTS, KINDS, Nests, Sizes, call_name, name_of, own_functions, recursion
+from rlm_lsp.python.n_powers import COPIES, COUNTS, KINDS, Nests, Sizes, call_name, name_of, recursion
 
 FEATURES = (*(f"pk_{k}" for k in KINDS), *COUNTS, "rec_branch", "exp_rec_int", "exp_pow")
 NODE_ATTRS = {"val", "left", "right", "next", "children", "random", "neighbors", "prev"}
@@ -59,8 +59,8 @@ def infer(fn, params: list[str]) -> dict:
     """param -> kind, from how the function body uses it (see the module's docstring)."""
     alias = {p: p for p in params}  # a name that is the parameter itself (cur = head) or one element of it
     elem: dict[str, str] = {}
-    own = own_functions(fn)
     walked = list(ast.walk(fn))
+    own = {f.name: [a.arg for a in f.args.args] for f in walked if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in [*walked, *walked]:  # twice: a helper's call may come before its body's aliases
         if isinstance(node, ast.Call) and name_of(node.func) in own:  # dfs(root): dfs's parameter is root
             for a, q in zip(node.args, own[name_of(node.func)]):
