@@ -7,6 +7,7 @@ sessions built by optimum's exporter, not mocks.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -117,6 +118,11 @@ def model_copy(tiny_model_dir, tmp_path) -> Path:
     dest = tmp_path / "model"
     shutil.copytree(tiny_model_dir, dest)
     return dest
+
+
+# One inlay hint as every editor shows it: each metric may lead with its growth (`~n²`, `~n log n`),
+# a value may carry `~` (rough) or `?` (wider than usual), and with growth `@ n=10⁴` ends it.
+HINT = re.compile(r"^≈ (⚠ )?mem (~[^·]+ · )?\S+ \S+ · (⚠ )?time (~[^·]+ · )?\S+ \S+( @ n=\S+)?$")
 
 
 GROWTH_CODES = (  # known growth: the loop nests the growth trees read (rlm_lsp.python.loop_nests)

@@ -59,7 +59,7 @@ class LspClient:
     # --- lifecycle ------------------------------------------------------------------
 
     def initialize(self, root: str | Path | None = None, capabilities: dict | None = None, timeout: float = 30,
-                   folders: list[Path] | None = None) -> dict:
+                   folders: list[Path] | None = None, client_name: str = "Visual Studio Code") -> dict:
         caps = capabilities or {
             "workspace": {
                 "configuration": True,
@@ -81,6 +81,7 @@ class LspClient:
                 "processId": os.getpid(),
                 "rootUri": Path(root).resolve().as_uri() if root else None,
                 "capabilities": caps,
+                "clientInfo": {"name": client_name},
                 "initializationOptions": self.settings,
                 **({"workspaceFolders": [{"uri": f.resolve().as_uri(), "name": f.name} for f in folders]}
                    if folders else {}),

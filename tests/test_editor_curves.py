@@ -282,3 +282,26 @@ def test_the_server_gives_hints_at_the_set_n_and_the_curve_in_the_hover(growth_m
         text = c.hover(uri, 1, 5)["contents"]["value"]
         assert "grows ~n² from the nested loop, lines 5–7" in text, text
         assert "data:image/svg+xml;base64," in text and "| n | 10² |" in text
+
+
+@pytest.mark.parametrize("client_name", ["Neovim", ""])
+def test_a_client_that_prints_markdown_as_text_gets_the_table_without_the_picture(
+        growth_model_dir, tmp_path, client_name):
+    from lsp_client import LspClient, file_uri
+
+    source = GROWTH_CODES[2]
+    (tmp_path / "g.py").write_text(source)
+    client = LspClient(settings={"modelPath": str(growth_model_dir), "debounceMs": 50}, cwd=tmp_path)
+    client.initialize(tmp_path, client_name=client_name)
+    with client as c:
+        uri = file_uri(tmp_path / "g.py")
+        c.open(uri, source)
+        c.wait_hints(uri, 1)
+        text = c.hover(uri, 0, 5)["contents"]["value"]
+        assert "| n | 10² |" in text and "data:image" not in text and "base64" not in text, text
+
+
+def test_only_editors_that_draw_hover_images_get_the_picture():
+    assert curves.draws_images("Visual Studio Code") and curves.draws_images("code-server")
+    assert curves.draws_images("VSCodium") and not curves.draws_images("Neovim")
+    assert not curves.draws_images("") and not curves.draws_images("Helix")

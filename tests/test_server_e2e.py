@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import HINT
 from lsp_client import LspClient, LspError, file_uri
 
 pytestmark = pytest.mark.timeout(120)
@@ -32,7 +33,6 @@ class Parser:
     async def fetch(self, url):
         return url
 """
-HINT = re.compile(r"^≈ (⚠ )?mem \S+ \S+ · (⚠ )?time \S+ \S+$")  # ≈ mem 48 MB · time 120 ms
 
 
 def git(cwd: Path, *args: str) -> None:

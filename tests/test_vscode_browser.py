@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -39,6 +38,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import HINT
 
 ROOT = Path(__file__).resolve().parent.parent
 EXT = ROOT / "vscode-extension"
@@ -207,10 +207,11 @@ def test_a_new_user_in_real_vscode(tmp_path):
     # 3. the hint says which number is memory and which is time
     hints = [h for h in result["hints"] if h.startswith("≈ ")]  # the hint spans (not the lines holding them)
     assert len(hints) >= 4, result
-    assert all(re.match(r"^≈ (⚠ )?mem \S+ \S+ · (⚠ )?time \S+ \S+$", h) for h in hints), hints
+    assert all(HINT.match(h) for h in hints), hints
     print(json.dumps(result, ensure_ascii=False, indent=1))  # for the log: what the user saw
     hover = result["hover"]
-    assert "per call, for a typical large input (n ≈ 10⁴" in hover and "the shipped model" in hover, hover
+    assert "per call at n = 10⁴" in hover and "the shipped model" in hover, hover
+    assert "grows ~n² with the input, read as n² from line 2" in hover, hover  # make_table's n×n table
     assert "likely between" in hover and "sure" in hover and "python-v" not in hover, hover  # words, no model id
     # 4. the toggle
     assert result["toggled_off"] == 0 and "hints off" in result["status_off"] and result["toggled_on"] >= 4, result

@@ -146,6 +146,15 @@ def svg(curves: Mapping[str, list[tuple[int, float]]], names: Mapping[str, str])
     return "".join(parts) + "</svg>"
 
 
+IMAGE_CLIENTS = ("code", "codium", "cursor", "windsurf")  # VS Code and its forks render hover images
+
+
+def draws_images(client_name: str) -> bool:
+    """Whether a client of this clientInfo.name shows a markdown image as a picture."""
+    name = client_name.lower()
+    return any(word in name for word in IMAGE_CLIENTS)
+
+
 def data_uri(svg_text: str) -> str:
     # base64, not percent-encoded: VS Code's hover renders base64 data: images, SVG among them (as a
     # picture, never inline markup; microsoft/vscode#51290, #212565)

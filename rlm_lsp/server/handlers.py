@@ -10,7 +10,7 @@ from typing import Any
 from lsprotocol import types
 
 from rlm_lsp.server import actions as actions_feature
-from rlm_lsp.server import document
+from rlm_lsp.server import curves, document
 from rlm_lsp.server import hints as hints_feature
 from rlm_lsp.server import hover as hover_feature
 from rlm_lsp.server import lens as lens_feature
@@ -31,6 +31,7 @@ def create_server() -> RlmServer:
         # A client without workspace/configuration (Neovim 0.7) only ever sends these.
         ls.settings = Settings.from_dict(params.initialization_options, ls.settings)
         ls.worker = Worker(ls.analyze_job)
+        ls.client_name = params.client_info.name if params.client_info else ""
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: RlmServer, params: types.InitializedParams) -> None:
@@ -106,13 +107,16 @@ def create_server() -> RlmServer:
         definitions = {m.name: getattr(m, "definition", "") for m in config.metrics}
         formats = ls._cap("text_document", "hover", "content_format")
         markdown = not formats or types.MarkupKind.Markdown in formats
+        # the curve's picture only where the hover draws images (VS Code and its forks); Neovim,
+        # Helix, Emacs print markdown as text, where a data: URL is a screenful of base64
+        images = markdown and curves.draws_images(ls.client_name)
         # which statement drives each value: the model again on every statement left out, so in a
         # thread (never on the protocol thread) and only on hover, once per function text (cached)
         # (a model that reads n: its curve too, asked at each size, the same way; together, so one wait)
         drivers, curve = await asyncio.gather(explainer.drivers(analyzer, found), explainer.curve(analyzer, found))
         text = hover_feature.markdown(found, settings, definitions, ls.model_desc or "rlm's model",
                                       note=hover_feature.reading_note(found, analyzer.predictor), lines=lines,
-                                      usual=ls.usual_spread, images=markdown, drivers=drivers, curve=curve,
+                                      usual=ls.usual_spread, images=images, drivers=drivers, curve=curve,
                                       unsized=ls.per_call)
         if text is None:
             return None

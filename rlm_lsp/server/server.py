@@ -127,7 +127,7 @@ class RlmServer(LanguageServer):
         self.worker: Worker | None = None
         self._model_key: tuple | None = None
         self.report = Reporter(self, self.bridge, self._cap)
-        self.model_desc = ""  # "the shipped model on CPU", for the client's status
+        self.model_desc, self.client_name = "", ""  # "the shipped model on CPU"; clientInfo.name ("Neovim")
         self.usual_spread: UsualSpread = FIXED  # the loaded model's, for the unsure mark (unsure.py)
         self.per_call = per_call(None)  # the loaded model's words for a number without n (sizes.py)
 
