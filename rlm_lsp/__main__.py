@@ -1,11 +1,11 @@
 """`python -m rlm_lsp [--tcp HOST:PORT]`: start the language server (stdio by default).
 
-`python -m rlm_lsp predict|gate|serve ...` is `rlm predict|gate|serve ...` (`rlm_lsp.app.cli`), for a
+`python -m rlm_lsp predict|gate|serve|measure ...` is `rlm predict|gate|serve|measure ...` (`rlm_lsp.app.cli`), for a
 machine where the `rlm` script is not on PATH; anything else is the server's command line."""
 
 import sys
 
-if len(sys.argv) > 1 and sys.argv[1] in ("predict", "gate", "serve"):
+if len(sys.argv) > 1 and sys.argv[1] in ("predict", "gate", "serve", "measure"):
     from rlm_lsp.app.cli import main as cli
 
     raise SystemExit(cli(sys.argv[1:]))

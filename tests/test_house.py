@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RUNTIME = "rlm_lsp.runtime"
 COST = "rlm_lsp.cost"  # the cost analyzer over the loop-and-call form: shared by the families, like the runtime
 FAMILIES = ("rlm_lsp.python", "rlm_lsp.triton", "rlm_lsp.networks", "rlm_lsp.polyglot")
-APPLICATION = ("rlm_lsp.app", "rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export")
+APPLICATION = ("rlm_lsp.app", "rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.measure")
 
 
 def _module(path: Path) -> str:

@@ -15,6 +15,7 @@
                                    predicted latency of a network on target devices
     rlm serve [--tcp HOST:PORT]    the language server (stdio by default)
     rlm gate [...]                 the pre-commit regression gate
+    rlm measure FILE[::FUNC]...    run functions at growing sizes in a sandbox; fit how they grow (`cli_measure`)
 
 A file with top-level code runs as a script (`rlm_lsp.python.shapes.program_shape`: "stdin" when it
 reads standard input, else "script"). A model that reads the program's shape (`{shape}` in its
@@ -35,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlm_lsp import __version__
-from rlm_lsp.app import cli_polyglot, cli_sizes, cli_why, options, sources
+from rlm_lsp.app import cli_model, cli_polyglot, cli_sizes, cli_why, options, sources
 from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -52,7 +53,6 @@ from rlm_lsp.runtime import at_n, model, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
 from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
-from rlm_lsp.runtime.predictor import Predictor
 from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.runtime.units import format_value
 from rlm_lsp.triton import kernels
@@ -70,6 +70,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from rlm_lsp.gate.gate import main as gate
 
         return gate(argv[1:])
+    if argv[:1] == ["measure"]:
+        from rlm_lsp.app.cli_measure import main as measure
+
+        return measure(argv[1:])
     args = _parser().parse_args(argv)
     if args.command is None:
         _parser().print_help()
@@ -87,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     sub.add_parser("serve", help="start the language server (see `rlm serve --help`)", add_help=False)
     sub.add_parser("gate", help="run the pre-commit regression gate (see `rlm gate --help`)", add_help=False)
+    sub.add_parser("measure", help="measure how functions grow, in a sandbox (see `rlm measure --help`)", add_help=False)
     p = sub.add_parser("predict", help="predict for files, or for JSONL rows with --jsonl")
     p.add_argument("files", nargs="*", type=Path, help="Python files; C++, Java and Go files for a model that reads them")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -152,8 +157,8 @@ def _predict(args: argparse.Namespace) -> int:
               "(target devices apply to .onnx files)", file=sys.stderr)
         return 2
     try:
-        predictor = _load_model(args, kwargs)
-        _check_template(predictor)
+        predictor = cli_model.load_model(args, kwargs)
+        cli_model.check_template(predictor)
     except ModelError as exc:
         print(f"rlm: model error: {exc}", file=sys.stderr)
         return 2
@@ -210,36 +215,6 @@ def _predict(args: argparse.Namespace) -> int:
             if target["gpu_note"]:
                 print(f"kernel_latency: note: {target['gpu_note']}")
     return 2 if unread else 1 if failed else 0
-
-
-def _load_model(args, kwargs: dict) -> model.Model:
-    """The Python model (--model, else the shipped one) and, unless --model alone was given, the
-    kernel model behind one Router; the kernel model alone where no Python model is shipped."""
-    def with_kernels(python: Predictor | None) -> model.Model:
-        return kernels.with_kernels(python, gpu=args.gpu, shape_hint=args.shape, model_dir=args.kernel_model)
-
-    try:
-        python = Predictor.from_dir(args.model, **kwargs) if args.model else Predictor.default(**kwargs)
-    except ModelError:
-        if args.model or not kernels.KernelModel.available(args.kernel_model):
-            raise
-        return with_kernels(None)  # no Python model shipped: kernels only
-    if args.kernel_model or not args.model:  # an explicit --model alone means exactly that model
-        return with_kernels(python)
-    return python
-
-
-def _check_template(predictor) -> None:
-    """ModelError when the Python model's input_template cannot be filled here (a field such as
-    {device} that only another tool supplies, or a malformed template)."""
-    base = predictor.model(model.FUNCTION) if isinstance(predictor, model.Router) else predictor
-    if not isinstance(base, Predictor):  # kernels only
-        return
-    try:
-        base.render("pass\n")
-    except (KeyError, IndexError, ValueError) as exc:
-        raise ModelError(f"input_template of {base.config.path} cannot be filled by rlm predict: "
-                         f"{type(exc).__name__}: {exc}") from None
 
 
 NOT_REGULAR = source_text.NOT_REGULAR

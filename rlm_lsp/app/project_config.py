@@ -23,6 +23,9 @@ structural-growth = true           # a growth step read from the loop nests, for
 n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
                                    #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
 
+[tool.rlm.inputs]                  # `rlm measure`: a function's inputs from `make(n) -> tuple of arguments`
+parse_log = "bench.inputs:make_log"    # (module importable from this file's folder; docs/measuring.md)
+
 [tool.rlm.budgets]                 # budgets per path glob: the first glob that matches a file wins
 "src/hot/**" = { latency = "10 ms", memory = "64 MB" }
 ```
@@ -88,6 +91,7 @@ class GateConfig:
     path_budgets: tuple[tuple[str, dict[str, Budget]], ...] = ()  # (glob, metric -> budget), in file order
     structural_growth: str | None = structural.DEFAULT  # rule S's variant (`structural`); None: off
     n: float | None = None  # the input size values are shown at (`rlm predict`, the editor); None: the model's
+    inputs: dict[str, str] = field(default_factory=dict)  # function -> "module:make", for `rlm measure`
     source: str | None = None  # the pyproject.toml read, for messages
     unknown: tuple[str, ...] = ()  # settings it does not know, as said in a note (`'ratoi' (did you mean 'ratio'?)`)
 
@@ -213,7 +217,7 @@ def parse_n(value: Any, where: str) -> float:
 
 
 KEYS = frozenset({"ratio", "metrics", "include", "exclude", "gpu", "confidence", "fail-unjudged", "fail-inconclusive",
-                  "structural-growth", "budgets", "n", "model"})
+                  "structural-growth", "budgets", "n", "model", "inputs"})
 
 
 def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]") -> GateConfig:
@@ -263,6 +267,8 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         config = replace(config, path_budgets=_path_budgets(settings["budgets"], f"{source}: budgets"))
     if "n" in settings:
         config = replace(config, n=parse_n(settings["n"], f"{source}: n"))
+    if "inputs" in settings:
+        config = replace(config, inputs=parse_inputs(settings["inputs"], f"{source}: inputs"))
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
@@ -319,6 +325,14 @@ def override(
     if confidence is not None:
         config = replace(config, confidence=parse_confidence(confidence, f"--confidence {confidence}"))
     return config
+
+
+def parse_inputs(table: Any, where: str) -> dict[str, str]:
+    """`[tool.rlm.inputs]`: function name (or `Class.method`) -> "module:make"."""
+    if not isinstance(table, dict) or not all(isinstance(v, str) and re.fullmatch(r"[\w.]+:\w+", v)
+                                              for v in table.values()):
+        raise ConfigError(f'{where}: expected a table of function = "module:make", got {table!r}')
+    return dict(table)
 
 
 def parse_structural(value: Any, where: str) -> str | None:

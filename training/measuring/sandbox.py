@@ -58,6 +58,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rlm_lsp.measure.sandbox import system_binds
+
 RUNNER = str(Path(__file__).with_name("runner.py").resolve())
 PY_FLAGS = ["-s", "-S", "-B", "-P"]
 GiB = 1 << 30
@@ -268,14 +270,7 @@ def _bwrap_argv(binds: list, limits: Limits, info_fd: int | None, proc_masks: li
          "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "sandbox"]
     if info_fd is not None:
         a += ["--info-fd", str(info_fd)]
-    a += ["--ro-bind", "/usr", "/usr"]
-    for d in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-        if os.path.islink(d):
-            a += ["--symlink", os.readlink(d), d]
-        elif os.path.isdir(d):
-            a += ["--ro-bind", d, d]
-    for f in ("/etc/ld.so.cache", "/etc/localtime"):
-        a += ["--ro-bind-try", f, f]
+    a += system_binds()  # /usr, /bin, /lib*, the loader's cache: as `rlm measure`'s sandbox binds them
     a += ["--proc", "/proc", *proc_masks, "--dev", "/dev", "--size", str(limits.work_bytes), "--tmpfs", BOX]
     for src, dst in binds:
         a += ["--ro-bind", src, dst]

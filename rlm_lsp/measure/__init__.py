@@ -1,0 +1,11 @@
+"""`rlm measure`: run functions at growing sizes in a sandbox and fit how their time and memory grow.
+
+    inputs.py   a plan per function: its inputs by parameter kind, or the user's generator
+    makers.py   the inputs at size n (standard library only: it also runs inside the sandbox)
+    child.py    one function at one n, inside the sandbox: tracemalloc peak, CPU time
+    sandbox.py  bubblewrap around child.py, with its limits
+    run.py      the ladder of sizes within a budget, and the fit (rlm_lsp.runtime.curve_fit)
+    report.py   the table, sparklines and the PNG plot
+
+The command is `rlm_lsp.app.cli_measure`; docs/measuring.md says what runs, where and for how long.
+"""
