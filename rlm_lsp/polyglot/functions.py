@@ -158,7 +158,12 @@ def _go(node, out: list) -> None:
 
 
 def _found(source: str, language: str) -> list[tuple]:
-    root = parse(source, language).root_node
+    return found_in(parse(source, language).root_node, language)
+
+
+def found_in(root, language: str) -> list[tuple]:
+    """``[(qualname, the node whose text is the function's, the function node, the name's node)]`` of a
+    parsed tree, in source order (the cost front end reads the tree it parsed once)."""
     out: list = []
     if language == "cpp":
         _cpp(root, [], out)

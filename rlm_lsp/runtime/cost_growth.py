@@ -111,27 +111,31 @@ class CostGrowth:
         return (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
 
     def fold(self, predictions: dict[str, Prediction], code: str, pooled=None, outside: str = "",
-             entry: str = "", helpers: str = "") -> dict[str, Prediction]:
+             entry: str = "", helpers: str = "", language: str = "python") -> dict[str, Prediction]:
         """Each metric of `self.spec.metrics` with the analyzer's growth; `helpers` (the same-file
-        functions `code` calls, `readers.HELPERS`) are read before it, `code`'s function the entry."""
+        functions `code` calls, `readers.HELPERS`) are read before it, `code`'s function the entry.
+        A language with its own reader (C++, Java, Go) is read by its own front end, without the
+        trees (they count Python's features)."""
         offset = helpers.count("\n")  # the function's line k is line offset + k of what was read
         code = helpers + code if helpers else code
-        s = self.summary(code, entry)
+        s = self.summary(code, entry, language)
+        own = readers.own_normaliser(language) is not None
         if s is None:
             return predictions
         out = dict(predictions)
         legend = tuple(s.legend())
-        own = self.own_n(self.exponent(s, "latency", code)) if "latency" in self.spec.metrics else \
+        exponent = (lambda s, metric, code: s.growth(metric)) if own else self.exponent
+        own_n = self.own_n(exponent(s, "latency", code)) if "latency" in self.spec.metrics else \
             float(self.spec.reference_n)
         for metric in self.spec.metrics:
             p = out.get(metric)
             if p is None:
                 continue
-            g = max(0.0, self.exponent(s, metric, code))
+            g = max(0.0, exponent(s, metric, code))
             lo, hi = self.spec.sure if s.sure else self.spec.unsure
             grown = dataclasses.replace(
                 p, growth=g, growth_low=max(0.0, g + lo), growth_high=g + hi, growth_samples=(),
-                n=own, cost=s.text(metric), cost_legend=legend,
+                n=own_n, cost=s.text(metric), cost_legend=legend,
                 cost_lines=tuple(k - offset for k in s.lines(metric) if k > offset), cost_unknown=s.unknown)
             out[metric] = at(grown, float(self.spec.reference_n))
         return out
@@ -144,8 +148,8 @@ class CostGrowth:
         return self.spec.own_n[0 if k < 0.5 else 1 if k < 1.5 else 2 if k < 2.5 else 3]
 
 
-def _summary(code: str, entry: str):
-    read = readers.reader().cost
+def _summary(code: str, entry: str, language: str = "python"):
+    read = readers.own_cost(language) if readers.own_normaliser(language) is not None else readers.reader().cost
     return None if read is None else read(code, entry or None)
 
 

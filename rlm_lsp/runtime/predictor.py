@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp.runtime import decode, feature_trees, growth, readers, sessions, template
+from rlm_lsp.runtime import cost_growth, decode, feature_trees, growth, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
 from rlm_lsp.runtime.feature_trees import FeatureCheck
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
@@ -254,10 +254,13 @@ class Predictor:
                      helpers: str = "") -> dict[str, Prediction]:
         """Each metric the feature trees cover carries their (lazy) second opinion on `code`; each
         metric the growth trees cover, its growth and the size its value is for (`rlm_lsp.runtime.growth`;
-        `pooled`: the encoder's mean state of the input, for growth trees that read it). Neither for a
-        language read by its own normaliser: both trees count the code reader's (Python's) features.
+        `pooled`: the encoder's mean state of the input, for growth trees that read it). A language read by
+        its own normaliser gets neither tree (both count the code reader's, Python's, features); its
+        growth comes from its own cost front end where it has one and the model a `growth_analyzer`.
         `outside`: the code's file names (`readers.OUTSIDE`), so the trees read what the model read."""
         if readers.own_normaliser(language) is not None:
+            if readers.own_cost(language) is not None and isinstance(self.growth, cost_growth.CostGrowth):
+                return self.growth.fold(predictions, code, pooled, outside, entry, helpers, language=language)
             return predictions
         if self.growth is not None:
             predictions = self.growth.fold(predictions, code, pooled, outside, entry, helpers)

@@ -43,6 +43,8 @@ _READER: list[CodeReader] = []
 # reads `normalise(code)`, and none of the Python reader's steps (its normalisers, the long-input
 # cut, the feature and growth trees, which count Python) apply to them.
 _OWN: dict[str, Callable[[str], str]] = {}
+# Their cost analyzer front ends: (code, entry) -> the analyzer's Summary or None, as `CodeReader.cost`.
+_OWN_COST: dict[str, Callable[[str, str | None], Any]] = {}
 
 
 def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) -> None:
@@ -51,9 +53,20 @@ def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) ->
     template.DERIVED.update(derived)
 
 
-def register_language(language: str, normalise: Callable[[str], str]) -> None:
-    """Read `language`'s code as `normalise(code)`, not through the code reader."""
+def register_language(language: str, normalise: Callable[[str], str],
+                      cost: Callable[[str, str | None], Any] | None = None) -> None:
+    """Read `language`'s code as `normalise(code)`, not through the code reader; `cost`, where given,
+    is its cost analyzer front end ((code, entry) -> Summary or None), read by a `growth_analyzer`."""
     _OWN[language] = normalise
+    if cost is not None:
+        _OWN_COST[language] = cost
+    else:
+        _OWN_COST.pop(language, None)
+
+
+def own_cost(language: str) -> Callable[[str, str | None], Any] | None:
+    """The cost front end of a language registered with `register_language`; None where it has none."""
+    return _OWN_COST.get(language)
 
 
 def own_normaliser(language: str) -> Callable[[str], str] | None:
