@@ -40,6 +40,7 @@ def build(cand: str, out: str) -> None:
 def try_rows(path: str, ids: list[str]) -> None:
     """`--largest`: the largest size instead (its call should take well under 1.5 s)."""
     import tempfile
+
     from measure import run_size
     largest = "--largest" in ids
     ids = [i for i in ids if i != "--largest"]
@@ -58,13 +59,19 @@ def try_rows(path: str, ids: list[str]) -> None:
 def measure(path: str, out: str) -> None:
     import platform
     import time
+
     from measure import measure_row, summarize
     done = {json.loads(x)["id"] for x in open(out)} if Path(out).exists() else set()
     rows = [r for r in map(json.loads, filter(str.strip, open(path))) if r["id"] not in done]
     with open(out, "a") as fh:
         for k, r in enumerate(rows, 1):
             t0 = time.time()
-            s = summarize(r, measure_row(r))
+            sized = measure_row(r)
+            ok = [d for d in sized if "error" not in d]
+            # a size that failed (timeout, recursion) ends the ladder, as growth-dev's ladder stops did
+            s = summarize(r, ok if len(ok) >= 5 else sized)
+            if len(ok) < len(sized) and len(ok) >= 5:
+                s["ladder_stop"] = [d for d in sized if "error" in d][0]["error"]
             s.update(machine=platform.node(), python=platform.python_version(), measured_at=time.strftime("%Y-%m-%dT%H:%M:%S"))
             fh.write(json.dumps(s) + "\n")
             fh.flush()
