@@ -66,9 +66,32 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--onnx-device", action="append", metavar="DEVICE",
                    help="target device for changed .onnx networks (repeatable; default: "
                         + ", ".join(networks.DEFAULT_DEVICES) + "); judged on the latency ratio")
+    p.add_argument("--measure", nargs="?", const="flagged", metavar="all", action=_Measure,
+                   help="measure the committed and the new version of each function the prediction flags, in the "
+                   "sandbox, and decide by the measured growth class (--measure=all: every changed function; "
+                   "[tool.rlm] measure = true; docs/measuring.md)")
+    p.add_argument("--measure-budget", metavar="S", help="seconds all measuring may take (default 60; a function "
+                   "gets at most 10, its two versions together)")
     p.add_argument("--cwd", default=None, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true", help="also list every checked function")
     return p
+
+
+class _Measure(argparse.Action):
+    """`--measure` alone or `--measure=all`; a file name after a bare `--measure` (pre-commit passes the
+    staged files after the hook's args) is one of the files, not the mode."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if values not in (None, "flagged", "all"):
+            namespace.measure_file = [*getattr(namespace, "measure_file", []), values]
+            values = "flagged"
+        setattr(namespace, self.dest, values)
+
+
+def measure_files(args: argparse.Namespace) -> None:
+    """Give back to the file names what a bare `--measure` took for its value (`_Measure`)."""
+    args.filenames = [*getattr(args, "measure_file", []), *args.filenames]
+    args.measure_file = []
 
 
 def check_counts(args: argparse.Namespace) -> None:

@@ -110,6 +110,7 @@ class Finding:
     metric: str
     unit: str
     rule: str  # "ratio" | "budget" | "growth" (old, new: exponents; limit: the step) | "structure" (loop levels)
+    #            | "measured" (old, new: measured exponents; the class rose: rlm_lsp.gate.measured)
     old: float | None
     new: float
     ratio: float | None  # new / old
@@ -118,7 +119,7 @@ class Finding:
     confidence: float | None = None  # share of paired draws over the ratio (rule "ratio")
     trees: float | None = None  # the model's feature trees' new / old, where they were asked (rule "ratio")
     scaled: float | None = None  # the model's own limit for `limit`, where it differs (rule "ratio")
-    outcome: str = "regressed"  # "regressed" | "inconclusive" | "improved"
+    outcome: str = "regressed"  # "regressed" | "inconclusive" | "improved" | "overruled" (measured: no class rose)
     source: str = ""  # the setting the limit comes from: "ratio", "memory-ratio", "budgets 'src/**'", ...
     level: float | None = None  # the share of paired draws the metric needed (rule "ratio")
     strict: bool = False  # an inconclusive finding fails (`fail-inconclusive`)
@@ -126,6 +127,14 @@ class Finding:
     over_cap: bool = False  # the pragma has limits and this finding is past them (or not named there)
     carrier: str | None = None  # what carries a growth step (rule "growth"): "nested loop", from the loop nests
     lines: tuple[int, int] | None = None  # ...and the file lines (first, last) it spans, 1-based
+    # With `--measure` (rlm_lsp.gate.measured): what decided, "measured" or "predicted"; the measured
+    # growth in words (`~n → ~n²`) and the classes; the prediction in words beside a finding of rule
+    # "measured"; why the function could not be measured, where it could not.
+    decided: str | None = None
+    measured: str | None = None
+    classes: tuple[str, str] | None = None
+    predicted: str | None = None
+    unmeasured: str | None = None
 
     @property
     def failed(self) -> bool:

@@ -25,7 +25,7 @@ from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVELS = {"regressed": "error", "inconclusive": "warning", "improved": "note", "allowed": "note"}
+_LEVELS = {"regressed": "error", "inconclusive": "warning", "improved": "note", "allowed": "note", "overruled": "note"}
 
 
 def state(finding: Finding) -> str:
@@ -35,7 +35,7 @@ def state(finding: Finding) -> str:
     return "allowed" if finding.allowed is not None else finding.outcome
 
 
-_ICONS = {"regressed": "❌", "allowed": "☑️", "inconclusive": "⚠️", "improved": "🚀", "new": "🆕"}
+_ICONS = {"regressed": "❌", "allowed": "☑️", "inconclusive": "⚠️", "improved": "🚀", "new": "🆕", "overruled": "🔬"}
 
 
 def to_markdown(result: GateResult) -> str:
@@ -52,7 +52,12 @@ def to_markdown(result: GateResult) -> str:
     rows = []
     for f in result.findings:
         kind = state(f)
-        if f.rule == "growth":
+        if f.rule == "measured":  # `--measure`: the growth class rose, as measured
+            before, after = (f"~{c}" for c in f.classes or ("?", "?"))
+            change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent, measured", "a class rise"
+            if f.carrier:
+                change += f" ({report.carried_by(f)})"
+        elif f.rule == "growth":
             before, after = growth_class(f.old or 0.0), growth_class(f.new)
             change, limit = f"+{f.new - (f.old or 0.0):.1f} in the exponent", f"step {f.limit:g}"
             if f.carrier:
@@ -66,25 +71,52 @@ def to_markdown(result: GateResult) -> str:
             before = format_value(f.unit, f.old) if f.old is not None else "–"
             after, change = format_value(f.unit, f.new), report.format_ratio(f.ratio) if f.ratio else "–"
             limit = report.format_ratio(f.limit) if f.rule == "ratio" else f"budget {format_value(f.unit, f.limit)}"
-        if f.source not in ("", "ratio") and f.rule not in ("growth", "structure"):
+        if f.source not in ("", "ratio") and f.rule not in ("growth", "structure", "measured"):
             limit += f" ({f.source})"
         if f.cap:
             limit += f"; pragma {f.cap}"
         state_cell = f"{_ICONS.get(kind, '')} {kind}" + (f": {f.allowed}" if f.allowed else "")
+        decided = f" {_cell(_decided_cell(f))} |" if result.measure is not None else ""
         rows.append(f"| {_cell(state_cell)} | `{_cell(f.path)}:{f.line}` `{_cell(report.function_label(f))}` | "
-                    f"{report.metric_label(f.metric)} | {before} | {after} | {change} | {_cell(limit)} |")
+                    f"{report.metric_label(f.metric)} | {before} | {after} | {change} | {_cell(limit)} |{decided}")
     for change, outcome in report.function_outcomes(result):
         if outcome == "new":
             rows.append(f"| 🆕 new | `{_cell(change.path)}:{change.new.line}` `{_cell(change.new.qualname)}()` | "
-                        "– | – | – | – | budgets only |")
+                        "– | – | – | – | budgets only |" + (" predicted |" if result.measure is not None else ""))
     if rows:
-        out += ["| outcome | function | metric | before | after | change | limit |",
-                "|---|---|---|---|---|---|---|", *rows, ""]
+        head, rule = "| outcome | function | metric | before | after | change | limit |", "|---|---|---|---|---|---|---|"
+        if result.measure is not None:
+            head, rule = head + " decided by |", rule + "---|"
+        out += [head, rule, *rows, ""]
+    if result.measured:
+        out += ["Measured (committed → new, same inputs and sizes):", "",
+                "| function | time | memory | predicted | decided by |", "|---|---|---|---|---|"]
+        for m in result.measured:
+            flag = "flagged" if m.flagged else "not flagged"
+            if m.status == "measured":
+                rose = " (rose)"
+                out.append(f"| `{_cell(m.path)}:{m.line}` `{_cell(m.qualname)}()` | {m.words('time')}"
+                           f"{rose if 'time' in m.rose else ''} | {m.words('memory')}"
+                           f"{rose if 'memory' in m.rose else ''} | {flag} | measured |")
+            else:
+                out.append(f"| `{_cell(m.path)}:{m.line}` `{_cell(m.qualname)}()` | not measured: "
+                           f"{_cell(m.reason)} | – | {flag} | predicted |")
+        out.append("")
     if result.notes:
         out += ["Notes:", ""] + [f"- `{_cell(n.path)}`: {_cell(n.message)}" for n in result.notes] + [""]
     if result.model:
-        out.append(f"<sub>model {result.model}; predictions, not measurements</sub>")
+        out.append(f"<sub>model {result.model}; " + ("predictions, and measurements where it says measured</sub>"
+                   if result.measure is not None else "predictions, not measurements</sub>"))
     return "\n".join(out).rstrip() + "\n"
+
+
+def _decided_cell(f: Finding) -> str:
+    """The "decided by" cell: `measured`, `measured: ~n → ~n, passes`, or `predicted (not measured)`."""
+    if f.outcome == "overruled":
+        return f"measured: {f.measured}, passes"
+    if f.decided == "measured":
+        return f"measured; {f.predicted}" if f.predicted else "measured"
+    return "predicted" + (" (not measured)" if f.unmeasured else "")
 
 
 def _cell(text: str) -> str:
@@ -94,7 +126,8 @@ def _cell(text: str) -> str:
 def to_github(result: GateResult) -> str:
     """GitHub Actions workflow commands, then the summary line."""
     lines = []
-    commands = {"regressed": "error", "inconclusive": "warning", "improved": "notice", "allowed": "notice"}
+    commands = {"regressed": "error", "inconclusive": "warning", "improved": "notice", "allowed": "notice",
+                "overruled": "notice"}
     for f in result.findings:
         kind = state(f)
         title = f"rlm-gate: {f.qualname}() {report.metric_label(f.metric)} {kind}"
@@ -129,7 +162,7 @@ def to_sarif(result: GateResult) -> str:
     results = []
     for f in result.findings:
         kind = state(f)
-        rule_id = f"{f.metric}/{f.rule if f.rule in ('budget', 'growth', 'structure') else f.outcome}"
+        rule_id = f"{f.metric}/{f.rule if f.rule in ('budget', 'growth', 'structure', 'measured') else f.outcome}"
         if rule_id not in rules:
             rules[rule_id] = {
                 "id": rule_id,
@@ -146,6 +179,9 @@ def to_sarif(result: GateResult) -> str:
                            "old": f.old, "new": f.new, "ratio": _finite(f.ratio), "limit": f.limit,
                            "limitSource": f.source or None},
         }
+        if f.decided:  # `--measure`: measured and predicted side by side, and which decided
+            item["properties"].update({"decidedBy": f.decided, "measured": f.measured, "predicted": f.predicted,
+                                       "notMeasured": f.unmeasured})
         if f.carrier:  # the lines that carry a growth step, as a second location a viewer can jump to
             item["properties"]["carriedBy"] = report.carried_by(f)
             if f.lines:
@@ -181,9 +217,12 @@ def _rule_text(f: Finding) -> str:
         return f"predicted {label} grows faster with the input"
     if f.rule == "structure":
         return f"{label} grows faster with the input, as read from the code's loop nests"
+    if f.rule == "measured":
+        return f"measured {label} grows faster with the input: its growth class rose"
     return {"regressed": f"predicted {label} grew past the ratio",
             "inconclusive": f"predicted {label} grew past the ratio, the model not confident of it",
-            "improved": f"predicted {label} fell by the ratio"}[f.outcome]
+            "improved": f"predicted {label} fell by the ratio",
+            "overruled": f"predicted {label} grew past the ratio, not confirmed by measurement"}[f.outcome]
 
 
 def _location(path: str, line: int | None, end_line: int | None = None) -> dict[str, Any]:

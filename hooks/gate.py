@@ -11,6 +11,10 @@ more, or its new prediction exceeds a budget. New functions meet the budgets onl
 It only reads: git plumbing, file bytes, the model. It never runs the code it judges, never
 writes the working tree or the index, and gives the same answer for the same input (fixed
 seed, one CPU thread by default). The model is loaded only when something needs predicting.
+With `--measure` (`[tool.rlm] measure`) it does run code, in the sandbox only: the committed
+and the new version of what the prediction flags (`--measure=all`: of every changed function),
+on the same inputs, and a measured rise of the growth class decides (`rlm_lsp.gate.measured`);
+the curves are appended to `.rlm/measured.jsonl`.
 
 Exit status: 0 passed, 1 a regression, 2 the gate could not judge (a bad option or setting,
 a git error, a shallow clone without the base, a model that cannot load or predict);
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import stat
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,7 +39,7 @@ from rlm_lsp.app import config_guard, sources
 from rlm_lsp.app import project_config as config_mod
 from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import args as args_mod
-from rlm_lsp.gate import compare, formats, git, languages, networks, report
+from rlm_lsp.gate import compare, formats, git, languages, measured, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
 from rlm_lsp.networks.onnx_reader import MAX_ONNX_BYTES
@@ -121,42 +124,26 @@ def _base_config(root: Path, base: str | None, pyproject: Path) -> GateConfig | 
 
 def _write(path: str, body: str, what: str, out: Any) -> int:
     """Write a report file; 0, or EXIT_ERROR with one line when it cannot be written. Only a regular
-    file is written: never through a symlink (a repository can track one pointing anywhere), never
-    a FIFO or a device, and a relative path only inside the current directory."""
+    file is written (`source_text.write_regular`: never through a symlink, never a FIFO or a device),
+    and a relative path only inside the current directory."""
     target = Path(path)
     if not target.is_symlink() and not target.is_absolute() and \
             not (Path.cwd() / target).resolve().is_relative_to(Path.cwd().resolve()):
         out.write(f"rlm-gate: cannot write the {what}: {path} leads outside the working directory; "
                   "give an absolute path to write there\n")
         return report.EXIT_ERROR
-    if target.is_symlink() or target.exists() and not target.is_file():
-        why = "it is a symlink" if target.is_symlink() else "not a regular file (a FIFO, a device or a folder)"
-        out.write(f"rlm-gate: cannot write the {what} to {path}: {why}\n")
-        return report.EXIT_ERROR
     try:
-        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
-    except OSError as exc:
-        why = "it is a symlink" if target.is_symlink() else exc.strerror or str(exc)
-        out.write(f"rlm-gate: cannot write the {what} to {path}: {why}\n")
+        source_text.write_regular(target, body)
+    except FileProblem as exc:
+        out.write(f"rlm-gate: cannot write the {what} to {path}: {exc}\n")
         return report.EXIT_ERROR
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            out.write(f"rlm-gate: cannot write the {what} to {path}: not a regular file\n")
-            return report.EXIT_ERROR
-        os.ftruncate(fd, 0)
-        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", closefd=False) as fh:
-            fh.write(body)
-    except OSError as exc:
-        out.write(f"rlm-gate: cannot write the {what}: {exc}\n")
-        return report.EXIT_ERROR
-    finally:
-        os.close(fd)
     return 0
 
 
 def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> GateResult:
     """Everything but the printing: settings, git, matching, prediction, verdict."""
     cwd = Path(args.cwd or ".")
+    args_mod.measure_files(args)
     base_label, head_label = _labels(args)
     try:
         root = git.toplevel(cwd)
@@ -196,6 +183,8 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
             gpu=args.gpu,
             fail_unjudged=args.fail_unjudged or None,
             fail_inconclusive=args.fail_inconclusive or None,
+            measure=args.measure,
+            measure_budget=args.measure_budget,
         )
         args_mod.check_counts(args)
     except ConfigError as exc:
@@ -219,6 +208,8 @@ def run(args: argparse.Namespace, loader: PredictorLoader | None = None) -> Gate
     code, unread = languages.readable_files([v for v in versions if not v.path.endswith(networks.ONNX_SUFFIX)])
     result.notes.extend(unread)
     result = evaluate(code, config, loader, result, fail_open=args.fail_open, kernels=kernels)
+    if config.measure:
+        measured.apply(result, *_texts(code), root, config)
     networks.judge_networks(nets, args.onnx_device or networks.DEFAULT_DEVICES, config.ratio("latency"), result)
     return result
 
@@ -397,6 +388,20 @@ def add_kernel_model(base: Any, gpu: str | None) -> Any:
 
 
 # -- helpers ----------------------------------------------------------------------------------
+
+
+def _texts(versions: Sequence[FileVersions]) -> tuple[dict[str, str], dict[str, str]]:
+    """(new path -> new text, old path -> committed text) of the Python files, for `--measure`."""
+    new: dict[str, str] = {}
+    old: dict[str, str] = {}
+    for fv in versions:
+        for side, path, out in ((fv.new, fv.path, new), (fv.old, fv.old_path, old)):
+            if side is not None and path is not None and path.endswith(PYTHON_SUFFIXES):
+                try:
+                    out[path] = source_text.decode(side)
+                except ValueError:
+                    pass  # its functions were skipped with a note already
+    return new, old
 
 
 def _max_bytes(path: str) -> int:

@@ -38,6 +38,43 @@ class Note:
     message: str
 
 
+@dataclass(frozen=True)
+class Measured:
+    """One changed function's committed and new versions, measured on one ladder (`rlm_lsp.gate.measured`)."""
+
+    path: str
+    line: int
+    qualname: str
+    flagged: bool  # the prediction flagged it (else measured for `--measure=all`)
+    status: str  # "measured" | "unmeasured"
+    reason: str = ""  # why unmeasured, in one line
+    inputs: str = ""  # the inputs in words, `xs: list of ints`
+    sizes: tuple[int, ...] = ()
+    classes: dict[str, tuple[str | None, str | None]] = field(default_factory=dict)  # "time" -> (committed, new)
+    exponents: dict[str, tuple[float | None, float | None]] = field(default_factory=dict)
+    rose: tuple[str, ...] = ()  # the metrics ("time", "memory") whose class rose
+    wall_s: float = 0.0
+    # new / committed at the largest size both ran, where either is above its noise floor: (ratio, n)
+    ratios: dict[str, tuple[float, int]] = field(default_factory=dict)
+
+    def words(self, metric: str) -> str:
+        """`~n → ~n²`."""
+        old, new = self.classes.get(metric, (None, None))
+        return f"~{old or '?'} → ~{new or '?'}"
+
+    def summary(self) -> str:
+        """`time ~n → ~n², memory ~1 → ~1`."""
+        return ", ".join(f"{m} {self.words(m)}" for m in ("time", "memory") if m in self.classes)
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "flagged": self.flagged, "reason": self.reason or None,
+                               "inputs": self.inputs or None, "sizes": list(self.sizes), "wall_s": round(self.wall_s, 2)}
+        for m, (old, new) in self.classes.items():
+            a, b = self.exponents.get(m, (None, None))
+            out[m] = {"old": {"class": old, "exponent": a}, "new": {"class": new, "exponent": b}, "rose": m in self.rose}
+        return out
+
+
 @dataclass
 class GateResult:
     config: GateConfig
@@ -56,6 +93,11 @@ class GateResult:
     # fails the gate unless `trusted` (--trust-head-config), and is said either way.
     loosened: list[str] = field(default_factory=list)
     trusted: bool = False
+    # `--measure` (rlm_lsp.gate.measured): the mode ("flagged", "all"; None: off), what was measured
+    # or not (a `measured.Measured` per function tried), and the seconds it took
+    measure: str | None = None
+    measured: list[Measured] = field(default_factory=list)
+    measure_s: float = 0.0
 
     @property
     def failures(self) -> list[Finding]:
@@ -63,7 +105,7 @@ class GateResult:
 
     @property
     def allowed(self) -> list[Finding]:
-        return [f for f in self.findings if f.allowed is not None and f.outcome != "improved"]
+        return [f for f in self.findings if f.allowed is not None and f.outcome not in ("improved", "overruled")]
 
     def outcome(self, name: str) -> list[Finding]:
         """Findings of one outcome ("inconclusive", "improved") that do not fail the gate."""
@@ -114,7 +156,12 @@ def finding_line(finding: Finding) -> str:
     where = f"{finding.path}:{finding.line}: {function_label(finding)}: "
     label = f"predicted {metric_label(finding.metric)}"
     new = format_value(finding.unit, finding.new)
-    if finding.rule == "growth":
+    if finding.rule == "measured":  # `--measure`: the growth class rose, as measured (rlm_lsp.gate.measured)
+        why = f"{carried_by(finding)}; " if finding.carrier else ""
+        text = (f"{where}measured {GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
+                f"{finding.measured} ({why}exponent {finding.old or 0.0:.2f} → {finding.new:.2f}); "
+                f"{finding.predicted or 'not predicted'}")
+    elif finding.rule == "growth":
         old, grown = finding.old or 0.0, finding.new
         why = f"{carried_by(finding)}; " if finding.carrier else ""
         text = (f"{where}predicted {GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))} grows "
@@ -151,8 +198,21 @@ def finding_line(finding: Finding) -> str:
     elif finding.over_cap:
         text += (f"; over the pragma's limit {finding.cap}" if finding.cap
                  else f"; the pragma's limits do not allow {metric_label(finding.metric)}"
-                 + (" growth steps" if finding.rule in ("growth", "structure") else ""))
-    return text
+                 + (" growth steps" if finding.rule in ("growth", "structure", "measured") else ""))
+    return text + decided_words(finding)
+
+
+def decided_words(finding: Finding) -> str:
+    """With `--measure`: `; measured time ~n → ~n, no class rose: passes; decided by: measured`, or
+    `; decided by: predicted (not measured)`; "" without it."""
+    if finding.decided is None:
+        return ""
+    if finding.outcome == "overruled":
+        what = GROWTH_LABELS.get(finding.metric, metric_label(finding.metric))
+        return f"; measured {what} {finding.measured}, no class rose: passes; decided by: measured"
+    if finding.decided == "measured":
+        return "; decided by: measured"
+    return "; decided by: predicted" + (" (not measured)" if finding.unmeasured else "")
 
 
 def carried_by(finding: Finding) -> str:
@@ -205,6 +265,8 @@ def summary(result: GateResult) -> str:
         count = len({(f.path, f.line) for f in result.outcome(name)})
         if count:
             extras.append(f"{count} {name}")
+    if result.measure is not None:
+        extras += measure_words(result)
     skipped = result.unjudged
     if skipped and not result.config.fail_unjudged:
         extras.append(f"{skipped} file{'s' * (skipped != 1)} skipped")
@@ -224,7 +286,22 @@ def summary(result: GateResult) -> str:
             f"rlm-gate: FAILED: {_failed(failures)} "
             f"in {funcs} of {scope}{tail}"
         )
+    if result.measure is not None:
+        return f"rlm-gate: passed: {scope}, no regression, predicted or measured{tail}"
     return f"rlm-gate: passed: {scope}, no predicted regression{tail}"
+
+
+def measure_words(result: GateResult) -> list[str]:
+    """`2 measured in 7.9 s`, `1 predicted regression not confirmed by measurement`, `1 not measured`."""
+    done = sum(m.status == "measured" for m in result.measured)
+    out = [f"{done} measured in {result.measure_s:.1f} s"] if done else []
+    overruled = len({(f.path, f.line) for f in result.findings if f.outcome == "overruled"})
+    if overruled:
+        out.append(f"{overruled} predicted regression{'s' * (overruled != 1)} not confirmed by measurement")
+    missed = len(result.measured) - done
+    if missed:
+        out.append(f"{missed} not measured")
+    return out
 
 
 def text(result: GateResult, verbose: bool = False) -> str:
@@ -232,10 +309,14 @@ def text(result: GateResult, verbose: bool = False) -> str:
     lines += [finding_line(f) for f in result.findings]
     lines += [f"{n.path}: {n.message}" for n in result.notes]
     if verbose and result.matching is not None:
+        measured = {(m.path, m.line): m for m in result.measured}
         for change, outcome in function_outcomes(result):
             only = "; budgets only" if change.kind == "added" else ""
+            m = measured.get((change.path, change.new.line))
+            said = f"; measured {m.summary()}; decided by: measured" if m and m.status == "measured" else \
+                "; decided by: predicted" if result.measure is not None else ""
             lines.append(f"{change.path}:{change.new.line}: {change.new.qualname}(): checked ({change.kind}{only}): "
-                         f"{outcome}")
+                         f"{outcome}{said}")
     lines.append(summary(result))
     return "\n".join(shown(line) for line in lines) + "\n"
 
@@ -305,6 +386,7 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                     "old_path": change.old.path if change.old else None,
                     "old_qualname": change.old.qualname if change.old else None,
                     "pragma": change.new.pragma or None,
+                    **_measured_json(result, change),
                     "predictions": {
                         metric: {
                             "unit": new_pred[metric].unit,
@@ -367,6 +449,9 @@ def to_dict(result: GateResult) -> dict[str, Any]:
                 "reason": f.allowed,
                 "message": finding_line(f),
                 **({"carried_by": f.carrier, "lines": list(f.lines) if f.lines else None} if f.carrier else {}),
+                **({"decided_by": f.decided, "measured": f.measured, "measured_classes": list(f.classes)
+                    if f.classes else None, "predicted": f.predicted, "not_measured": f.unmeasured}
+                   if f.decided else {}),
             }
             for f in result.findings
         ],
@@ -374,7 +459,18 @@ def to_dict(result: GateResult) -> dict[str, Any]:
         "renamed": renamed,
         "unchanged": result.matching.unchanged if result.matching else 0,
         "notes": [{"path": n.path, "message": n.message} for n in result.notes],
+        **({"measure": {"mode": result.measure, "budget_s": config.measure_budget, "spent_s": round(result.measure_s, 2)}}
+           if result.measure is not None else {}),
     }
+
+
+def _measured_json(result: GateResult, change: FunctionChange) -> dict[str, Any]:
+    """With `--measure`, a function's "measured" (both versions' classes, or why not) and "decided_by"."""
+    if result.measure is None:
+        return {}
+    m = next((m for m in result.measured if (m.path, m.line) == (change.path, change.new.line)), None)
+    decided = "measured" if m is not None and m.status == "measured" else "predicted"
+    return {"measured": m.as_json() if m is not None else None, "decided_by": decided}
 
 
 def to_json(result: GateResult) -> str:
@@ -406,8 +502,11 @@ def _pred(p: Any) -> dict[str, float] | None:
 def _failed(failures) -> str:
     """`2 predicted regressions`, `1 growth step read from the code` (rule S), or both joined by "and"."""
     read = sum(f.rule == "structure" for f in failures)
-    predicted = len(failures) - read
+    measured = sum(f.rule == "measured" for f in failures)
+    predicted = len(failures) - read - measured
     parts = [f"{predicted} predicted regression{'s' * (predicted != 1)}"] if predicted else []
     if read:
         parts.append(f"{read} growth step{'s' * (read != 1)} read from the code")
+    if measured:
+        parts.append(f"{measured} measured growth step{'s' * (measured != 1)}")
     return " and ".join(parts)

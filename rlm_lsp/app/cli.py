@@ -17,6 +17,10 @@
     rlm gate [...]                 the pre-commit regression gate
     rlm measure FILE[::FUNC]...    run functions at growing sizes in a sandbox; fit how they grow (`cli_measure`)
 
+Where `.rlm/measured.jsonl` at the repository root holds a curve measured on a function's very code
+(`rlm measure`, `rlm gate --measure`: `rlm_lsp.measure.store`), its row shows the measured class, marked
+(`~n² measured`), and its JSON has `"measured": {...}` per metric beside the prediction.
+
 A file with top-level code runs as a script (`rlm_lsp.python.shapes.program_shape`: "stdin" when it
 reads standard input, else "script"). A model that reads the program's shape (`{shape}` in its
 template) gets one more row for the whole file, `FILE:1 <script>`, predicted for that shape. A
@@ -47,6 +51,7 @@ from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their ol
     shaped,
     truncated,
 )
+from rlm_lsp.measure import store
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.runtime import at_n, model, source_text
@@ -272,6 +277,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     contexts = {(s.qualname, s.kind, s.name_line + 1): s.context() or None for s in found}  # each with its file's names
     first = {(s.qualname, s.kind, s.name_line + 1): s.start_line for s in found}  # code line k is file line first + k
     results = at_n.ask_each(predictor, [u[3] for u in functions], [contexts.get(u[:3]) for u in functions])
+    kept = store.kept(path, source, [s.qualname for s in found if s.kind != "triton_kernel"])
     whole = [u for u in scorable if u[1] == "script"]
     context = {"shape": shape}
     if whole:
@@ -288,6 +294,8 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
             result = sizes.move(cli_sizes.key(row), result, functools.partial(sizes.asked, path, kind, pragmas.get(line)),
                                 cli_sizes.asker(predictor, code, context if kind == "script" else contexts.get((name, kind, line))))
             row.update({m: as_json(p, first.get((name, kind, line), 0)) for m, p in result.items()})
+            if name in kept and kind != "script":
+                add_measured(row, kept[name])
             cut = predictor.read_limit(code, context=context if kind == "script" else contexts.get((name, kind, line))) \
                 if truncated(result) else None
             if cut:
@@ -295,6 +303,20 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
+
+
+MEASURED_OF = {"latency": "time", "memory": "memory"}  # a predicted metric -> the measured one
+
+
+def add_measured(row: dict, kept: dict) -> None:
+    """Beside each predicted metric, `"measured": {...}` from the row `rlm_lsp.measure.store` kept for this code."""
+    for metric, what in MEASURED_OF.items():
+        fit = kept.get(what)
+        if isinstance(row.get(metric), dict) and isinstance(fit, dict) and fit.get("class"):
+            row[metric]["measured"] = {"class": fit["class"], "exponent": fit.get("exponent"), "r2": fit.get("r2"),
+                                       "sizes": kept.get("sizes"), "inputs": kept.get("inputs"),
+                                       "when": kept.get("when"), "machine": kept.get("machine"),
+                                       "python": kept.get("python"), "code_hash": kept.get("code_hash")}
 
 
 def _pragma_n(lines: list[str], s: snippets.Snippet, path: Path, notes: list[str] | None) -> float | None:
@@ -340,7 +362,10 @@ def table_legend(rows: list[dict], sized: bool = False, unsized: str = PER_CALL)
         parts.append("functions: per call" if sized else f"functions: {unsized}")
     if any(r.get("kind") == "script" for r in scored):
         parts.append("<script>: one run of the whole file on its input")
-    return "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
+    legend = "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
+    if any(isinstance(r.get(m), dict) and "measured" in r[m] for r in scored for m in MEASURED_OF):
+        legend += "; ~class measured: the class of a curve measured on this very code (.rlm/measured.jsonl)"
+    return legend
 
 
 def format_table(rows: list[dict], metrics: list[str], marks: dict | None = None) -> str:
@@ -366,6 +391,9 @@ def format_table(rows: list[dict], metrics: list[str], marks: dict | None = None
 
 
 def _growth_word(p: dict) -> str:
+    measured = p.get("measured")
+    if isinstance(measured, dict) and measured.get("class"):
+        return f" ~{measured['class']} measured"
     if p.get("growth") is None:
         return ""
     return " " + growth_label(p["growth"], p.get("growth_low"), p.get("growth_high"))

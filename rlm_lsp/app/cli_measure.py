@@ -10,7 +10,9 @@
 
 Inputs come from each parameter's kind (`rlm_lsp.measure.inputs`) or from `[tool.rlm.inputs]` of
 the nearest pyproject.toml; each size runs in a fresh sandbox (`rlm_lsp.measure.sandbox`), and
-without bubblewrap nothing runs: exit 2 with the line that installs it.  Exit 0 when every
+without bubblewrap nothing runs: exit 2 with the line that installs it.  Inside a git repository,
+each measured curve is appended to `.rlm/measured.jsonl` at its root (`rlm_lsp.measure.store`),
+where `rlm predict` finds it.  Exit 0 when every
 function was measured, 1 when some could not be, 2 for a usage or setup error.
 """
 
@@ -25,7 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rlm_lsp.app import project_config
-from rlm_lsp.measure import inputs, report, run, sandbox
+from rlm_lsp.measure import inputs, report, run, sandbox, store
 from rlm_lsp.runtime import sizes, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem
 
@@ -70,11 +72,13 @@ def _measure(args: argparse.Namespace) -> int:
             print(f"rlm measure: {path}: no function named {only!r}", file=sys.stderr)
             return 2
         setup = run.Setup(budget_s=args.budget, max_n=max_n, limits=limits, project=project)
+        root = store.repository_root(Path(path))
         for plan in plans:
             curve = run.measure(Path(path), source, plan, setup)
             curves.append(curve)
             if not args.json:
                 print(report.format_curve(curve), flush=True)
+            _keep(root, curve, source, Path(path))
     if args.json:
         print(json.dumps([c.as_json() for c in curves], indent=2, ensure_ascii=False))
     elif curves:
@@ -83,6 +87,19 @@ def _measure(args: argparse.Namespace) -> int:
         problem = report.plot(curves, args.plot)
         print(f"rlm measure: {problem}" if problem else f"plot: {args.plot}", file=sys.stderr)
     return 0 if all(c.status == "measured" for c in curves) else 1
+
+
+def _keep(root: Path | None, curve: run.Curve, source: str, path: Path) -> None:
+    """Append a measured curve to the repository's `.rlm/measured.jsonl`; a line on stderr when it cannot."""
+    if root is None:
+        return
+    row = store.row(curve, source, store.relative(path, root), "rlm measure")
+    if row is None:
+        return
+    try:
+        store.keep(root, [row])
+    except FileProblem as exc:
+        print(f"rlm measure: not kept: {exc}", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -54,6 +54,12 @@ def stricter(base: GateConfig, head: GateConfig) -> tuple[GateConfig, list[str]]
     if base.structural_growth is not None and head.structural_growth is None:
         said.append("structural-growth turned off")
         keep["structural_growth"] = base.structural_growth
+    if base.measure is not None and head.measure != base.measure and head.measure != "all":
+        said.append(f"measure {base.measure} → {head.measure or 'off'}")
+        keep["measure"] = base.measure
+    if base.measure is not None and head.measure_budget < base.measure_budget:
+        said.append(f"measure-budget {base.measure_budget:g} → {head.measure_budget:g} s")
+        keep["measure_budget"] = base.measure_budget
     if head.model != base.model:
         said.append(f"model {base.model or 'the shipped one'} → {head.model or 'the shipped one'}")
         keep["model"] = base.model

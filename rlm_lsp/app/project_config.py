@@ -22,6 +22,9 @@ structural-growth = true           # a growth step read from the loop nests, for
                                    #    (rlm_lsp.app.structural: true is its chosen rule S1, or "s0" / "s1"; default off)
 n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
                                    #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
+measure = true                     # the gate measures what the prediction flags, in the sandbox ("all": every
+                                   #    changed function; default false; `rlm gate --measure`, docs/measuring.md)
+measure-budget = 60                # seconds all measuring of one gate run may take (default 60)
 
 [tool.rlm.inputs]                  # `rlm measure`: a function's inputs from `make(n) -> tuple of arguments`
 parse_log = "bench.inputs:make_log"    # (module importable from this file's folder; docs/measuring.md)
@@ -57,6 +60,8 @@ from rlm_lsp.runtime.errors import ConfigError, FileProblem  # noqa: F401 - Conf
 DEFAULT_RATIO = 2.0
 MAX_CONFIG_BYTES = 10_000_000  # a pyproject.toml is kilobytes; this only stops a runaway file
 DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
+MEASURE_MODES = ("flagged", "all")  # `measure = true` is "flagged": what the prediction flags
+DEFAULT_MEASURE_BUDGET_S = 60.0
 
 _SIZE_UNITS = {
     "b": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
@@ -92,6 +97,8 @@ class GateConfig:
     structural_growth: str | None = structural.DEFAULT  # rule S's variant (`structural`); None: off
     n: float | None = None  # the input size values are shown at (`rlm predict`, the editor); None: the model's
     inputs: dict[str, str] = field(default_factory=dict)  # function -> "module:make", for `rlm measure`
+    measure: str | None = None  # the gate measures: "flagged", "all" (MEASURE_MODES); None: it predicts only
+    measure_budget: float = DEFAULT_MEASURE_BUDGET_S  # seconds all of one gate run's measuring may take
     source: str | None = None  # the pyproject.toml read, for messages
     unknown: tuple[str, ...] = ()  # settings it does not know, as said in a note (`'ratoi' (did you mean 'ratio'?)`)
 
@@ -217,7 +224,7 @@ def parse_n(value: Any, where: str) -> float:
 
 
 KEYS = frozenset({"ratio", "metrics", "include", "exclude", "gpu", "confidence", "fail-unjudged", "fail-inconclusive",
-                  "structural-growth", "budgets", "n", "model", "inputs"})
+                  "structural-growth", "budgets", "n", "model", "inputs", "measure", "measure-budget"})
 
 
 def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]") -> GateConfig:
@@ -237,7 +244,7 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
             config = replace(config, default_ratio=parse_ratio(value, where))
         elif key.endswith("-ratio"):
             ratios[key.removesuffix("-ratio").replace("-", "_")] = parse_ratio(value, where)
-        elif key.endswith("-budget"):
+        elif key.endswith("-budget") and key != "measure-budget":
             budgets[key.removesuffix("-budget").replace("-", "_")] = parse_quantity(value, where)
     if "metrics" in settings:
         config = replace(config, metrics=_strings(settings["metrics"], f"{source}: metrics"))
@@ -269,6 +276,10 @@ def from_table(table: dict[str, Any], base_dir: Path, source: str = "[tool.rlm]"
         config = replace(config, n=parse_n(settings["n"], f"{source}: n"))
     if "inputs" in settings:
         config = replace(config, inputs=parse_inputs(settings["inputs"], f"{source}: inputs"))
+    if "measure" in settings:
+        config = replace(config, measure=parse_measure(settings["measure"], f"{source}: measure"))
+    if "measure-budget" in settings:
+        config = replace(config, measure_budget=parse_seconds(settings["measure-budget"], f"{source}: measure-budget"))
     if "model" in settings:
         model = settings["model"]
         if not isinstance(model, str) or not model:
@@ -290,6 +301,8 @@ def override(
     fail_unjudged: bool | None = None,
     confidence: str | None = None,
     fail_inconclusive: bool | None = None,
+    measure: str | None = None,
+    measure_budget: str | None = None,
 ) -> GateConfig:
     """Command-line values on top: `--ratio 3` (every metric) or `--ratio memory=3`,
     `--budget latency=200ms`, `--metrics memory`; include/exclude replace the file's lists."""
@@ -324,7 +337,31 @@ def override(
         config = replace(config, fail_inconclusive=fail_inconclusive)
     if confidence is not None:
         config = replace(config, confidence=parse_confidence(confidence, f"--confidence {confidence}"))
+    if measure is not None:
+        config = replace(config, measure=parse_measure(measure, f"--measure={measure}"))
+    if measure_budget is not None:
+        config = replace(config, measure_budget=parse_seconds(measure_budget, f"--measure-budget {measure_budget}"))
     return config
+
+
+def parse_measure(value: Any, where: str) -> str | None:
+    """`measure`: true ("flagged": what the prediction flags), false (None), "flagged" or "all"."""
+    if value is True or value is False:
+        return MEASURE_MODES[0] if value else None
+    if isinstance(value, str) and value.lower() in MEASURE_MODES:
+        return value.lower()
+    raise ConfigError(f"{where}: expected true, false, \"flagged\" or \"all\", got {value!r}")
+
+
+def parse_seconds(value: Any, where: str) -> float:
+    """A positive number of seconds (`measure-budget`), as a number or its text."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        x = math.nan
+    if isinstance(value, bool) or not math.isfinite(x) or x <= 0:
+        raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
+    return x
 
 
 def parse_inputs(table: Any, where: str) -> dict[str, str]:

@@ -4,8 +4,11 @@
     makers.py   the inputs at size n (standard library only: it also runs inside the sandbox)
     child.py    one function at one n, inside the sandbox: tracemalloc peak, CPU time
     sandbox.py  bubblewrap around child.py, with its limits
-    run.py      the ladder of sizes within a budget, and the fit (rlm_lsp.runtime.curve_fit)
+    run.py      the ladder of sizes within a budget, and the fit (rlm_lsp.runtime.curve_fit); several
+                functions on one ladder (the gate's two versions), and the gate's class-rise rule
     report.py   the table, sparklines and the PNG plot
+    store.py    measured curves kept in .rlm/measured.jsonl, by code hash, for `rlm predict`
 
-The command is `rlm_lsp.app.cli_measure`; docs/measuring.md says what runs, where and for how long.
+The command is `rlm_lsp.app.cli_measure`, and `rlm gate --measure` is `rlm_lsp.gate.measured`;
+docs/measuring.md says what runs, where and for how long.
 """

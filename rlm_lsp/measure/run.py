@@ -1,4 +1,6 @@
 """One function's measured curve: a ladder of sizes within a time budget, each size in a fresh sandbox.
+(Or several functions' curves on one ladder, `measure_together`: the gate's committed and new versions,
+the same inputs at the same sizes as far as both go.)
 
     Plan -> n = 16, 64, 256, ... (x4 while a call takes under 2 ms, then x2; up to `max_n`)
          -> per n: `sandbox.run` (child.py: memory = tracemalloc peak of the first call,
@@ -10,6 +12,7 @@
 
 A size's run is also cut by the wall clock at what is left of the budget, so an endless loop
 costs one budget and no more.  A curve needs three sizes that ran; with fewer it is unmeasured.
+`class_rose` is the gate's rule on two curves: the class went up, and the exponent by MIN_RISE.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from rlm_lsp.measure import sandbox
 from rlm_lsp.measure.inputs import Plan
-from rlm_lsp.runtime.curve_fit import fit
+from rlm_lsp.runtime.curve_fit import CLASSES, fit
 
 FLOORS = {"time": 20e-6, "memory": 2048.0}  # s, bytes: below them a figure is the interpreter's, not the code's
 START_N = 16
@@ -30,6 +33,7 @@ FAST_S = 2e-3
 MAX_N = 1 << 20
 MIN_RUNGS = 3
 MIN_WALL_S = 2.0  # the first size gets at least this long, whatever is left (an interpreter takes ~0.1 s)
+MIN_RISE = 0.2  # a class rise counts when the exponent rose at least this much too (`class_rose`)
 
 
 @dataclass(frozen=True)
@@ -81,65 +85,126 @@ class Setup:
     project: Path | None = None  # the folder of the pyproject.toml whose generators are used
 
 
+@dataclass(frozen=True)
+class Target:
+    """One function to measure: in the file `path` (its folder is importable), with the text `source`."""
+    path: Path
+    source: str
+    plan: Plan
+
+
 def measure(path: Path, source: str, plan: Plan, setup: Setup) -> Curve:
     """The curve of `plan`'s function in the file `path` (its text `source`)."""
-    if plan.reason:
-        return Curve(str(path), plan, "unmeasured", plan.reason)
+    return measure_together([Target(path, source, plan)], setup)[0]
+
+
+def measure_together(targets: list[Target], setup: Setup) -> list[Curve]:
+    """The curves of several functions on one ladder (the gate: a function's committed and new
+    versions): at each n every target still climbing runs, in order, on the same input, so they
+    have the same sizes as far as they all go. Where the next size, summed over them, would overrun
+    what is left of the budget, the slowest stops and the others go on (a linear version beside a
+    quadratic one still reaches sizes where its class shows); a target that fails stops, and all
+    stop when it fails before it has a curve (nothing could be compared with it)."""
+    for t in targets:
+        if t.plan.reason:
+            return [Curve(str(u.path), u.plan, "unmeasured", t.plan.reason) for u in targets]
     start = time.perf_counter()
-    folder = str(path.resolve().parent)
-    binds = [(folder, "/src")]
-    paths = ["/src"]
-    if plan.generator and setup.project is not None:
-        binds.append((str(setup.project.resolve()), "/project"))
-        paths.insert(0, "/project")
-    base = {"code": source, "file": f"/src/{path.name}", "module": path.stem if path.stem.isidentifier() else "measured",
-            "function": plan.function, "recipe": list(plan.recipe), "generator": plan.generator,
-            "mutates": plan.mutates, "remake": plan.remake, "paths": paths,
-            "output_bytes": setup.limits.output_bytes}
-    rungs: list[Rung] = []
-    stopped = ""
+    bases = [_spec(t, setup) for t in targets]
+    rungs: list[list[Rung]] = [[] for _ in targets]
+    stopped = [""] * len(targets)
+    active = list(range(len(targets)))
     n = START_N
-    while True:
-        left = setup.budget_s - (time.perf_counter() - start)
-        wall = max(left, MIN_WALL_S) if not rungs else left
-        if wall <= 0:
-            stopped = "budget"
+    while active:
+        for i in list(active):
+            binds, base = bases[i]
+            left = setup.budget_s - (time.perf_counter() - start)
+            wall = max(left, MIN_WALL_S) if not rungs[i] else left
+            if rungs[i] and len(targets) > 1:  # one that runs far past its prediction must not eat the others' share
+                wall = min(wall, 2 * predicted_wall(rungs[i], n) + MIN_WALL_S / 2)
+            if wall <= 0:
+                stopped[i] = "budget"
+                active.remove(i)
+                continue
+            out = sandbox.run(dict(base, n=n), binds, replace(setup.limits, wall_s=wall))
+            if out.status != "ok":
+                stopped[i] = f"n={n}: {_said(out)}"
+                active.remove(i)
+                if len(rungs[i]) < MIN_RUNGS:  # no curve to compare with: the others stop too
+                    for j in active:
+                        stopped[j] = f"n={n}: the run beside it failed ({_said(out)})"
+                    active = []
+                    break
+                continue
+            times = out.result["times_s"]
+            rungs[i].append(Rung(n, float(out.result["time_s"]), int(out.result["memory_bytes"]),
+                                 max(times) / max(min(times), 1e-12), out.wall_s))
+        if not active:
             break
-        limits = replace(setup.limits, wall_s=wall)
-        out = sandbox.run(dict(base, n=n), binds, limits)
-        if out.status != "ok":
-            stopped = f"n={n}: {_said(out)}"
-            break
-        times = out.result["times_s"]
-        rungs.append(Rung(n, float(out.result["time_s"]), int(out.result["memory_bytes"]),
-                          max(times) / max(min(times), 1e-12), out.wall_s))
-        nxt = n * (FAST_STEP if rungs[-1].time_s < FAST_S else STEP)
+        nxt = n * (FAST_STEP if all(rungs[i][-1].time_s < FAST_S for i in active) else STEP)
         if nxt > setup.max_n:
-            stopped = f"max n ({setup.max_n})"
+            for i in active:
+                stopped[i] = f"max n ({setup.max_n})"
             break
         left = setup.budget_s - (time.perf_counter() - start)
-        if predicted_wall(rungs, nxt) > left:
-            stopped = f"budget (n={nxt} would take about {predicted_wall(rungs, nxt):.1f} s, {max(left, 0):.1f} s left)"
-            break
+        while active:
+            need = {i: predicted_wall(rungs[i], nxt) for i in active}
+            if sum(need.values()) <= left:
+                break
+            slowest = max(active, key=lambda i: need[i])
+            stopped[slowest] = f"budget (n={nxt} would take about {sum(need.values()):.1f} s, {max(left, 0):.1f} s left)"
+            active.remove(slowest)
         n = nxt
     spent = time.perf_counter() - start
+    return [_curve(t, rs, why, spent) for t, rs, why in zip(targets, rungs, stopped)]
+
+
+def _spec(t: Target, setup: Setup) -> tuple[list, dict]:
+    """(read-only binds, the child's spec but n) of one target."""
+    binds = [(str(t.path.resolve().parent), "/src")]
+    paths = ["/src"]
+    if t.plan.generator and setup.project is not None:
+        binds.append((str(setup.project.resolve()), "/project"))
+        paths.insert(0, "/project")
+    name = t.path.name
+    return binds, {"code": t.source, "file": f"/src/{name}", "module": t.path.stem if t.path.stem.isidentifier()
+                   else "measured", "function": t.plan.function, "recipe": list(t.plan.recipe),
+                   "generator": t.plan.generator, "mutates": t.plan.mutates, "remake": t.plan.remake, "paths": paths,
+                   "output_bytes": setup.limits.output_bytes}
+
+
+def _curve(t: Target, rungs: list[Rung], stopped: str, spent: float) -> Curve:
     if len(rungs) < MIN_RUNGS:
         why = stopped if not rungs else f"only {len(rungs)} size{'s' if len(rungs) > 1 else ''} ran ({stopped})"
-        return Curve(str(path), plan, "unmeasured", why, tuple(rungs), stopped, wall_s=spent)
+        return Curve(str(t.path), t.plan, "unmeasured", why, tuple(rungs), stopped, wall_s=spent)
     sizes = [r.n for r in rungs]
     growth = {"time": _growth(sizes, [r.time_s for r in rungs], FLOORS["time"]),
               "memory": _growth(sizes, [float(r.memory_bytes) for r in rungs], FLOORS["memory"])}
-    return Curve(str(path), plan, "measured", "", tuple(rungs), stopped, growth, spent)
+    return Curve(str(t.path), t.plan, "measured", "", tuple(rungs), stopped, growth, spent)
+
+
+def class_rose(old: Growth, new: Growth) -> bool:
+    """The measured class went up (`~n` to `~n²`, `~1` to `~n`, ...) and the exponent with it by at
+    least MIN_RISE: on a busy machine a linear curve is sometimes fitted `n log n`, by a hair."""
+    if old.growth_class not in CLASSES or new.growth_class not in CLASSES or old.exponent is None \
+            or new.exponent is None:
+        return False
+    return CLASSES.index(new.growth_class) > CLASSES.index(old.growth_class) and \
+        new.exponent - old.exponent >= MIN_RISE
 
 
 def predicted_wall(rungs: list[Rung], n: int) -> float:
-    """The wall time of size `n`, on the line through the last two sizes' wall times in log-log
-    (no faster than the last: a run's fixed cost, the sandbox and the interpreter, stays)."""
+    """The wall time of size `n`: the larger of two readings of the last two sizes. The line through
+    their wall times in log-log (no faster than the last: a run's fixed cost, the sandbox and the
+    interpreter, stays); and the work above the fixed cost (the smallest wall seen) growing as one
+    call's CPU time grows (while the start dominates, the walls alone would call a quadratic flat)."""
     if len(rungs) < 2:
         return rungs[-1].wall_s * n / rungs[-1].n if rungs else 0.0
     a, b = rungs[-2], rungs[-1]
-    slope = max(0.0, math.log(max(b.wall_s, 1e-6) / max(a.wall_s, 1e-6)) / math.log(b.n / a.n))
-    return b.wall_s * (n / b.n) ** slope
+    steps = math.log(b.n / a.n)
+    slope = max(0.0, math.log(max(b.wall_s, 1e-6) / max(a.wall_s, 1e-6)) / steps)
+    grow = max(0.0, math.log(max(b.time_s, 1e-9) / max(a.time_s, 1e-9)) / steps)
+    fixed = min(r.wall_s for r in rungs)
+    return max(b.wall_s * (n / b.n) ** slope, fixed + (b.wall_s - fixed) * (n / b.n) ** grow)
 
 
 def _growth(sizes: list[int], costs: list[float], floor: float) -> Growth:

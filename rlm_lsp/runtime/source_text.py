@@ -4,6 +4,10 @@
 size limit, not a kernel pseudo-file) before reading a byte, so a FIFO, a device, /proc/kmsg
 or a 2 GB sparse file costs one line, never a hang or the whole file in memory.
 A BOM or a `# -*- coding: latin-1 -*-` line names the encoding; without one it is UTF-8.
+
+`write_regular` is the other way round, the one way rlm writes a file it is told to or keeps (the
+gate's report and summary, `.rlm/measured.jsonl`): only a regular file, never through a symlink
+(a repository can track one pointing anywhere), never into a FIFO or a device (issue 61.4).
 """
 
 from __future__ import annotations
@@ -71,6 +75,33 @@ def decode(data: bytes) -> str:
     except UnicodeDecodeError as exc:
         name = "UTF-8" if encoding.startswith("utf-8") else encoding
         raise ValueError(f"not {name} text (byte {exc.start})") from None
+
+
+def write_regular(path: str | os.PathLike[str], body: str, append: bool = False) -> None:
+    """Write `body` to the regular file `path` (replacing it, or at its end with `append`), creating it
+    if need be; FileProblem with a one-line reason for a symlink, a FIFO, a device or a folder there,
+    or a write that fails. Nothing is written through the last component's symlink (O_NOFOLLOW), and
+    what was opened is checked, not what the name pointed to a moment before."""
+    if os.path.islink(path):
+        raise FileProblem("it is a symlink")
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise FileProblem("not a regular file (a FIFO, a device or a folder)")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | (os.O_APPEND if append else 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise FileProblem("it is a symlink" if os.path.islink(path) else exc.strerror or str(exc)) from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise FileProblem("not a regular file")
+        if not append:
+            os.ftruncate(fd, 0)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", closefd=False) as fh:
+            fh.write(body)
+    except OSError as exc:
+        raise FileProblem(exc.strerror or str(exc)) from None
+    finally:
+        os.close(fd)
 
 
 def size_text(n: int) -> str:
