@@ -40,7 +40,7 @@ from rlm_lsp.runtime.units import format_value
 
 PER_FUNCTION_S = run.Setup().budget_s  # `rlm measure`'s default, both versions together
 MIN_START_S = 1.0  # less than this left of the run's budget: the next function is not started
-MEASURED_OF = {"latency": "time", "memory": "memory"}  # the gate's metric -> the measured one
+MEASURED_OF = store.MEASURED_OF  # the gate's metric -> the measured one
 JUDGED_RULES = ("ratio", "growth", "structure")  # what a measured class replaces (budgets stay predicted)
 TOOL = "rlm gate --measure"
 

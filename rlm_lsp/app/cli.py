@@ -295,7 +295,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                                 cli_sizes.asker(predictor, code, context if kind == "script" else contexts.get((name, kind, line))))
             row.update({m: as_json(p, first.get((name, kind, line), 0)) for m, p in result.items()})
             if name in kept and kind != "script":
-                add_measured(row, kept[name])
+                store.add_measured(row, kept[name])
             cut = predictor.read_limit(code, context=context if kind == "script" else contexts.get((name, kind, line))) \
                 if truncated(result) else None
             if cut:
@@ -303,20 +303,6 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
-
-
-MEASURED_OF = {"latency": "time", "memory": "memory"}  # a predicted metric -> the measured one
-
-
-def add_measured(row: dict, kept: dict) -> None:
-    """Beside each predicted metric, `"measured": {...}` from the row `rlm_lsp.measure.store` kept for this code."""
-    for metric, what in MEASURED_OF.items():
-        fit = kept.get(what)
-        if isinstance(row.get(metric), dict) and isinstance(fit, dict) and fit.get("class"):
-            row[metric]["measured"] = {"class": fit["class"], "exponent": fit.get("exponent"), "r2": fit.get("r2"),
-                                       "sizes": kept.get("sizes"), "inputs": kept.get("inputs"),
-                                       "when": kept.get("when"), "machine": kept.get("machine"),
-                                       "python": kept.get("python"), "code_hash": kept.get("code_hash")}
 
 
 def _pragma_n(lines: list[str], s: snippets.Snippet, path: Path, notes: list[str] | None) -> float | None:
@@ -363,7 +349,7 @@ def table_legend(rows: list[dict], sized: bool = False, unsized: str = PER_CALL)
     if any(r.get("kind") == "script" for r in scored):
         parts.append("<script>: one run of the whole file on its input")
     legend = "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
-    if any(isinstance(r.get(m), dict) and "measured" in r[m] for r in scored for m in MEASURED_OF):
+    if any(isinstance(r.get(m), dict) and "measured" in r[m] for r in scored for m in store.MEASURED_OF):
         legend += "; ~class measured: the class of a curve measured on this very code (.rlm/measured.jsonl)"
     return legend
 

@@ -54,13 +54,20 @@ from pathlib import Path
 from typing import Any
 
 from rlm_lsp.app import rules, structural
+from rlm_lsp.app.setting_values import (  # noqa: F401 - MEASURE_MODES: for callers
+    MEASURE_MODES,
+    parse_confidence,
+    parse_inputs,
+    parse_measure,
+    parse_seconds,
+    parse_structural,
+)
 from rlm_lsp.runtime import sizes, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem  # noqa: F401 - ConfigError's old home; callers import it from here
 
 DEFAULT_RATIO = 2.0
 MAX_CONFIG_BYTES = 10_000_000  # a pyproject.toml is kilobytes; this only stops a runaway file
 DEFAULT_METRICS = ("memory", "latency", "kernel_latency")  # kernel_latency: @triton.jit kernels
-MEASURE_MODES = ("flagged", "all")  # `measure = true` is "flagged": what the prediction flags
 DEFAULT_MEASURE_BUDGET_S = 60.0
 
 _SIZE_UNITS = {
@@ -342,54 +349,6 @@ def override(
     if measure_budget is not None:
         config = replace(config, measure_budget=parse_seconds(measure_budget, f"--measure-budget {measure_budget}"))
     return config
-
-
-def parse_measure(value: Any, where: str) -> str | None:
-    """`measure`: true ("flagged": what the prediction flags), false (None), "flagged" or "all"."""
-    if value is True or value is False:
-        return MEASURE_MODES[0] if value else None
-    if isinstance(value, str) and value.lower() in MEASURE_MODES:
-        return value.lower()
-    raise ConfigError(f"{where}: expected true, false, \"flagged\" or \"all\", got {value!r}")
-
-
-def parse_seconds(value: Any, where: str) -> float:
-    """A positive number of seconds (`measure-budget`), as a number or its text."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        x = math.nan
-    if isinstance(value, bool) or not math.isfinite(x) or x <= 0:
-        raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
-    return x
-
-
-def parse_inputs(table: Any, where: str) -> dict[str, str]:
-    """`[tool.rlm.inputs]`: function name (or `Class.method`) -> "module:make"."""
-    if not isinstance(table, dict) or not all(isinstance(v, str) and re.fullmatch(r"[\w.]+:\w+", v)
-                                              for v in table.values()):
-        raise ConfigError(f'{where}: expected a table of function = "module:make", got {table!r}')
-    return dict(table)
-
-
-def parse_structural(value: Any, where: str) -> str | None:
-    """`structural-growth`: true (the chosen rule, `structural.CHOSEN`), false, or a rule's name."""
-    if value is True or value is False:
-        return structural.CHOSEN if value else None
-    if isinstance(value, str) and value.lower() in structural.VARIANTS:
-        return value.lower()
-    raise ConfigError(f"{where}: expected true, false or one of {', '.join(map(repr, structural.VARIANTS))}, got {value!r}")
-
-
-def parse_confidence(value: Any, where: str) -> float:
-    """A share of paired draws, 0 (the point estimates alone decide) to 1."""
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"{where}: expected a number from 0 to 1, got {value!r}") from None
-    if isinstance(value, bool) or not 0 <= x <= 1:
-        raise ConfigError(f"{where}: expected a number from 0 to 1, got {value!r}")
-    return x
 
 
 def _path_budgets(table: Any, where: str) -> tuple[tuple[str, dict[str, Budget]], ...]:

@@ -159,3 +159,17 @@ def relative(path: Path, root: Path) -> str:
         return path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         return os.fspath(path)
+
+
+MEASURED_OF = {"latency": "time", "memory": "memory"}  # a predicted metric -> the measured one
+
+
+def add_measured(row: dict, kept: dict) -> None:
+    """Beside each predicted metric, `"measured": {...}` from the row `rlm_lsp.measure.store` kept for this code."""
+    for metric, what in MEASURED_OF.items():
+        fit = kept.get(what)
+        if isinstance(row.get(metric), dict) and isinstance(fit, dict) and fit.get("class"):
+            row[metric]["measured"] = {"class": fit["class"], "exponent": fit.get("exponent"), "r2": fit.get("r2"),
+                                       "sizes": kept.get("sizes"), "inputs": kept.get("inputs"),
+                                       "when": kept.get("when"), "machine": kept.get("machine"),
+                                       "python": kept.get("python"), "code_hash": kept.get("code_hash")}
