@@ -306,3 +306,15 @@ def test_the_table_shows_each_rung_and_the_fit(tmp_path, capsys):
     assert code == 0, out
     assert "running_sum(generator gen:make)  measured" in out
     assert "ladder stopped:" in out and "time " in out and "memory " in out
+
+
+def test_a_class_agrees_with_the_slope():
+    """A flat curve whose last size jumps by noise can fit n³ best on relative errors; the class
+    reported is then the nearest by its exponent (here flat)."""
+    sizes = [16, 64, 256, 1024, 4096, 16384, 65536]
+    times = [25e-6, 21e-6, 20e-6, 21e-6, 20e-6, 22e-6, 100e-6]
+    assert run.fit(sizes, times, run.FLOORS["time"]).growth_class == "n³"  # the fit alone
+    g = run._growth(sizes, times, run.FLOORS["time"])
+    assert g.exponent is not None and g.exponent < 0.2 and g.growth_class in ("1", "log n"), g
+    g = run._growth(sizes, [s * 1e-6 for s in sizes], run.FLOORS["time"])
+    assert g.growth_class == "n", g
