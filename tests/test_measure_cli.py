@@ -151,9 +151,9 @@ def test_what_cannot_be_built_says_why_in_one_line():
              "def walk(node):\n    return node.left\n\nasync def later(xs):\n    return xs\n"
     reasons = {p.function: p.reason for p in inputs.plans(source)}
     assert "constructor needs arguments" in reasons["Box.get"]
-    assert "defines no node class" in reasons["walk"] and "[tool.rlm.inputs]" in reasons["walk"]
+    assert reasons["walk"] is None  # no node class of its own: plain nodes (below)
     assert "async" in reasons["later"]
-    assert all("\n" not in r for r in reasons.values())
+    assert all("\n" not in r for r in reasons.values() if r)
 
 
 def test_a_generator_from_tool_rlm_inputs_replaces_the_kinds(tmp_path):
@@ -318,3 +318,23 @@ def test_a_class_agrees_with_the_slope():
     assert g.exponent is not None and g.exponent < 0.2 and g.growth_class in ("1", "log n"), g
     g = run._growth(sizes, [s * 1e-6 for s in sizes], run.FLOORS["time"])
     assert g.growth_class == "n", g
+
+
+def test_a_tree_without_a_node_class_of_its_own_is_built_of_plain_nodes():
+    """growth-dev's functions import their TreeNode; the measured tree is then of plain nodes, whose
+    value also answers to `data` or `key`."""
+    source = "def height(root):\n    if root is None:\n        return 0\n" \
+             "    return 1 + max(height(root.left), height(root.right))\n\n\n" \
+             "def total(head):\n    s = 0\n    while head:\n        s += head.data\n        head = head.next\n    return s\n"
+    plans = {p.function: p for p in inputs.plans(source)}
+    assert plans["height"].reason is None and plans["height"].recipe == ({"kind": "tree", "cls": None},)
+    root, = makers.build(list(plans["height"].recipe), 63)
+    depth, todo = 0, [(root, 1)]
+    while todo:
+        node, d = todo.pop()
+        depth = max(depth, d)
+        todo += [(c, d + 1) for c in (node.left, node.right) if c is not None]
+    assert depth == 6
+    head, = makers.build(list(plans["total"].recipe), 10)
+    assert head.data == head.val and head.next is not None
+

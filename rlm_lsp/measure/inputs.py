@@ -162,9 +162,9 @@ def _node(fn, name: str, classes: dict) -> dict | str:
                  and isinstance(t.ctx, ast.Store)}
         if want <= attrs and "val" in attrs:
             return {"kind": "tree" if tree else "linked", "cls": cls.name}
-    shape = "tree" if tree else "linked list"
-    return (f"a {shape} node, and this file defines no node class with "
-            f"{', '.join(sorted(want | {'val'}))} to build one from")
+    # no class of its own (a TreeNode imported from elsewhere): plain nodes (`makers.PlainNode`),
+    # whose value answers to val, data, key, value
+    return {"kind": "tree" if tree else "linked", "cls": None}
 
 
 def _walks_attrs(fn, attrs: set) -> bool:

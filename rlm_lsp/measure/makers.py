@@ -92,9 +92,9 @@ def make(entry: dict, n: int, ns: dict, seed: int = 1):
         adjacent = _graph(n, r)
         return adjacent if kind == "graph_list" else dict(enumerate(adjacent))
     if kind == "linked":
-        return _chain(ns[entry["cls"]], n, r)
+        return _chain(ns[entry["cls"]] if entry.get("cls") else PlainNode, n, r)
     if kind == "tree":
-        return _tree(ns[entry["cls"]], sorted(r.randint(0, n) for _ in range(n)))
+        return _tree(ns[entry["cls"]] if entry.get("cls") else PlainNode, sorted(r.randint(0, n) for _ in range(n)))
     raise ValueError(f"unknown input kind {kind!r}")
 
 
@@ -114,6 +114,18 @@ def _graph(n: int, r: random.Random) -> list:
             adjacent[u].append(v)
             adjacent[v].append(u)
     return adjacent
+
+
+class PlainNode:
+    """A node for code that defines none of its own (it imports a TreeNode or ListNode): `val`, and
+    `left`/`right` or `next` as built; its value also answers to the usual other names."""
+
+    ALIASES = frozenset({"data", "key", "value", "item", "elem"})
+
+    def __getattr__(self, name):  # only for names not set on the node
+        if name in PlainNode.ALIASES:
+            return self.__dict__.get("val")
+        raise AttributeError(name)
 
 
 def _node(cls, val):
