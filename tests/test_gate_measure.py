@@ -43,7 +43,7 @@ def total(xs):
     return s
 
 
-def walk(node):
+def walk(node, *, depth):
     return node.left
 """
 NESTED = LINEAR.replace("""    for x in xs:
@@ -161,8 +161,8 @@ def test_a_function_it_cannot_measure_falls_back_and_says_why(repo, monkeypatch)
     result, out = _run("--measure", loader=FakePredictor)
     assert result.exit_code == 1  # the prediction decides, as without --measure
     [note] = [n.message for n in result.notes]
-    assert note.startswith("line 16: walk(): not measured (parameter node: a tree node, and this file defines no "
-                           "node class") and note.endswith("; decided by: predicted")
+    assert note.startswith("line 16: walk(): not measured (a keyword-only parameter without a default") and \
+        note.endswith("; decided by: predicted")
     assert "decided by: predicted (not measured)" in out["text"]
     assert json.loads(out["json"])["functions"][0]["decided_by"] == "predicted"
 

@@ -213,11 +213,11 @@ NOMINAL = {"1": 0.0, "log n": 0.15, "n": 1.0, "n log n": 1.15, "n²": 2.0, "n³"
 
 def _growth(sizes: list[int], costs: list[float], floor: float) -> Growth:
     f = fit(sizes, [c if c > 0 else floor for c in costs], floor)  # 0 B (nothing allocated): at the floor, flat
-    cls = f.growth_class
-    if f.exponent is not None and cls in NOMINAL and abs(NOMINAL[cls] - f.exponent) > 0.75:
+    cls, b = f.growth_class, f.exponent
+    if b is not None and cls in NOMINAL and abs(NOMINAL[cls] - b) > 0.75:
         # a near-flat curve whose last size jumped (noise) can fit n³ best on relative errors: a class
         # must agree with the slope, so the nearest one by its exponent is taken
-        cls = min(NOMINAL, key=lambda c: abs(NOMINAL[c] - f.exponent))
+        cls = min(NOMINAL, key=lambda c: abs(NOMINAL[c] - b))
     return Growth(f.exponent, cls, f.r2)
 
 
