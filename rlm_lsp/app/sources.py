@@ -7,8 +7,9 @@ model reads that language: one answer for the CLI, the language server and the g
     model, language -> read? and why not        (`reads`, `not_read`)
 
 A model reads the languages its rlm_config.json lists under "languages"; the shipped default lists
-Python only, so a C++, Java or Go function gets no number from it, never one made up, and every
-surface says so once, in one line, with what to do.
+Python, C++, Java and Go (the last three read by trees: `rlm_lsp.runtime.language_trees`). A model that
+does not list a language gives its functions no number, never one made up, and every surface says so
+once, in one line, with what to do.
 """
 
 from __future__ import annotations

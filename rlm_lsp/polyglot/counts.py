@@ -1,11 +1,13 @@
-"""The same code counts for Python, C++, Java and Go, from tree-sitter: the polyglot baseline's features.
+"""The same code counts for Python, C++, Java and Go, from tree-sitter: the polyglot baseline's features,
+and what a model's `language_trees` read of a C++, Java or Go function (`rlm_lsp.runtime.language_trees`).
 
 `counts(text, language)` -> a row of `NAMES`: node counts grouped by what they do (loops, branches,
 calls, ...), the deepest loop nesting and the deepest nesting, recursion (calls of a function the text
 defines), sorts and container types named, and sizes (lines, characters, leaf tokens, identifiers,
 literals). Each grammar names its nodes its own way; the groups below list every language's names, so
 one column means one thing in every language. Python's grammar (`tree-sitter-python`) is not a
-dependency of the package; the judge installs it beside it.
+dependency of the package; the judge installs it beside it. Moved here from `training.judging.code_counts`
+(which re-exports it) so that the runtime's language trees count what their training rows counted.
 """
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 from tokenizers import Tokenizer
 
-from rlm_lsp.runtime import cost_growth, decode, feature_trees, growth, readers, sessions, template
+from rlm_lsp.runtime import cost_growth, decode, feature_trees, growth, language_trees, readers, sessions, template
 from rlm_lsp.runtime.errors import InputError, ModelError
 from rlm_lsp.runtime.feature_trees import FeatureCheck
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, ModelConfig
@@ -142,6 +142,7 @@ class Predictor:
                                                  config.number_format)
         self.trees, self._checks = feature_trees.of_config(config)
         self.growth = growth.of_config(config)
+        self.language_trees = language_trees.of_config(config)
         self._cache: OrderedDict[str, dict[str, Prediction]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()  # onnxruntime sessions are thread-safe; the cache is not
@@ -238,7 +239,8 @@ class Predictor:
         if todo:  # each Prediction says the n it is for: the n read, or an anchor model's reference n
             of = {k: (code, self.config.n_for(c), (c or {}).get(readers.OUTSIDE, ""), e, h)
                   for k, code, c, e, h in zip(keys, codes, contexts, entries, helpers)}
-            ran, pooled = self._run(list(todo.items()))
+            lt = self.language_trees  # C++, Java, Go by trees where the model ships them, else the network
+            ran, pooled = lt.run({k: of[k] for k in todo}, language) if lt and lt.reads(language) else self._run(list(todo.items()))
             known.update({k: with_n(self._with_checks(p, of[k][0], pooled[k], language, *of[k][2:]), of[k][1])
                           for k, p in ran.items()})
         with self._lock:

@@ -45,6 +45,8 @@ _READER: list[CodeReader] = []
 _OWN: dict[str, Callable[[str], str]] = {}
 # Their cost analyzer front ends: (code, entry) -> the analyzer's Summary or None, as `CodeReader.cost`.
 _OWN_COST: dict[str, Callable[[str, str | None], Any]] = {}
+# Their code counts: normalised text -> a row of numbers, and the row's names (`rlm_lsp.runtime.language_trees`).
+_OWN_COUNTS: dict[str, tuple[Callable[[str], list[float]], tuple[str, ...]]] = {}
 
 
 def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) -> None:
@@ -54,14 +56,29 @@ def register(reader: CodeReader, derived: Mapping[str, Callable[[str], str]]) ->
 
 
 def register_language(language: str, normalise: Callable[[str], str],
-                      cost: Callable[[str, str | None], Any] | None = None) -> None:
+                      cost: Callable[[str, str | None], Any] | None = None,
+                      counts: tuple[Callable[[str], list[float]], tuple[str, ...]] | None = None) -> None:
     """Read `language`'s code as `normalise(code)`, not through the code reader; `cost`, where given,
-    is its cost analyzer front end ((code, entry) -> Summary or None), read by a `growth_analyzer`."""
+    is its cost analyzer front end ((code, entry) -> Summary or None), read by a `growth_analyzer`;
+    `counts`, where given, (normalised text -> row, the row's names), read by `language_trees`."""
     _OWN[language] = normalise
+    _OWN_COST.pop(language, None)
+    _OWN_COUNTS.pop(language, None)
     if cost is not None:
         _OWN_COST[language] = cost
-    else:
-        _OWN_COST.pop(language, None)
+    if counts is not None:
+        _OWN_COUNTS[language] = counts
+
+
+def own_counts(language: str) -> Callable[[str], list[float]] | None:
+    """The code counts of a language registered with `register_language`; None where it has none."""
+    found = _OWN_COUNTS.get(language)
+    return None if found is None else found[0]
+
+
+def own_count_names(language: str) -> tuple[str, ...] | None:
+    found = _OWN_COUNTS.get(language)
+    return None if found is None else found[1]
 
 
 def own_cost(language: str) -> Callable[[str, str | None], Any] | None:
