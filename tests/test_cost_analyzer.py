@@ -134,6 +134,135 @@ MEMORY = {"constant": "1", "linear": "1", "nested": "1", "triple": "1", "sort_it
           "merge_sort": "n", "table": "n²", "counts": "n"}
 
 
+# Shapes the development repositories showed read wrong before session 40 (experiments/log/15-*)
+SHAPES = textwrap.dedent('''
+    import bisect
+    import heapq
+
+
+    def find(root, key):
+        node = root
+        while node:
+            if key == node.val:
+                return node
+            node = node.left if key < node.val else node.right
+        return None
+
+
+    def search(node, key):
+        if node is None or node.val == key:
+            return node
+        if key < node.val:
+            return search(node.left, key)
+        return search(node.right, key)
+
+
+    def insert(node, key):
+        if node is None:
+            return Node(key)
+        if key < node.val:
+            node.left = insert(node.left, key)
+        else:
+            node.right = insert(node.right, key)
+        return node
+
+
+    def size(node):
+        if node is None:
+            return 0
+        return 1 + size(node.left) + size(node.right)
+
+
+    def heapify(arr, n, i):
+        largest = i
+        l = 2 * i + 1
+        r = 2 * i + 2
+        if l < n and arr[l] > arr[largest]:
+            largest = l
+        if r < n and arr[r] > arr[largest]:
+            largest = r
+        if largest != i:
+            arr[i], arr[largest] = arr[largest], arr[i]
+            heapify(arr, n, largest)
+
+
+    def heap_sort(arr):
+        n = len(arr)
+        for i in range(n // 2 - 1, -1, -1):
+            heapify(arr, n, i)
+        for i in range(n - 1, 0, -1):
+            arr[i], arr[0] = arr[0], arr[i]
+            heapify(arr, i, 0)
+        return arr
+
+
+    def sift_down(a, i):
+        n = len(a)
+        while 2 * i + 1 < n:
+            child = 2 * i + 1
+            if child + 1 < n and a[child + 1] > a[child]:
+                child += 1
+            if a[i] >= a[child]:
+                break
+            a[i], a[child] = a[child], a[i]
+            i = child
+
+
+    def quick_sort(arr):
+        if len(arr) <= 1:
+            return arr
+        pivot = arr[len(arr) // 2]
+        return quick_sort([x for x in arr if x < pivot]) + [x for x in arr if x == pivot] + \\
+            quick_sort([x for x in arr if x > pivot])
+
+
+    def partition(a, lo, hi):
+        p = a[hi]
+        i = lo - 1
+        for j in range(lo, hi):
+            if a[j] <= p:
+                i += 1
+                a[i], a[j] = a[j], a[i]
+        a[i + 1], a[hi] = a[hi], a[i + 1]
+        return i + 1
+
+
+    def qs(a, lo, hi):
+        if lo < hi:
+            p = partition(a, lo, hi)
+            qs(a, lo, p - 1)
+            qs(a, p + 1, hi)
+
+
+    def ranks(xs, sorted_ys):
+        return [bisect.bisect_left(sorted_ys, x) for x in xs]
+
+
+    def push_all(h, xs):
+        for x in xs:
+            heapq.heappush(h, x)
+        return h
+''')
+
+SHAPE_TIME = {"find": "log n", "search": "log n", "insert": "log n", "size": "n", "heapify": "log n",
+              "heap_sort": "n·log n", "sift_down": "log n", "quick_sort": "n·log n", "partition": "n",
+              "qs": "n·log n"}
+
+
+@pytest.mark.parametrize("name", sorted(SHAPE_TIME))
+def test_searches_heaps_and_partitions(name):
+    assert read(SHAPES, name).text("latency") == SHAPE_TIME[name]
+
+
+def test_a_log_cost_call_in_a_loop_is_not_free():
+    for name in ("ranks", "push_all"):  # bisect, heappush: log of the list they search or push to
+        assert read(SHAPES, name).growth("latency") > read(SAMPLES, "linear").growth("latency"), name
+
+
+def test_the_summary_keeps_the_loop_nest_as_written():
+    assert [read(SAMPLES, f).nest for f in ("constant", "linear", "nested", "triple")] == [0, 1, 2, 3]
+
+
 @pytest.mark.parametrize("name", sorted(TIME))
 def test_textbook_time(name):
     assert read(SAMPLES, name).text("latency") == TIME[name]

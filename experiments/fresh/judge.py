@@ -35,11 +35,22 @@ def kept(measured: dict) -> tuple[bool, str]:
     return True, ""
 
 
+SHIPPED_ROOT = None  # --shipped-root: the shipped model and code of another checkout (a git worktree)
+
+
+def _cmd(model: str | None) -> tuple[list, dict | None]:
+    """`rlm predict --jsonl -` for `model`; None: the shipped one (of `SHIPPED_ROOT` where given)."""
+    if model is None and SHIPPED_ROOT:
+        import os
+        return [sys.executable, "-m", "rlm_lsp", "predict", "--jsonl", "-"], {**os.environ, "PYTHONPATH": SHIPPED_ROOT}
+    return [RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else []), None
+
+
 def predict(rows: list[dict], model: str | None) -> dict:
     lines = [json.dumps({"id": r["id"], "code": r["code"], "language": "python",
                          "n": r["sizes"][len(r["sizes"]) // 2], "entry": r["function"]}) for r in rows]
-    cmd = [RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else [])
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
+    cmd, env = _cmd(model)
+    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, env=env)
     return {p.get("id"): p for p in map(json.loads, filter(str.strip, out.stdout.splitlines()))}
 
 
@@ -47,8 +58,8 @@ def along_n(rows: list[dict], model: str | None) -> dict:
     """(id, n) -> {metric: value} for every measured size of every row."""
     lines = [json.dumps({"id": f"{r['id']}@{n}", "code": r["code"], "language": "python", "n": n,
                          "entry": r["function"]}) for r in rows for n in r["sizes"]]
-    cmd = [RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else [])
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
+    cmd, env = _cmd(model)
+    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, env=env)
     return {p["id"]: {m: (p.get(m) or {}).get("value") for m in ("latency", "memory")}
             for p in map(json.loads, filter(str.strip, out.stdout.splitlines()))}
 
@@ -89,7 +100,10 @@ def main():
     ap.add_argument("--candidate", required=True)
     ap.add_argument("--own-n", help="the candidate with own_n: judged on the values along n")
     ap.add_argument("--json")
+    ap.add_argument("--shipped-root", help="a checkout whose code and default model are 'shipped' (session 40)")
     a = ap.parse_args()
+    global SHIPPED_ROOT
+    SHIPPED_ROOT = a.shipped_root
     meas = {m["id"]: m for m in map(json.loads, filter(str.strip, open(a.measured)))}
     rows, dropped = [], {}
     for r in map(json.loads, filter(str.strip, open(a.rows))):
@@ -111,9 +125,10 @@ def main():
                  "loop depth": [score.loop_depth(r["code"], r["function"]) for r in rows]}
         figs = {name: score.figures(y, p) for name, p in preds.items()}
         diffs = {}
-        for base in ("always linear", "loop depth"):
+        for base in ("always linear", "loop depth", "shipped"):
             for fig in ("accuracy", "balanced", "rho"):
-                if fig == "rho" and base == "always linear":
+                if fig == "rho" and base == "always linear" or base == "shipped" and \
+                        not any(x is not None for x in preds["shipped"]):
                     continue
                 d = figs["candidate"][fig] - figs[base][fig]
                 diffs[f"{fig} - {base}"] = {"diff": round(d, 4), "paired_sd": round(
@@ -132,9 +147,12 @@ def main():
         for metric in ("latency", "memory"):
             got = {k: values_rho(rows, v, metric) for k, v in along.items()}
             d = np.array(got["candidate + own_n"][1]) - np.array(got["candidate"][1])
+            ds = np.array(got["candidate + own_n"][1]) - np.array(got["shipped"][1])
             report["values_along_n"][metric] = {k: round(v[0], 4) for k, v in got.items()} | {
                 "own_n - candidate": round(got["candidate + own_n"][0] - got["candidate"][0], 4),
-                "paired_sd": round(float(np.std(d)), 4)}
+                "paired_sd": round(float(np.std(d)), 4),
+                "own_n - shipped": round(got["candidate + own_n"][0] - got["shipped"][0], 4),
+                "paired_sd_vs_shipped": round(float(np.std(ds)), 4)}
             print(f"== {metric} values along n:", report["values_along_n"][metric])
     if a.json:
         Path(a.json).write_text(json.dumps(report, indent=1) + "\n")

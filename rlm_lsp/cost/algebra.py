@@ -151,6 +151,10 @@ class Cost:
     def is_constant(self) -> bool:
         return all(not t.powers and not t.exp for t in self.terms)
 
+    def is_free(self) -> bool:
+        """No sized factor at all, not even a log one (a bisect or a heappush costs log n)."""
+        return all(not t.powers and not t.exp and not t.logs for t in self.terms)
+
     def text(self, letters: dict[str, str], scaled: frozenset[str] | None = None) -> str:
         keep = [t for t in self.terms if scaled is None or t.degree(scaled) > 0 or not t.powers]
         top = max((t.degree(scaled) for t in keep), default=0.0)

@@ -22,7 +22,7 @@ from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.cost.form import Call, Fn, Loop, Store, Work
 
 LETTERS = "nmkpqrs"
-RECURSIONS = ("memoised", "halving", "over a tree", "one call, one step smaller", "several calls, each one step smaller")
+RECURSIONS = ("memoised", "halving", "over a tree", "down a tree", "one call, one step smaller", "several calls, each one step smaller")
 FEATURE_NAMES = ("cost_time", "cost_memory", "cost_time_all", "cost_memory_all", "cost_time_logs", "cost_memory_logs",
                  "cost_time_exp", "cost_time_top_power", "cost_memory_top_power", "cost_sizes", "cost_unknown",
                  *(f"cost_rec_{i}" for i in range(len(RECURSIONS))))
@@ -37,6 +37,7 @@ class Summary:
     scaled: frozenset = frozenset()
     unknown: tuple[str, ...] = ()  # what could not be read (an unknown call, a loop bound), with its line
     recursion: str = ""  # how the entry recurses, in words ("" for none)
+    nest: int = 0  # the entry's deepest loop nest as written (for, while, comprehensions), as read
 
     def cost(self, metric: str) -> Cost:
         return self.time if metric == "latency" else self.memory
@@ -184,6 +185,8 @@ def _recursion(fn: Fn, acc: _Acc, unknown: list[str]) -> tuple[Cost, Cost, str]:
         else:
             time = work
         return time, mem.plus(top.log(line)), "halving"
+    if "tree" in shrinks and sites == 1 and not sized:  # one way down (a search tree): a path
+        return depth.log(line).times(work), mem.times(depth.log(line)), "down a tree"
     if "tree" in shrinks:
         return depth.at(line).times(work), mem.times(depth.log(line)), "over a tree"
     if "" in shrinks:

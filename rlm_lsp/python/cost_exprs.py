@@ -39,6 +39,8 @@ class Expressions:
     params: list
     changing: set[str]
     mids: set[str]
+    doubles: set[str]
+    pivots: set[str]
     alternatives: set[int]
 
     if TYPE_CHECKING:
@@ -299,7 +301,7 @@ class Expressions:
                 continue
             if p:
                 self.changing.add(p)
-            step = "half" if mid_name(a_node) or self.mid_like(a_node) else \
+            step = "half" if mid_name(a_node) or self.mid_like(a_node) or self.split_like(a_node) else \
                 a.step or ("const" if a.kind == "int" else "tree" if a.depth > 0 or a.kind == "" else "")
             if step:
                 steps.add(step)
@@ -313,6 +315,13 @@ class Expressions:
             if s in steps:
                 return s, depth
         return "", depth
+
+    def split_like(self, node) -> bool:
+        """An argument that splits the input (`p - 1` of `p = partition(...)`, a filtered comprehension)
+        or goes a level down a heap (`largest` of `l = 2 * i + 1`)."""
+        names = {x.id for x in ast.walk(node) if isinstance(x, ast.Name)}
+        filtered = isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in node.generators)
+        return filtered or bool(names & self.pivots) or isinstance(node, ast.Name) and "*" + node.id in self.doubles
 
     def mid_like(self, node) -> bool:
         """An argument built from a midpoint (`mid + 1`, `m - 1`)."""

@@ -30,6 +30,7 @@ from rlm_lsp.python.cost_params import (
     is_grid,
     memoised,
     module_constants,
+    place_indices,
     walked,
     with_default,
 )
@@ -37,6 +38,7 @@ from rlm_lsp.python.cost_shapes import (
     alternatives,
     big_integers,
     const,
+    doubled,
     entry_of,
     fresh,
     is_char,
@@ -44,6 +46,7 @@ from rlm_lsp.python.cost_shapes import (
     midpoints,
     nest_depth,
     nodes,
+    pivots,
     self_concat,
 )
 from rlm_lsp.python.param_kinds import infer
@@ -67,7 +70,7 @@ def read(code: str, entry: str | None = None) -> Summary | None:
         fns, entry_name = _functions(tree, entry)
         if entry_name is None:
             return None
-        return analyze(fns, entry_name)
+        return replace(analyze(fns, entry_name), nest=nest_depth(entry_of(tree, entry)))
     except RecursionError:
         return None
 
@@ -175,6 +178,7 @@ class _Walker(Expressions):
                 elem = CHAR if kind == "str" else Val(length=ONE, mag=Cost.sym(sym), kind="")
                 self.env[name] = Val(length=Cost.sym(sym), kind=kind, elem=elem, param=name)
                 self._scale(sym, f"len({name})")
+        place_indices(self.node, self.env)
 
     def state(self, attr: str) -> Val:
         """`self.attr` of a method, set nowhere before: the object's state, which grows with the input."""
@@ -196,6 +200,7 @@ class _Walker(Expressions):
     def fn(self) -> Fn:
         self.alternatives = alternatives(self.node)
         self.mids = midpoints(self.node)
+        self.doubles, self.pivots = doubled(self.node), pivots(self.node, self.front.names)
         self.visits = marks_visits(self.node)
         self.block(self.node.body)
         states = None
@@ -222,7 +227,7 @@ class _Walker(Expressions):
         self.stack[-1].append(step)
 
     def work(self, e: lib.Effect, line: int, what: str) -> None:
-        if not (e.time.is_constant() and e.memory.is_constant() and e.known):
+        if not (e.time.is_free() and e.memory.is_free() and e.known):
             self.emit(Work(e.time, e.memory, line, what, e.known))
 
     def loop(self, trip: Cost, line: int, what: str, body, known: bool = True, node=None) -> None:
@@ -280,7 +285,7 @@ class _Walker(Expressions):
                 self.enclosing.pop()
             self.block(s.orelse)
         elif isinstance(s, ast.While):
-            trip, known = self.while_trip(s)
+            trip, known = cost_loops.while_trip(self, s)
             self.enclosing.append(s)
             try:
                 self.loop(trip, s.lineno, "while", lambda: self.while_body(s), known, s)
@@ -387,9 +392,6 @@ class _Walker(Expressions):
         if cur.kind in ("str", "list") and isinstance(s.op, ast.Add):
             self.work(lib.Effect(length(v)), s.lineno, "+=")
             self.grow(name, length(v), s.lineno, "+= (it grows)")
-
-    def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
-        return cost_loops.while_trip(self, s)
 
     def while_body(self, s: ast.While) -> None:
         self.ev(s.test)

@@ -163,3 +163,24 @@ def aliases(fn, name: str) -> set:
             if isinstance(v, ast.Name) and v.id in out:
                 out.add(n.targets[0].id)
     return out
+
+
+def place_indices(fn, env: dict) -> None:
+    """Integer parameters that are positions in a list parameter (`partition(a, lo, hi)`: `a[hi]`,
+    `range(lo, hi)`) run up to its length: `range(lo, hi)` walks it."""
+    lists = {k: v for k, v in env.items() if v.kind in ("list", "str") and v.param == k and v.length is not None
+             and not v.length.is_constant()}
+    loop_vars: dict[str, set] = {}
+    for n in nodes(fn):
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call) and \
+                isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range":
+            loop_vars[n.target.id] = {x.id for a in n.iter.args for x in ast.walk(a) if isinstance(x, ast.Name)}
+    for name, v in list(env.items()):
+        if v.kind != "int" or v.param != name or v.mag is None or not v.mag.is_constant():
+            continue
+        for n in nodes(fn):
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in lists and \
+                    any(isinstance(x, ast.Name) and (x.id == name or name in loop_vars.get(x.id, ()))
+                        for x in ast.walk(n.slice)):
+                env[name] = Val(mag=lists[n.value.id].length, kind="int", param=name)
+                break

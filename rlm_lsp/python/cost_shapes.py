@@ -65,6 +65,7 @@ def updates_of(loop) -> dict:
     """name -> how the loop's body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
     "node" / "node-tree" (= x.next / = x.left)."""
     out: dict[str, str] = {}
+    kids = {c[1:] for c in doubled(loop) if c.startswith("*")}  # child = 2 * i + 1 ... i = child
     for n in body_nodes(loop):
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             k = const(n.value)
@@ -82,13 +83,20 @@ def updates_of(loop) -> dict:
                                 isinstance(v.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2 and \
                                 mentions(v.left, nm):
                             out[nm] = "half"
+                        elif isinstance(v.op, ast.Add) and isinstance(v.left, ast.BinOp) and \
+                                isinstance(v.left.op, ast.Mult) and 2 in (const(v.left.left), const(v.left.right)) and \
+                                mentions(v.left, nm):
+                            out[nm] = "half"  # i = 2 * i + 1: down a heap
                         elif isinstance(v.op, (ast.Add, ast.Sub)):
                             out.setdefault(nm, "step")
                         elif isinstance(v.op, ast.Mod):
                             out[nm] = "half"  # Euclid's gcd: a, b = b, a % b
+                    elif isinstance(v, ast.IfExp) and all(isinstance(b, ast.Attribute) and NODE_STEPS.get(b.attr) == "tree"
+                                                          for b in (v.body, v.orelse)):
+                        out[nm] = "node-tree"  # node = node.left if k < node.key else node.right
                     elif isinstance(v, ast.Attribute) and v.attr in NODE_STEPS:
                         out[nm] = "node-tree" if NODE_STEPS[v.attr] == "tree" and out.get(nm) != "node" else "node"
-                    elif isinstance(v, ast.Name) and v.id in ("mid", "middle", "m", "pivot"):
+                    elif isinstance(v, ast.Name) and (v.id in ("mid", "middle", "m", "pivot") or v.id in kids):
                         out[nm] = "half"
                     elif isinstance(v, ast.Name):
                         out.setdefault(nm, "step")
@@ -147,13 +155,67 @@ def marks_visits(fn) -> bool:
 
 def alternatives(fn) -> set:
     """ids of the self-calls of `fn` that run at most one per call: each the whole of a `return`
-    (`return f(lo, mid)` in one branch, `return f(mid + 1, hi)` in the other)."""
+    (`return f(lo, mid)` in one branch, `return f(mid + 1, hi)` in the other), or the only self-call
+    of its branch of an if/else whose other branch has one too (`if k < x: node.left = f(node.left)
+    else: node.right = f(node.right)`)."""
     out = set()
     for n in nodes(fn):
-        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, (ast.Name, ast.Attribute)):
-            f = n.value.func
-            if (f.id if isinstance(f, ast.Name) else f.attr) == fn.name:
-                out.add(id(n.value))
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and _calls_itself(n.value, fn.name):
+            out.add(id(n.value))
+        if isinstance(n, ast.If) and n.orelse:
+            branches = [_self_calls(n.body, fn.name), _self_calls(n.orelse, fn.name)]
+            if all(len(b) == 1 for b in branches):
+                out.update(id(b[0]) for b in branches)
+    return out
+
+
+def _calls_itself(c: ast.Call, name: str) -> bool:
+    f = c.func
+    return isinstance(f, (ast.Name, ast.Attribute)) and (f.id if isinstance(f, ast.Name) else f.attr) == name
+
+
+def _self_calls(stmts, name: str) -> list:
+    return [c for s in stmts for c in ast.walk(s) if isinstance(c, ast.Call) and _calls_itself(c, name)]
+
+
+def doubled(fn) -> set:
+    """Names a function doubles as an index (`l = 2 * i + 1`, `child = i << 1`, `largest = l`): a call
+    of itself on one goes a level down a heap, so its depth is the log of the size."""
+    out: set = set()
+    for n in nodes(fn):
+        if isinstance(n, ast.BinOp) and (isinstance(n.op, ast.Mult) and 2 in (const(n.left), const(n.right)) or
+                                         isinstance(n.op, ast.LShift)):
+            out.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
+    children = set()
+    for n in nodes(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                any(isinstance(b, ast.BinOp) and (isinstance(b.op, ast.Mult) and 2 in (const(b.left), const(b.right))
+                                                  or isinstance(b.op, ast.LShift)) for b in ast.walk(n.value)):
+            children.add(n.targets[0].id)
+    for _ in range(2):  # largest = l, where l = 2 * i + 1
+        for n in nodes(fn):
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                    isinstance(n.value, ast.Name) and n.value.id in children:
+                children.add(n.targets[0].id)
+    return out | {"*" + c for c in children}
+
+
+def pivots(fn, own: Collection[str]) -> set:
+    """Names set from a call of a same-file function (`p = partition(a, lo, hi)`) or filtered out of a
+    list by a comprehension (`left = [x for x in a if x < pivot]`): a call of itself on them splits
+    its input, about in half on average (quicksort)."""
+    out = set()
+    for n in nodes(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            v = n.value
+            if isinstance(v, ast.Call) and isinstance(v.func, (ast.Name, ast.Attribute)) and \
+                    (v.func.id if isinstance(v.func, ast.Name) else v.func.attr) in own and not _calls_itself(v, fn.name):
+                out.add(n.targets[0].id)
+            if isinstance(v, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in v.generators):
+                out.add(n.targets[0].id)
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "filter") and \
+                    v.args and isinstance(v.args[0], (ast.Call, ast.GeneratorExp, ast.ListComp)):
+                out.add(n.targets[0].id)
     return out
 
 

@@ -19,7 +19,11 @@ moves it from there to any other. Configured in `rlm_config.json`:
                         "spread": {"sure": [-0.3, 0.3], "unsure": [-0.6, 0.6]},
                         "trees": {"file": "cost_trees.npz", "features": [...], "metrics": [...], "blend": 0.5}}
 
-`metrics`: the metrics whose growth is given (the others keep none). `own_n` holds one size per time
+`metrics`: the metrics whose growth is given (the others keep none). `nest_mix` (optional): the
+metrics whose growth, where the entry has a loop, is the mean of the above and its deepest loop nest
+as written (for, while, comprehensions): the analyzer corrects the nest (a halving loop, an amortised
+pointer, a library call) and the nest keeps the analyzer from a wrong reading's extremes. A function
+without a loop keeps the analyzer's reading (a library call, a recursion). `own_n` holds one size per time
 class (exponent < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5), read only where latency's growth is given; without
 it the RLM's number is taken to be at `reference_n` already. `trees` (optional): per metric, trees
 on the training curves that read the analyzer's summary and the code's counts
@@ -54,6 +58,7 @@ class AnalyzerSpec:
     own_n: tuple[float, ...] = ()  # the RLM's number's own n, per time class (the module's docstring)
     metrics: tuple[str, ...] = METRICS
     trees: Mapping | None = None
+    nest_mix: tuple[str, ...] = ()  # metrics whose growth is the mean with the loop nest as written
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -64,7 +69,7 @@ class AnalyzerSpec:
                 raise ValueError("each spread is two numbers")
             spec = cls(int(raw["reference_n"]), (sure[0], sure[1]), (unsure[0], unsure[1]), 0,
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
-                       raw.get("trees"))
+                       raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
@@ -99,16 +104,15 @@ class CostGrowth:
                                       str(spec.trees.get("preprocess", "canon_v1")))
 
     def exponent(self, s, metric: str, code: str) -> float:
-        """The analyzer's exponent, blended with the trees' where the model ships them for `metric`."""
+        """The analyzer's exponent, blended with the trees' where the model ships them for `metric`,
+        and with the entry's loop nest as written for the metrics of `nest_mix`."""
         g = s.growth(metric)
-        if self.trees is None or metric not in self.trees.metrics:
-            return g
         fn = readers.reader().growth_features
-        if fn is None:
-            return g
-        row = np.array([s.features() + list(fn(code, self.trees.preprocess, ""))])
-        blend = float(self.spec.trees["blend"]) if self.spec.trees else 0.0
-        return (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
+        if self.trees is not None and metric in self.trees.metrics and fn is not None:
+            row = np.array([s.features() + list(fn(code, self.trees.preprocess, ""))])
+            blend = float(self.spec.trees["blend"]) if self.spec.trees else 0.0
+            g = (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
+        return (g + s.nest) / 2 if metric in self.spec.nest_mix and s.nest > 0 else g
 
     def fold(self, predictions: dict[str, Prediction], code: str, pooled=None, outside: str = "",
              entry: str = "", helpers: str = "", language: str = "python") -> dict[str, Prediction]:
