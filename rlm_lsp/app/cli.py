@@ -349,6 +349,8 @@ def table_legend(rows: list[dict], sized: bool = False, unsized: str = PER_CALL)
     if any(r.get("kind") == "script" for r in scored):
         parts.append("<script>: one run of the whole file on its input")
     legend = "; ".join(parts) + "; p10–p90: the middle 80% of the model's samples"
+    if any(r.get("language") not in (None, sources.PYTHON) for r in scored):
+        legend += " (C++, Java, Go: of its trees' misses on training problems; values per program run)"
     if any(isinstance(r.get(m), dict) and "measured" in r[m] for r in scored for m in store.MEASURED_OF):
         legend += "; ~class measured: the class of a curve measured on this very code (.rlm/measured.jsonl)"
     return legend
