@@ -117,7 +117,8 @@ def _no_instance(owner: ast.ClassDef, fn) -> str | None:
     init = next((f for f in owner.body if isinstance(f, FUNCS) and f.name == "__init__"), None)
     if init is not None and len(fn_params(init)) > len(with_default(init)):
         return f"a method of {owner.name}, whose constructor needs arguments: measure a function that builds one"
-    if owner.bases or owner.decorator_list:
+    bases = [b for b in owner.bases if not (isinstance(b, ast.Name) and b.id == "object")]  # class C(object)
+    if bases or owner.keywords or owner.decorator_list:
         return f"a method of {owner.name}, a subclass or decorated class: measure a function that builds one"
     return None
 
