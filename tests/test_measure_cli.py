@@ -156,6 +156,14 @@ def test_what_cannot_be_built_says_why_in_one_line():
     assert all("\n" not in r for r in reasons.values() if r)
 
 
+def test_a_method_of_a_class_of_object_is_measured_on_a_fresh_instance():
+    source = "class Solution(object):\n    def total(self, nums):\n        return sum(nums)\n\n" \
+             "class Base:\n    pass\n\nclass Derived(Base):\n    def total(self, nums):\n        return sum(nums)\n"
+    reasons = {p.function: p.reason for p in inputs.plans(source)}
+    assert reasons["Solution.total"] is None  # LeetCode's `class Solution(object)`
+    assert "subclass" in reasons["Derived.total"]
+
+
 def test_a_generator_from_tool_rlm_inputs_replaces_the_kinds(tmp_path):
     config = project_config.from_table({"inputs": {"mean": "gen:make"}}, tmp_path)
     assert config.inputs == {"mean": "gen:make"} and not config.unknown
