@@ -65,7 +65,8 @@ def updates_of(loop) -> dict:
     """name -> how the loop's body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
     "node" / "node-tree" (= x.next / = x.left)."""
     out: dict[str, str] = {}
-    kids = {c[1:] for c in doubled(loop) if c.startswith("*")}  # child = 2 * i + 1 ... i = child
+    named = any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) for n in body_nodes(loop))
+    kids = {c[1:] for c in doubled(loop) if c.startswith("*")} if named else set()  # child = 2 * i + 1 ... i = child
     for n in body_nodes(loop):
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             k = const(n.value)
@@ -307,14 +308,16 @@ def big_integers(loop) -> bool:
 
 def nest_depth(fn) -> int:
     """The deepest nest of for and while loops (comprehensions included) in `fn`."""
-    def depth(node) -> int:
-        inner = max((depth(c) for c in ast.iter_child_nodes(node)), default=0)
+    best, todo = 0, [(fn, 0)]
+    while todo:
+        node, d = todo.pop()
         if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
-            return inner + 1
-        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            return inner + len(node.generators)
-        return inner
-    return depth(fn)
+            d += 1
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            d += len(node.generators)
+        best = max(best, d)
+        todo.extend((c, d) for c in ast.iter_child_nodes(node))
+    return best
 
 
 def emptiness(test) -> list:
