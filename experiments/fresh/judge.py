@@ -38,19 +38,21 @@ def kept(measured: dict) -> tuple[bool, str]:
 SHIPPED_ROOT = None  # --shipped-root: the shipped model and code of another checkout (a git worktree)
 
 
-def _cmd(model: str | None) -> tuple[list, dict | None]:
-    """`rlm predict --jsonl -` for `model`; None: the shipped one (of `SHIPPED_ROOT` where given)."""
+def _cmd(model: str | None) -> tuple[list, dict]:
+    """`rlm predict --jsonl -` for `model` and how to run it; None: the shipped one (of `SHIPPED_ROOT`
+    where given: run there, so `-m rlm_lsp` imports that checkout's code)."""
     if model is None and SHIPPED_ROOT:
         import os
-        return [sys.executable, "-m", "rlm_lsp", "predict", "--jsonl", "-"], {**os.environ, "PYTHONPATH": SHIPPED_ROOT}
-    return [RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else []), None
+        return [sys.executable, "-m", "rlm_lsp", "predict", "--jsonl", "-"], {
+            "env": {**os.environ, "PYTHONPATH": SHIPPED_ROOT}, "cwd": SHIPPED_ROOT}
+    return [RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else []), {}
 
 
 def predict(rows: list[dict], model: str | None) -> dict:
     lines = [json.dumps({"id": r["id"], "code": r["code"], "language": "python",
                          "n": r["sizes"][len(r["sizes"]) // 2], "entry": r["function"]}) for r in rows]
-    cmd, env = _cmd(model)
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, env=env)
+    cmd, how = _cmd(model)
+    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, **how)
     return {p.get("id"): p for p in map(json.loads, filter(str.strip, out.stdout.splitlines()))}
 
 
@@ -58,8 +60,8 @@ def along_n(rows: list[dict], model: str | None) -> dict:
     """(id, n) -> {metric: value} for every measured size of every row."""
     lines = [json.dumps({"id": f"{r['id']}@{n}", "code": r["code"], "language": "python", "n": n,
                          "entry": r["function"]}) for r in rows for n in r["sizes"]]
-    cmd, env = _cmd(model)
-    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, env=env)
+    cmd, how = _cmd(model)
+    out = subprocess.run(cmd, input="\n".join(lines) + "\n", capture_output=True, text=True, check=True, **how)
     return {p["id"]: {m: (p.get(m) or {}).get("value") for m in ("latency", "memory")}
             for p in map(json.loads, filter(str.strip, out.stdout.splitlines()))}
 
@@ -73,8 +75,10 @@ def values_rho(rows, preds, metric, draws=1000):
         for i in idx:
             r = rows[i]
             for n, v in zip(r["sizes"], r[key], strict=True):
-                y.append(v)
-                p.append(preds[f"{r['id']}@{n}"][metric])
+                got = preds.get(f"{r['id']}@{n}", {}).get(metric)
+                if got is not None:  # a row the model could not score (its "error") is left out
+                    y.append(v)
+                    p.append(got)
         return score.spearman(y, p)
 
     rnd = np.random.default_rng(0)
