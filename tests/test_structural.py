@@ -54,12 +54,29 @@ def test_s1_needs_the_models_estimate_and_its_trees_not_to_fall():
     assert structural.judge(LOOP, NESTED, "latency", P(10), P(9.9), structural.S0).regressed is True  # S0: no veto
 
 
+SORT_IN_LOOP = "def parse(xs):\n    total = 0\n    for x in xs:\n        total += sorted(xs)[0]\n    return total\n"
+HALVING = "def parse(xs):\n    total, i = 0, len(xs)\n    while i > 0:\n        for x in xs[:3]:\n" \
+          "            total += x\n        i //= 2\n    return total\n"
+
+
+def test_s2_reads_the_step_from_the_cost_analyzer_with_no_veto():
+    verdict = structural.judge(LOOP, NESTED, "latency", P(10), P(5), structural.S2)  # the model read it cheaper
+    assert (verdict.old, verdict.new, verdict.regressed) == (1.0, 2.0, True)
+    assert (verdict.what, verdict.lines, verdict.words) == ("read as n²", (3, 4), "~n → ~n²")
+    assert structural.judge(LOOP, RENAMED, "latency", P(10), P(10), structural.S2).regressed is False
+    # a sort inside the loop: read as n² log n (S0 counts a sort as 1.2 levels of nest)
+    assert structural.judge(LOOP, SORT_IN_LOOP, "latency", P(10), P(10), structural.S2).regressed is True
+    # a nest as written whose outer loop halves and inner loop is three long: no step
+    assert structural.judge(LOOP, HALVING, "latency", P(10), P(10), structural.S2).regressed is False
+    assert structural.judge(LOOP, "def parse(xs:\n", "latency", P(10), P(10), structural.S2) is None  # unreadable
+
+
 def test_s_applies_only_where_the_model_has_no_growth_and_the_metric_a_nest():
     assert structural.judge(LOOP, NESTED, "latency", P(10, growth=1.0), P(10, growth=1.0), structural.S0) is None
     assert structural.judge(LOOP, NESTED, "latency", P(10), P(10), None) is None  # off
     assert structural.judge(LOOP, NESTED, "kernel_latency", P(10), P(10), structural.S0) is None
-    with pytest.raises(ValueError, match="s2"):
-        structural.judge(LOOP, NESTED, "latency", P(10), P(10), "s2")
+    with pytest.raises(ValueError, match="s9"):
+        structural.judge(LOOP, NESTED, "latency", P(10), P(10), "s9")
 
 
 def test_depth_in_the_words_of_a_growth_class():
@@ -73,7 +90,7 @@ def test_the_setting(tmp_path: Path, value, expected):
     assert project_config.from_table({}, tmp_path).structural_growth == structural.DEFAULT
 
 
-@pytest.mark.parametrize("bad", ["s2", 1, "yes"])
+@pytest.mark.parametrize("bad", ["s9", 1, "yes"])
 def test_a_bad_setting_names_the_key(tmp_path: Path, bad):
     with pytest.raises(ConfigError, match="structural-growth"):
         project_config.from_table({"structural-growth": bad}, tmp_path)

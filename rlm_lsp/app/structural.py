@@ -13,6 +13,10 @@ read the step from the code instead: the deepest loop nest over the input
 - **S1**: S0, and the model's own estimate for the metric did not fall: new/old of its point
   estimates at least 1.0, and of its feature trees too where the model ships them. The model
   keeps a veto over a structure it reads as cheaper.
+- **S2** (session 40): the cost analyzer's exponent for the metric (`rlm_lsp.cost`: loops with their
+  trip counts, library calls, recursion) rose by at least `rules.GROWTH_STEP` (0.75), the step the
+  gate holds a predicted growth to; no veto (the model's values barely move between a loop and a
+  nest, which is what S is for).
 
 A model that predicts growth keeps its own growth step and S never applies. The message says the
 step is read from the code, not predicted (`parse(): time grows ~n → ~n² as read from the code
@@ -25,11 +29,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlm_lsp.app.rules import growth
+from rlm_lsp.app.rules import GROWTH_STEP, growth
 from rlm_lsp.python import loop_nests
+from rlm_lsp.python.cost_front import read as read_cost
 
-S0, S1 = "s0", "s1"
-VARIANTS = (S0, S1)
+S0, S1, S2 = "s0", "s1", "s2"
+VARIANTS = (S0, S1, S2)
 # The variant chosen on training problems' curve pairs (the rule: the higher class-rose recall among
 # those flagging at most 5% of near-equal pairs; else the lower near-equal): neither kept near-equal
 # at 5% (S0 11.2%, S1 6.9%, class rose 61% / 45%), so S1.
@@ -86,9 +91,22 @@ def judge(old_code: str, new_code: str, metric: str, old, new, variant: str | No
         return None
     if variant not in VARIANTS:
         raise ValueError(f"structural growth rule {variant!r}: expected one of {', '.join(VARIANTS)}")
+    if variant == S2:
+        return _analyzer_step(old_code, new_code, metric)
     a = getattr(loop_nests.read(old_code), NEST_OF[metric])
     b = getattr(loop_nests.read(new_code), NEST_OF[metric])
     stepped = b.depth - a.depth >= STEP - _ROUNDING
     if stepped and variant == S1:
         stepped = held(old, new)
     return StructureVerdict(a.depth, b.depth, b.what, b.lines, stepped)
+
+
+def _analyzer_step(old_code: str, new_code: str, metric: str) -> StructureVerdict | None:
+    """S2: the cost analyzer's exponent of each version (None where it cannot read one)."""
+    a, b = read_cost(old_code), read_cost(new_code)
+    if a is None or b is None:
+        return None
+    lines = b.lines(metric)
+    return StructureVerdict(a.growth(metric), b.growth(metric), f"read as {b.text(metric)}",
+                            (min(lines), max(lines)) if lines else None,
+                            b.growth(metric) - a.growth(metric) >= GROWTH_STEP - _ROUNDING)

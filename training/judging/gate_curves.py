@@ -190,6 +190,7 @@ def main(argv=None) -> int:
                     help="rule S variants to judge with, comma-separated: none (the gate without S), "
                          f"{', '.join(structural.VARIANTS)} (rlm_lsp.app.structural); one table each")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--sample", type=int, help="judge this many pairs drawn at random (seed 0) from the split")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     variants = [None if v == "none" else v for v in a.structure.split(",") if v]
@@ -205,6 +206,9 @@ def main(argv=None) -> int:
         print(f"gate_curves: cannot read the measured curves: {e}", file=sys.stderr)
         return 2
     pairs = [p for p in pairs if split == "all" or is_validation(p) == (split == "validation")]
+    if a.sample is not None and a.sample < len(pairs):
+        import random
+        pairs = random.Random(0).sample(pairs, a.sample)
     from rlm_lsp.runtime import at_n
     from rlm_lsp.runtime.predictor import Predictor
 
