@@ -350,7 +350,7 @@ def judge(
                     findings.append(Finding(**{**base, "unit": "loop levels"}, **steps, rule="structure", old=read.old,
                                             new=read.new, ratio=None, limit=structural.STEP,
                                             source=f"structural-growth ({config.structural_growth})",
-                                            **carrier(change.new, metric)))
+                                            **(_read_by_analyzer(change.new, read) or carrier(change.new, metric))))
             budget, source = config.budget_for(metric, change.path)
             if budget is not None and new.value > budget.value:
                 findings.append(Finding(**base, **allow, rule="budget", old=old.value if old is not None else None,
@@ -375,6 +375,13 @@ def carrier(fn: Function, metric: str, prediction=None) -> dict[str, object]:
         return {}
     first, last = (fn.snippet.start_line + line for line in nest.lines)  # code line 1 is the snippet's first
     return {"carrier": nest.what, "lines": (first, last)}
+
+
+def _read_by_analyzer(fn: Function, read: structural.StructureVerdict) -> dict[str, object]:
+    """Rule S2's carrier: the cost analyzer's reading (`read as n²`) and its lines, in file lines."""
+    if not read.what.startswith("read as") or read.lines is None:
+        return {}
+    return {"carrier": read.what, "lines": tuple(fn.snippet.start_line + line for line in read.lines)}
 
 
 def structure(change: FunctionChange, metric: str, old, new, config: GateConfig) -> structural.StructureVerdict | None:

@@ -123,6 +123,12 @@ def test_the_gate_flags_it_as_read_from_the_code_with_the_file_lines():
     assert len(_judge(FILE_OLD, FILE_NEW, structural.S0, new=P(9.0))) == 1
 
 
+def test_s2_names_the_analyzers_reading_and_its_file_lines():
+    [f] = _judge(FILE_OLD, FILE_NEW, structural.S2, new=P(9.0))  # no veto: the model read it cheaper
+    assert (f.rule, f.old, f.new, f.failed) == ("structure", 1.0, 2.0, True)
+    assert report.finding_line(f).startswith("x.py:4: parse(): time grows ~n → ~n² as read from the code (read as n², lines ")
+
+
 def test_a_pragma_lets_it_through_but_its_limits_do_not():
     pragma = FILE_NEW.replace("def parse", "# rlm: allow-regression quadratic on purpose\ndef parse")
     [f] = _judge(FILE_OLD, pragma, structural.S1)

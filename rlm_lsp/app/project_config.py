@@ -18,8 +18,9 @@ include = ["src/**"]               # only these paths (fnmatch on the repository
 exclude = ["tests/**", "*_pb2.py"]
 fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
 fail-inconclusive = true           # an inconclusive growth fails too (default false: reported only)
-structural-growth = true           # a growth step read from the loop nests, for models that predict no growth
-                                   #    (rlm_lsp.app.structural: true is its chosen rule S1, or "s0" / "s1"; default off)
+structural-growth = true           # a growth step read from the code, for models that predict no growth
+                                   #    (rlm_lsp.app.structural: true is its chosen rule S1, or "s0" / "s1" /
+                                   #    "s2", the cost analyzer's step; default off)
 n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
                                    #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
 measure = true                     # the gate measures what the prediction flags, in the sandbox ("all": every
