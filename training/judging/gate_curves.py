@@ -195,7 +195,7 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     variants = [None if v == "none" else v for v in a.structure.split(",") if v]
     if not variants or any(v not in (None, *structural.VARIANTS) for v in variants):
-        print(f"gate_curves: --structure {a.structure!r}: expected none, s0 or s1, comma-separated", file=sys.stderr)
+        print(f"gate_curves: --structure {a.structure!r}: expected none, s0, s1 or s2, comma-separated", file=sys.stderr)
         return 2
     split = "all" if a.all else a.split
     try:
