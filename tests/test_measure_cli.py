@@ -164,6 +164,17 @@ def test_a_method_of_a_class_of_object_is_measured_on_a_fresh_instance():
     assert "subclass" in reasons["Derived.total"]
 
 
+def test_rows_unpacked_into_names_are_built_as_rows_of_that_width():
+    source = "def wait(customers: list[list[int]]):\n    t = 0\n    for a, b in customers:\n        t = max(t, a) + b\n" \
+             "    return t\n\ndef edges(n: int, roads: list[list[int]]):\n    g = [[] for _ in range(n)]\n" \
+             "    for u, v, w in roads:\n        g[u].append((v, w))\n    return g\n"
+    recipes = {p.function: p.recipe for p in inputs.plans(source)}
+    assert recipes["wait"] == ({"kind": "rows", "width": 2},)
+    assert recipes["edges"][1] == {"kind": "rows", "width": 3}
+    roads, = makers.build([{"kind": "rows", "width": 3}], 50)
+    assert len(roads) == 50 and all(len(r) == 3 and r == sorted(r) and 0 <= min(r) and max(r) < 50 for r in roads)
+
+
 def test_a_generator_from_tool_rlm_inputs_replaces_the_kinds(tmp_path):
     config = project_config.from_table({"inputs": {"mean": "gen:make"}}, tmp_path)
     assert config.inputs == {"mean": "gen:make"} and not config.unknown

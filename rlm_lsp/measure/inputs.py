@@ -35,6 +35,7 @@ DICT_METHODS = {"items", "keys", "values", "get", "setdefault", "popitem"}
 WORDS = {"ints": "list of ints", "floats": "list of floats", "strs": "list of strings", "sorted_ints": "sorted list",
          "set": "set of ints", "string": "string", "digits": "string of digits", "int": "int (n = its value)",
          "bits": "int (n = its bits)", "dict": "dict", "grid": "grid", "grid_chars": "grid of chars",
+         "rows": "list of rows",
          "graph_dict": "graph (dict)", "graph_list": "graph (lists)", "linked": "linked list", "tree": "tree"}
 SMALL_INT = 5  # an integer that does not grow (a key, a k beside a list)
 
@@ -137,6 +138,9 @@ def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict) -> di
     if hint == "str" or not hint and kind == "string":
         element = _element_kind(fn, name)
         return {"kind": "strs" if element == "strs" else "digits" if _called_on(fn, name, "int") else "string"}
+    width = _row_width(fn, name) if hint in ("grid", "list", "") else 0
+    if width:  # `for u, v, w in edges`, `start, end = intervals[i]`: rows of a fixed width
+        return {"kind": "rows", "width": width}
     if hint == "grid" or kind == "grid" and is_grid(fn, name):
         return {"kind": "grid_chars" if _one_char_compare(fn) else "grid"}
     if kind == "grid" or _graph_like(fn, name):  # graph[u] walked: adjacency lists, not rows of a grid
@@ -309,3 +313,23 @@ def _mutates(fn, name: str) -> bool:
                                      or n.args and of(n.args[0])):
                 return True
     return False
+
+
+def _row_width(fn, name: str) -> int:
+    """How many names each row of `name` is unpacked into (`for a, b in name`, `for i, (a, b) in
+    enumerate(name)`, `a, b = name[i]`, also in comprehensions and over `sorted(name)`); 0: none."""
+    for n in ast.walk(fn):
+        target, source = None, None
+        if isinstance(n, (ast.For, ast.comprehension)):
+            target, source = n.target, n.iter
+            if isinstance(source, ast.Call) and call_name(source) == "enumerate" and source.args and \
+                    isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target, source = target.elts[1], source.args[0]
+            elif isinstance(source, ast.Call) and call_name(source) in ("sorted", "reversed") and source.args:
+                source = source.args[0]
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Subscript):
+            target, source = n.targets[0], n.value.value
+        if isinstance(target, ast.Tuple) and 2 <= len(target.elts) <= 4 and name_of(source) == name and \
+                all(isinstance(e, ast.Name) for e in target.elts):
+            return len(target.elts)
+    return 0

@@ -12,6 +12,8 @@ tuple of arguments.  What n is, per kind (as ``rlm_lsp.python.param_kinds`` read
     bits                                   an integer of n bits
     dict                                   n keys 0..n-1, int values
     grid, grid_chars                       n cells, √n by √n    (cells 0/1, or "0"/"1")
+    rows                                   n rows of ``width`` ints in [0, n), each sorted (pairs,
+                                           intervals, edges u, v, w: what `for a, b in xs` unpacks)
     graph_dict, graph_list                 n nodes, 4n random distinct undirected edges, adjacency lists
     linked, tree                           n nodes of the file's own class (``cls`` in ``ns``): a chain
                                            through ``next``, a balanced search tree through ``left``/``right``
@@ -27,9 +29,9 @@ import math
 import random
 
 KINDS = ("ints", "floats", "strs", "sorted_ints", "set", "string", "digits", "int", "bits", "dict", "grid",
-         "grid_chars", "graph_dict", "graph_list", "linked", "tree", "const")
+         "grid_chars", "rows", "graph_dict", "graph_list", "linked", "tree", "const")
 FLAT = ("ints", "floats", "strs", "sorted_ints", "set", "dict")  # containers of immutable values: a shallow copy is fresh
-NESTED = ("grid", "grid_chars", "graph_list", "graph_dict")  # one level of containers of immutable values
+NESTED = ("grid", "grid_chars", "rows", "graph_list", "graph_dict")  # one level of containers of immutable values
 WORD_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -88,6 +90,8 @@ def make(entry: dict, n: int, ns: dict, seed: int = 1):
         side = max(1, math.isqrt(n))
         cells = ("0", "1") if kind == "grid_chars" else (0, 1)
         return [[r.choice(cells) for _ in range(side)] for _ in range(side)]
+    if kind == "rows":
+        return [sorted(r.randrange(n) for _ in range(entry["width"])) for _ in range(n)]
     if kind in ("graph_dict", "graph_list"):
         adjacent = _graph(n, r)
         return adjacent if kind == "graph_list" else dict(enumerate(adjacent))
