@@ -350,7 +350,7 @@ def judge(
                     findings.append(Finding(**{**base, "unit": "loop levels"}, **steps, rule="structure", old=read.old,
                                             new=read.new, ratio=None, limit=structural.STEP,
                                             source=f"structural-growth ({config.structural_growth})",
-                                            **(_read_by_analyzer(change.new, read) or carrier(change.new, metric))))
+                                            **_read_at(change.new, read)))
             budget, source = config.budget_for(metric, change.path)
             if budget is not None and new.value > budget.value:
                 findings.append(Finding(**base, **allow, rule="budget", old=old.value if old is not None else None,
@@ -377,9 +377,9 @@ def carrier(fn: Function, metric: str, prediction=None) -> dict[str, object]:
     return {"carrier": nest.what, "lines": (first, last)}
 
 
-def _read_by_analyzer(fn: Function, read: structural.StructureVerdict) -> dict[str, object]:
-    """Rule S2's carrier: the cost analyzer's reading (`read as n²`) and its lines, in file lines."""
-    if not read.what.startswith("read as") or read.lines is None:
+def _read_at(fn: Function, read: structural.StructureVerdict) -> dict[str, object]:
+    """Rule S's carrier, as its verdict read it (the loop nest, or S2's `read as n²`), in file lines."""
+    if not read.what or read.lines is None:
         return {}
     return {"carrier": read.what, "lines": tuple(fn.snippet.start_line + line for line in read.lines)}
 

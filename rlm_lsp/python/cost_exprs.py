@@ -321,7 +321,7 @@ class Expressions:
         or goes a level down a heap (`largest` of `l = 2 * i + 1`)."""
         names = {x.id for x in ast.walk(node) if isinstance(x, ast.Name)}
         filtered = isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in node.generators)
-        return filtered or bool(names & self.pivots) or isinstance(node, ast.Name) and "*" + node.id in self.doubles
+        return filtered or bool(names & self.pivots) or isinstance(node, ast.Name) and node.id in self.doubles
 
     def mid_like(self, node) -> bool:
         """An argument built from a midpoint (`mid + 1`, `m - 1`)."""

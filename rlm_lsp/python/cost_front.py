@@ -66,19 +66,17 @@ def read(code: str, entry: str | None = None) -> Summary | None:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    node = entry_of(tree, entry)
+    if node is None:
+        return None
     try:
-        fns, entry_name = _functions(tree, entry)
-        if entry_name is None:
-            return None
-        return replace(analyze(fns, entry_name), nest=nest_depth(entry_of(tree, entry)))
+        fns, entry_name = _functions(tree, node)
+        return replace(analyze(fns, entry_name), nest=nest_depth(node))
     except RecursionError:
         return None
 
 
-def _functions(tree: ast.Module, entry: str | None) -> tuple[dict[str, Fn], str | None]:
-    node = entry_of(tree, entry)
-    if node is None:
-        return {}, None
+def _functions(tree: ast.Module, node) -> tuple[dict[str, Fn], str]:
     names: dict[str, ast.AST] = {}
     for n in ast.walk(tree):
         if isinstance(n, FUNCS):
@@ -86,7 +84,7 @@ def _functions(tree: ast.Module, entry: str | None) -> tuple[dict[str, Fn], str 
     fns: dict[str, Fn] = {}
     front = _Front(names, fns, tree)
     front.function(node, entry=True, outer={})
-    return fns, getattr(node, "name", None)
+    return fns, node.name
 
 
 class _Front:

@@ -66,7 +66,7 @@ def updates_of(loop) -> dict:
     "node" / "node-tree" (= x.next / = x.left)."""
     out: dict[str, str] = {}
     named = any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) for n in body_nodes(loop))
-    kids = {c[1:] for c in doubled(loop) if c.startswith("*")} if named else set()  # child = 2 * i + 1 ... i = child
+    kids = doubled(loop) if named else set()  # child = 2 * i + 1 ... i = child
     for n in body_nodes(loop):
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             k = const(n.value)
@@ -84,9 +84,7 @@ def updates_of(loop) -> dict:
                                 isinstance(v.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2 and \
                                 mentions(v.left, nm):
                             out[nm] = "half"
-                        elif isinstance(v.op, ast.Add) and isinstance(v.left, ast.BinOp) and \
-                                isinstance(v.left.op, ast.Mult) and 2 in (const(v.left.left), const(v.left.right)) and \
-                                mentions(v.left, nm):
+                        elif isinstance(v.op, ast.Add) and _doubles(v.left) and mentions(v.left, nm):
                             out[nm] = "half"  # i = 2 * i + 1: down a heap
                         elif isinstance(v.op, (ast.Add, ast.Sub)):
                             out.setdefault(nm, "step")
@@ -171,34 +169,28 @@ def alternatives(fn) -> set:
 
 
 def _calls_itself(c: ast.Call, name: str) -> bool:
-    f = c.func
-    return isinstance(f, (ast.Name, ast.Attribute)) and (f.id if isinstance(f, ast.Name) else f.attr) == name
+    return lib_name(c) == name
 
 
 def _self_calls(stmts, name: str) -> list:
     return [c for s in stmts for c in ast.walk(s) if isinstance(c, ast.Call) and _calls_itself(c, name)]
 
 
+def _doubles(e) -> bool:
+    """`2 * i`, `i * 2` (and so `2 * i + 1`'s product), `i << 1`."""
+    return isinstance(e, ast.BinOp) and (isinstance(e.op, ast.Mult) and 2 in (const(e.left), const(e.right)) or
+                                         isinstance(e.op, ast.LShift))
+
+
 def doubled(fn) -> set:
-    """Names a function doubles as an index (`l = 2 * i + 1`, `child = i << 1`, `largest = l`): a call
-    of itself on one goes a level down a heap, so its depth is the log of the size."""
-    out: set = set()
-    for n in nodes(fn):
-        if isinstance(n, ast.BinOp) and (isinstance(n.op, ast.Mult) and 2 in (const(n.left), const(n.right)) or
-                                         isinstance(n.op, ast.LShift)):
-            out.update(x.id for x in ast.walk(n) if isinstance(x, ast.Name))
-    children = set()
-    for n in nodes(fn):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
-                any(isinstance(b, ast.BinOp) and (isinstance(b.op, ast.Mult) and 2 in (const(b.left), const(b.right))
-                                                  or isinstance(b.op, ast.LShift)) for b in ast.walk(n.value)):
-            children.add(n.targets[0].id)
+    """Names a function sets to a doubled index (`l = 2 * i + 1`, `child = i << 1`, and `largest = l`
+    after it): a call of itself on one goes a level down a heap, so its depth is the log of the size."""
+    assigns = [(n.targets[0].id, n.value) for n in nodes(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name)]
+    children = {name for name, value in assigns if any(_doubles(b) for b in ast.walk(value))}
     for _ in range(2):  # largest = l, where l = 2 * i + 1
-        for n in nodes(fn):
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
-                    isinstance(n.value, ast.Name) and n.value.id in children:
-                children.add(n.targets[0].id)
-    return out | {"*" + c for c in children}
+        children |= {name for name, value in assigns if isinstance(value, ast.Name) and value.id in children}
+    return children
 
 
 def pivots(fn, own: Collection[str]) -> set:
@@ -209,8 +201,7 @@ def pivots(fn, own: Collection[str]) -> set:
     for n in nodes(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = n.value
-            if isinstance(v, ast.Call) and isinstance(v.func, (ast.Name, ast.Attribute)) and \
-                    (v.func.id if isinstance(v.func, ast.Name) else v.func.attr) in own and not _calls_itself(v, fn.name):
+            if isinstance(v, ast.Call) and lib_name(v) in own and not _calls_itself(v, fn.name):
                 out.add(n.targets[0].id)
             if isinstance(v, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in v.generators):
                 out.add(n.targets[0].id)
