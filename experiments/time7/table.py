@@ -1,7 +1,11 @@
 """Session 41: time6's real-code table plus growth-fresh-3 (spent for the analyzer family in session 40).
 
     python experiments/time7/table.py OUT.jsonl
+    python experiments/time7/table.py --slim TABLE.jsonl training/data/real_functions_time.jsonl.gz
+                                     # what training.learning.time_classes reads: no counts, no code
 """
+import gzip
+import json
 import importlib.util
 import sys
 
@@ -11,5 +15,17 @@ _spec.loader.exec_module(time6)
 time6.SETS.append(("fresh3", "/work/fresh3/rows_all.jsonl", "/work/main/experiments/fresh/measured3.jsonl"))
 rows = time6.rows
 
+KEEP = ("id", "set", "repo", "time", "memory", "features", "nest", "sure")
+
+
+def slim(table: str, out: str) -> None:
+    with gzip.open(out, "wt", encoding="utf-8") as fh:
+        for r in map(json.loads, open(table)):
+            fh.write(json.dumps({k: r[k] for k in KEEP}) + "\n")
+
+
 if __name__ == "__main__":
-    time6.main(sys.argv[1])
+    if sys.argv[1] == "--slim":
+        slim(sys.argv[2], sys.argv[3])
+    else:
+        time6.main(sys.argv[1])
