@@ -5,8 +5,8 @@
                                      # what training.learning.time_classes reads: no counts, no code
 """
 import gzip
-import json
 import importlib.util
+import json
 import sys
 
 _spec = importlib.util.spec_from_file_location("time6_table", "/work/main/experiments/time6/table.py")

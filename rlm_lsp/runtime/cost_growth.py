@@ -28,6 +28,10 @@ class (exponent < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5), read only where latency's grow
 it the RLM's number is taken to be at `reference_n` already. `trees` (optional): per metric, trees
 on the training curves that read the analyzer's summary and the code's counts
 (`training.learning.cost_trees`); the growth is then `(1 - blend) × the analyzer's + blend × the trees'`.
+`time_classes` (optional): latency's correction (`training.learning.time_classes`, time-v7): a
+classifier of the four time buckets on real functions says how likely the analyzer's bucket is; the
+analyzer's exponent stands where it is sure and agrees with the loop nest as written, or where its
+bucket gets at least `trust`; otherwise the growth is the centre of the most likely bucket.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ class AnalyzerSpec:
     metrics: tuple[str, ...] = METRICS
     trees: Mapping | None = None
     nest_mix: tuple[str, ...] = ()  # metrics whose growth is the mean with the loop nest as written
+    time_classes: Mapping | None = None  # latency's correction (the module's docstring)
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -69,10 +74,13 @@ class AnalyzerSpec:
                 raise ValueError("each spread is two numbers")
             spec = cls(int(raw["reference_n"]), (sure[0], sure[1]), (unsure[0], unsure[1]), 0,
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
-                       raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())))
+                       raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
+            tc = spec.time_classes
+            if tc is not None and not (isinstance(tc.get("file"), str) and 0 < float(tc["trust"]) <= 1):
+                raise ValueError("time_classes need a file and a trust above 0, at most 1")
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"growth_analyzer entry of rlm_config.json is malformed: {exc}") from None
         if spec.reference_n < 1 or len(spec.sure) != 2 or len(spec.unsure) != 2 or \
@@ -82,6 +90,9 @@ class AnalyzerSpec:
         if spec.trees is not None and tuple(spec.trees["features"]) != feature_names():
             raise ModelError("growth_analyzer's trees were fitted on other features than this runtime computes; "
                              "refit them (python -m training.learning.cost_trees MODEL_DIR)")
+        if spec.time_classes is not None and tuple(spec.time_classes.get("features", ())) != TimeClasses.names():
+            raise ModelError("growth_analyzer's time_classes were fitted on other features than this runtime computes; "
+                             "refit them (python -m training.learning.time_classes MODEL_DIR)")
         return spec
 
 
@@ -89,6 +100,40 @@ def feature_names() -> tuple[str, ...]:
     """The cost trees' row as this runtime computes it: the analyzer's features, then the counts."""
     r = readers.reader()
     return tuple(r.cost_feature_names) + tuple(r.growth_feature_names)
+
+
+CENTRES = (0.0, 1.0, 2.0, 3.0)  # the time buckets' centres (exponent < 0.5, 0.5-1.5, 1.5-2.5, >= 2.5)
+
+
+def bucket(k: float) -> int:
+    return 0 if k < 0.5 else 1 if k < 1.5 else 2 if k < 2.5 else 3
+
+
+class TimeClasses:
+    """The time-class trees: per bucket a raw-score ensemble (`class0` .. `class3`), softmax -> how likely."""
+
+    def __init__(self, path: Path, trust: float = 0.4):
+        self.trees = FeatureTrees(path, tuple(f"class{k}" for k in range(len(CENTRES))), "")
+        self.trust = trust
+
+    @staticmethod
+    def names() -> tuple[str, ...]:
+        return tuple(readers.reader().cost_feature_names) + ("nest", "sure")
+
+    def proba(self, rows: np.ndarray) -> np.ndarray:
+        raw = np.stack([self.trees.predict(rows, m) for m in self.trees.metrics], axis=1)
+        e = np.exp(raw - raw.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def correct(self, s) -> float:
+        """Latency's growth of summary `s`: the analyzer's, or the centre of the likelier bucket."""
+        g = s.growth("latency")
+        b = bucket(g)
+        if s.sure and s.nest and bucket(s.nest) == b:
+            return g
+        p = self.proba(np.array([s.features() + [float(s.nest), float(s.sure)]]))[0]
+        k = int(np.argmax(p))
+        return g if p[b] >= self.trust or k == b else CENTRES[k]
 
 
 class CostGrowth:
@@ -102,10 +147,16 @@ class CostGrowth:
             names = tuple(str(m) for m in spec.trees.get("metrics", spec.metrics))
             self.trees = FeatureTrees(model_dir / str(spec.trees["file"]), names,
                                       str(spec.trees.get("preprocess", "canon_v1")))
+        self.classes = None
+        if spec.time_classes is not None and model_dir is not None:
+            self.classes = TimeClasses(model_dir / str(spec.time_classes["file"]), float(spec.time_classes["trust"]))
 
     def exponent(self, s, metric: str, code: str) -> float:
         """The analyzer's exponent, blended with the trees' where the model ships them for `metric`,
-        and with the entry's loop nest as written for the metrics of `nest_mix`."""
+        and with the entry's loop nest as written for the metrics of `nest_mix`; latency's corrected
+        by the time-class trees where the model ships them."""
+        if metric == "latency" and self.classes is not None:
+            return self.classes.correct(s)
         g = s.growth(metric)
         fn = readers.reader().growth_features
         if self.trees is not None and metric in self.trees.metrics and fn is not None:
@@ -129,9 +180,10 @@ class CostGrowth:
         out = dict(predictions)
         legend = tuple(s.legend())
         exponent = (lambda s, metric, code: s.growth(metric)) if own else self.exponent
-        own_n = self.own_n(exponent(s, "latency", code)) if "latency" in self.spec.metrics else \
-            float(self.spec.reference_n)
-        for metric in self.spec.metrics:
+        # latency's growth is judged on Python only (time-v7): the other languages keep its value as read
+        metrics = [m for m in self.spec.metrics if not (own and m == "latency")]
+        own_n = self.own_n(exponent(s, "latency", code)) if "latency" in metrics else float(self.spec.reference_n)
+        for metric in metrics:
             p = out.get(metric)
             if p is None:
                 continue

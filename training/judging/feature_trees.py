@@ -53,10 +53,12 @@ def fit(examples, x: np.ndarray, metrics=METRICS, seed: int = 0) -> dict:
     return models
 
 
-def arrays(model) -> dict[str, np.ndarray]:
-    """A fitted HistGradientBoostingRegressor as flat node arrays (`FeatureTrees`' layout)."""
+def arrays(model, k: int = 0) -> dict[str, np.ndarray]:
+    """A fitted HistGradientBoostingRegressor as flat node arrays (`FeatureTrees`' layout); of a
+    multi-class HistGradientBoostingClassifier, class `k`'s raw score (its softmax input)."""
     nodes, roots = [], []
-    for (tree,) in model._predictors:  # one predictor per iteration for a regressor
+    for per_class in model._predictors:  # one predictor per iteration (per class, for a classifier)
+        tree = per_class[k]
         if tree.nodes["is_categorical"].any():
             raise ValueError("categorical splits are not supported")
         roots.append(sum(len(n) for n in nodes))
@@ -71,7 +73,7 @@ def arrays(model) -> dict[str, np.ndarray]:
         "value": allnodes["value"].astype(np.float64),
         "leaf": allnodes["is_leaf"].astype(bool),
         "roots": np.array(roots, dtype=np.int32),
-        "baseline": np.array(float(np.ravel(model._baseline_prediction)[0])),
+        "baseline": np.array(float(np.ravel(model._baseline_prediction)[k])),
     }
 
 
