@@ -333,7 +333,9 @@ def test_predict_json_gives_memory_growth_with_its_cost(tmp_path):
     mem = rows["table"]["memory"]
     assert mem["cost"] == "n²" and mem["cost_of"] == {"n": "the value of n"} and mem["growth"] > 1.4
     assert rows["constant"]["memory"]["growth"] < 0.5
-    assert "growth" not in rows["table"]["latency"]  # time's growth is not adopted (experiments/decisions.md)
+    # time-v7: the analyzer reads the table's time as n²; its growth is the time-class trees' where the
+    # reading is unsure of the written nest (one comprehension): a known miss here (MODEL_CARD.md)
+    assert rows["table"]["latency"]["cost"] == "n²" and rows["table"]["latency"]["growth"] >= 1.0
 
 
 @needs_default

@@ -180,8 +180,8 @@ class CostGrowth:
         out = dict(predictions)
         legend = tuple(s.legend())
         exponent = (lambda s, metric, code: s.growth(metric)) if own else self.exponent
-        # latency's growth is judged on Python only (time-v7): the other languages keep its value as read
-        metrics = [m for m in self.spec.metrics if not (own and m == "latency")]
+        # the time classes were fitted and judged on Python (time-v7): other languages keep latency's value alone
+        metrics = [m for m in self.spec.metrics if not (own and m == "latency" and self.classes is not None)]
         own_n = self.own_n(exponent(s, "latency", code)) if "latency" in metrics else float(self.spec.reference_n)
         for metric in metrics:
             p = out.get(metric)
