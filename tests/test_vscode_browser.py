@@ -207,7 +207,9 @@ def test_a_new_user_in_real_vscode(tmp_path):
     # 3. the hint says which number is memory and which is time
     hints = [h for h in result["hints"] if h.startswith("≈ ")]  # the hint spans (not the lines holding them)
     assert len(hints) >= 4, result
-    assert all(HINT.match(h) for h in hints), hints
+    # VS Code cuts a hint past `editor.inlayHints.maximumLength` (43 characters) with "…": with both
+    # growths shown the cut falls in the "@ n=10⁴" tail, which the hover states in full
+    assert all(HINT.match(h[:-1].rsplit(" @", 1)[0] if h.endswith("…") else h) for h in hints), hints
     print(json.dumps(result, ensure_ascii=False, indent=1))  # for the log: what the user saw
     hover = result["hover"]
     assert "per call at n = 10⁴" in hover and "the shipped model" in hover, hover
