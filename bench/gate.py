@@ -125,8 +125,8 @@ def import_time() -> float:
 
 def stages(repo: Path, model: str | None, samples: int | None, runs: int) -> dict[str, float | str]:
     """Per-stage medians over `runs` in-process passes, each with a fresh Predictor (no cache)."""
-    from rlm_lsp.app import project_config as config
     from rlm_lsp.gate import compare, gate
+    from rlm_lsp.policy import project_config as config
 
     parse, load, predict = [], [], []
     for _ in range(runs):

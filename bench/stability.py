@@ -10,7 +10,7 @@ that calls another read alone, with its file's names, as the editor, `rlm predic
 read one function); the share of programs whose memory or latency prediction moves by
 1.25× or more, and by 2× or more, is reported per model, side by side, in the `stability`
 section of docs/benchmarks.md; and the share of programs whose rewrite `rlm gate` and the editor
-would flag as a regression (`rlm_lsp.app.rules`: a change by canonical form, then a metric up by the
+would flag as a regression (`rlm_lsp.policy.rules`: a change by canonical form, then a metric up by the
 ratio with the confidence of its level), which is what a user of either sees.
 """
 
@@ -29,7 +29,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import rewrites  # noqa: E402
 from report import add_write_flag, machine, progress, publish  # noqa: E402
 
-from rlm_lsp.app import rules  # noqa: E402
+from rlm_lsp.policy import rules  # noqa: E402
 from rlm_lsp.python import outside  # noqa: E402
 from training.learning import dataset  # noqa: E402
 

@@ -30,7 +30,7 @@ METRICS = ("memory", "latency")
 
 def entry_cases(limit: int | None = None) -> list[dict]:
     """{key, code (the file), entry (its snippet's code), names (the file's other names), values}."""
-    from rlm_lsp.app.rules import file_names
+    from rlm_lsp.policy.rules import file_names
     from rlm_lsp.python import canonical_scopes, snippets
     from training.learning import dataset
     from training.measuring import build_dataset as bd
@@ -65,7 +65,7 @@ def renamed_entry(case: dict, seed: int = 0) -> tuple[str, frozenset, dict] | No
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
     import rewrites
 
-    from rlm_lsp.app.rules import file_names
+    from rlm_lsp.policy.rules import file_names
     from rlm_lsp.python import snippets
     new = rewrites.rename_functions(case["code"], random.Random(seed))
     if new is None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rlm_lsp.app import options, rules
-from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import networks
 from rlm_lsp.gate.formats import FORMATS
+from rlm_lsp.policy import options, rules
+from rlm_lsp.policy.project_config import ConfigError, GateConfig
 from rlm_lsp.runtime.model_dir import feature_tree_levels
 
 

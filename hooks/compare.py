@@ -3,7 +3,7 @@
 Two versions of a set of files go in; out come `FunctionChange`s (a function's old and new
 version, or only a new one) and then `Finding`s (a metric over its ratio or budget).
 
-Functions are compared by their *canonical* form (`rlm_lsp.app.rules.canonical`): comments,
+Functions are compared by their *canonical* form (`rlm_lsp.policy.rules.canonical`): comments,
 docstrings, type hints, formatting and consistent renames of what the function defines are no
 change and are not even predicted. Matching, in order:
 
@@ -17,7 +17,7 @@ change and are not even predicted. Matching, in order:
    of their canonical lines agree (a rename with edits): compared like a modification;
 5. anything left is new and judged against the budgets only. Removed functions are ignored.
 
-The verdict is `rlm_lsp.app.rules.judge`, the editor's rule too: over the ratio, and confident of it.
+The verdict is `rlm_lsp.policy.rules.judge`, the editor's rule too: over the ratio, and confident of it.
 
 Outcomes, per metric of a changed function (`Finding.outcome`): **regressed** (over the ratio
 and the model confident of it, or over a budget: blocks), **inconclusive** (the estimates grew
@@ -25,7 +25,7 @@ past the ratio but the paired draws or the feature trees do not back it: reporte
 with `fail-inconclusive`), **improved** (fell by the ratio, as confidently: reported). Anything
 else passes. New functions have no old version and meet the budgets only. A growth step regresses
 too: the model's own (`rules.judge_growth`), or for a model without growth the step of a loop level
-read from the code (`rlm_lsp.app.structural`, `[tool.rlm] structural-growth`).
+read from the code (`rlm_lsp.policy.structural`, `[tool.rlm] structural-growth`).
 
 Pragma: a comment `# rlm: allow-regression <reason>` lets a function's regression through
 and the reason is printed; `# rlm: allow-regression[memory<=4x] <reason>` lets each named
@@ -44,9 +44,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from rlm_lsp.app import rules, structural
-from rlm_lsp.app.project_config import GateConfig
-from rlm_lsp.app.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
+from rlm_lsp.policy import rules, structural
+from rlm_lsp.policy.project_config import GateConfig
+from rlm_lsp.policy.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.python import loop_nests
 from rlm_lsp.python.snippets import Snippet, extract
 from rlm_lsp.runtime.lines import split_lines

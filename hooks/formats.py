@@ -17,10 +17,10 @@ from typing import Any
 from urllib.parse import quote
 
 import rlm_lsp
-from rlm_lsp.app.structural import depth_class
 from rlm_lsp.gate import report
 from rlm_lsp.gate.compare import Finding
 from rlm_lsp.gate.report import GateResult
+from rlm_lsp.policy.structural import depth_class
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value
 

@@ -35,14 +35,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp.app import config_guard, sources
-from rlm_lsp.app import project_config as config_mod
-from rlm_lsp.app.project_config import ConfigError, GateConfig
+from rlm_lsp.app import config_guard
 from rlm_lsp.gate import args as args_mod
 from rlm_lsp.gate import compare, formats, git, languages, measured, networks, report
 from rlm_lsp.gate.compare import Function
 from rlm_lsp.gate.report import GateResult, Note
 from rlm_lsp.networks.onnx_reader import MAX_ONNX_BYTES
+from rlm_lsp.policy import project_config as config_mod
+from rlm_lsp.policy import sources
+from rlm_lsp.policy.project_config import ConfigError, GateConfig
 from rlm_lsp.runtime import source_text
 from rlm_lsp.runtime.errors import FileProblem, ModelError
 

@@ -21,10 +21,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rlm_lsp.app import rules, sources
 from rlm_lsp.gate import compare
 from rlm_lsp.gate.compare import Function, FunctionChange, Matching, codes_to_predict
 from rlm_lsp.gate.report import Note
+from rlm_lsp.policy import rules, sources
 from rlm_lsp.runtime import at_n, source_text
 from rlm_lsp.runtime.lines import split_lines
 

@@ -29,11 +29,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate import compare
 from rlm_lsp.gate.compare import Finding, FunctionChange
 from rlm_lsp.gate.report import GateResult, Measured, Note, finding_line, metric_label
 from rlm_lsp.measure import inputs, run, sandbox, store
+from rlm_lsp.policy.project_config import GateConfig
 from rlm_lsp.runtime.errors import FileProblem
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value

@@ -20,9 +20,9 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
-from rlm_lsp.app.project_config import GateConfig
-from rlm_lsp.app.structural import depth_class
 from rlm_lsp.gate.compare import Finding, FunctionChange, Matching
+from rlm_lsp.policy.project_config import GateConfig
+from rlm_lsp.policy.structural import depth_class
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_value
 

@@ -15,8 +15,8 @@ import pytest
 
 from rlm_lsp.app import cli
 from rlm_lsp.app.cli_jsonl import score_jsonl
-from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate import compare, formats, report
+from rlm_lsp.policy.project_config import GateConfig
 from rlm_lsp.runtime import template
 from rlm_lsp.runtime.growth import at
 from rlm_lsp.runtime.predictor import Predictor

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.python import code_features
 from rlm_lsp.runtime.feature_trees import FeatureCheck, FeatureTrees
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR, feature_tree_levels
@@ -103,9 +103,9 @@ def test_default_predictions_carry_the_trees_and_read_them_only_when_asked():
 
 
 def test_the_gate_and_the_editor_say_what_the_trees_saw():
-    from rlm_lsp.app.project_config import GateConfig
     from rlm_lsp.gate import compare, report
     from rlm_lsp.gate.compare import FunctionChange, parse_functions
+    from rlm_lsp.policy.project_config import GateConfig
 
     old_code, new_code = "def f(n):\n    return n\n", "def f(n):\n    return [n] * n\n"
     [old_fn] = parse_functions("x.py", old_code)
@@ -173,9 +173,9 @@ def test_missing_trees_are_refused_at_load_and_a_prediction_with_trees_pickles(t
 
 
 def test_with_trees_the_model_is_held_to_its_own_limit_and_the_message_says_so():
-    from rlm_lsp.app.project_config import GateConfig
     from rlm_lsp.gate import compare, report
     from rlm_lsp.gate.compare import FunctionChange, parse_functions
+    from rlm_lsp.policy.project_config import GateConfig
 
     def scaled(value, trees):
         return Prediction("memory", value, value, value, "bytes", samples=(value,) * 16,

@@ -184,7 +184,7 @@ def test_exit_codes_and_exit_zero(repo, capsys, tmp_path):
 
 @pytest.mark.parametrize("argv", [["--samples", "0"], ["--samples", "-1"], ["--threads", "0"]])
 def test_counts_below_one_are_refused_by_the_parser(repo, capsys, argv):
-    # the options' own types (rlm_lsp.app.options) refuse them before the gate reads anything: one line, exit 2
+    # the options' own types (rlm_lsp.policy.options) refuse them before the gate reads anything: one line, exit 2
     stage(repo, "src/app.py", app(REGRESSED))
     with pytest.raises(SystemExit) as exc:
         gate.main(list(argv), loader=FakePredictor)

@@ -10,7 +10,7 @@ import test_gate_repo
 from test_gate_repo import run_gate, sh, stage, write
 
 from rlm_lsp.app import config_guard
-from rlm_lsp.app.project_config import from_table
+from rlm_lsp.policy.project_config import from_table
 
 repo = test_gate_repo.repo  # the fixture: a git repository with a few Python files
 BASE = '[tool.rlm]\nratio = 2\nexclude = ["vendor/*"]\n'

@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 from test_gate_repo import GIT_ENV, FakePredictor, sh, stage, write
 
-from rlm_lsp.app import cli, project_config
+from rlm_lsp.app import cli
 from rlm_lsp.app.config_guard import stricter
 from rlm_lsp.gate import args as args_mod
 from rlm_lsp.gate import formats, gate, measured
 from rlm_lsp.gate.compare import Finding
 from rlm_lsp.gate.report import Measured
 from rlm_lsp.measure import run, sandbox, store
+from rlm_lsp.policy import project_config
 from rlm_lsp.runtime.errors import ConfigError, FileProblem
 
 WHY = None if os.environ.get("CI") == "true" else sandbox.unavailable()

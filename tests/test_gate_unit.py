@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from rlm_lsp.app import project_config as config
-from rlm_lsp.app.project_config import Budget, ConfigError, GateConfig
 from rlm_lsp.gate import compare, git, report
 from rlm_lsp.gate.compare import FunctionChange, normalize, parse_functions
+from rlm_lsp.policy import project_config as config
+from rlm_lsp.policy.project_config import Budget, ConfigError, GateConfig
 
 
 def src(text: str) -> str:
@@ -352,7 +352,7 @@ def test_parse_raw_with_rename_add_delete():
 
 
 def test_each_metric_is_judged_at_its_own_level_unless_the_project_sets_one():
-    from rlm_lsp.app import rules
+    from rlm_lsp.policy import rules
     from rlm_lsp.runtime.prediction import Prediction
 
     assert GateConfig().level("memory") == rules.CONFIDENCE_BY_METRIC["memory"] == 0.65

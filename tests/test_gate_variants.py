@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from test_v2_pairs_splits import PROG
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.runtime.predictor import Predictor
 from training.judging import gate_variants
 from training.learning import dataset

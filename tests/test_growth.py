@@ -347,14 +347,14 @@ def _g(growth, draws=()):
     (_g(1.3, (1.3,) * 16), _g(2.05, (2.05,) * 16), True, 1.0),  # 2.05 - 1.3 rounds below 0.75 in floats
 ])
 def test_growth_step_rule(old, new, regressed, confidence):
-    from rlm_lsp.app import rules
+    from rlm_lsp.policy import rules
 
     verdict = rules.judge_growth(old, new)
     assert (verdict.regressed, verdict.confidence) == (regressed, pytest.approx(confidence))
 
 
 def test_growth_rule_needs_both_versions_and_says_the_step():
-    from rlm_lsp.app import rules
+    from rlm_lsp.policy import rules
 
     assert rules.judge_growth(_p(), _g(3.0)) is None and rules.judge_growth(_g(0.0), _p()) is None
     assert rules.growth_regression(_p(), _g(3.0)) is None
@@ -366,7 +366,7 @@ def test_growth_rule_needs_both_versions_and_says_the_step():
 
 def test_growth_rule_on_a_real_models_paired_draws(growth_predictor):
     """Shared draws pair the growth samples of two codes as they pair the values."""
-    from rlm_lsp.app import rules
+    from rlm_lsp.policy import rules
 
     a, b = growth_predictor.predict(["def f(n):\n    return n\n", "def g(n):\n    return [[0] * n for _ in range(n)]\n"])
     verdict = rules.judge_growth(a["memory"], b["memory"])

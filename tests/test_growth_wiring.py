@@ -1,9 +1,9 @@
-"""The growth rule (`rlm_lsp.app.rules.judge_growth`) in the gate's findings and the editor's warning."""
+"""The growth rule (`rlm_lsp.policy.rules.judge_growth`) in the gate's findings and the editor's warning."""
 
 from __future__ import annotations
 
-from rlm_lsp.app.project_config import GateConfig
 from rlm_lsp.gate import compare, formats, report
+from rlm_lsp.policy.project_config import GateConfig
 from rlm_lsp.python import snippets
 from rlm_lsp.runtime.prediction import Prediction
 from rlm_lsp.server import diagnostics

@@ -13,6 +13,7 @@ RUNTIME = "rlm_lsp.runtime"
 COST = "rlm_lsp.cost"  # the cost analyzer over the loop-and-call form: shared by the families, like the runtime
 FAMILIES = ("rlm_lsp.python", "rlm_lsp.triton", "rlm_lsp.networks", "rlm_lsp.polyglot")
 APPLICATION = ("rlm_lsp.app", "rlm_lsp.server", "rlm_lsp.gate", "rlm_lsp.export", "rlm_lsp.measure")
+POLICY = "rlm_lsp.policy"  # the rules and settings the gate and the editor judge by: below app, server and gate
 
 
 def _module(path: Path) -> str:
@@ -41,7 +42,7 @@ def _within(name: str, prefixes) -> bool:
 
 
 def test_the_folders_exist():
-    for folder in ("runtime", "python", "triton", "networks", "app", "server"):
+    for folder in ("runtime", "python", "triton", "networks", "policy", "app", "server"):
         assert (ROOT / "rlm_lsp" / folder / "__init__.py").is_file(), folder
 
 
@@ -62,6 +63,22 @@ def test_the_cost_analyzer_imports_nothing_of_the_package_but_itself():
         if wrong:
             bad[str(path.relative_to(ROOT))] = sorted(wrong)
     assert not bad, f"the cost analyzer imports above itself: {bad}"
+
+
+def _reads(folder: str, above) -> dict[str, list[str]]:
+    bad = {}
+    for path in (ROOT / folder.replace(".", "/")).rglob("*.py"):
+        wrong = {m for m in imports(path) if _within(m, above)}
+        if wrong:
+            bad[str(path.relative_to(ROOT))] = sorted(wrong)
+    return bad
+
+
+def test_the_policy_reads_no_application_and_the_server_no_app():
+    """#60 item 6: the rules and settings sit below both surfaces, so the server reads them, not the
+    command line's package (no more server -> app -> server)."""
+    assert not _reads(POLICY, APPLICATION), _reads(POLICY, APPLICATION)
+    assert not _reads("rlm_lsp.server", "rlm_lsp.app"), _reads("rlm_lsp.server", "rlm_lsp.app")
 
 
 def test_a_family_imports_only_the_runtime_and_its_own_folder():

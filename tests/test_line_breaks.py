@@ -99,7 +99,7 @@ def test_server_hint_lands_on_the_def_line():
 
 
 def test_lone_carriage_returns_end_lines_for_pragmas_and_kernel_text():
-    from rlm_lsp.app import rules
+    from rlm_lsp.policy import rules
     from rlm_lsp.triton import kernel_input
 
     assert rules.comments("a = 1\r# rlm: allow-regression ok\rdef f(): pass\r# c\r") == {

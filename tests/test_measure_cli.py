@@ -12,8 +12,9 @@ import os
 
 import pytest
 
-from rlm_lsp.app import cli, cli_measure, project_config
+from rlm_lsp.app import cli, cli_measure
 from rlm_lsp.measure import inputs, makers, report, run, sandbox
+from rlm_lsp.policy import project_config
 from rlm_lsp.runtime.errors import ConfigError
 
 WHY = None if os.environ.get("CI") == "true" else sandbox.unavailable()

@@ -135,10 +135,10 @@ def test_number_format_order_must_be_a_boolean(model_copy):
 
 def test_one_error_hierarchy_with_the_old_names_kept():
     """#26.5: every error is an RlmError, from one module; the old import paths give the same classes."""
-    from rlm_lsp.app import project_config
     from rlm_lsp.export import onnx_export
     from rlm_lsp.gate import gate, git
     from rlm_lsp.networks import graph_text, nas
+    from rlm_lsp.policy import project_config
     from rlm_lsp.runtime import errors, model_dir, predictor
 
     assert model_dir.ModelError is errors.ModelError is ModelError

@@ -19,7 +19,7 @@ import pytest
 from conftest import GROWTH_CODES, write_growth_trees
 
 from rlm_lsp.app.cli_jsonl import score_jsonl
-from rlm_lsp.app.project_config import GateConfig
+from rlm_lsp.policy.project_config import GateConfig
 from rlm_lsp.runtime import at_n, growth, template
 from rlm_lsp.runtime.lines import split_lines_keepends
 from rlm_lsp.runtime.model import FUNCTION, Router

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from rlm_lsp.app import cli, options
+from rlm_lsp.app import cli
 from rlm_lsp.gate import gate
+from rlm_lsp.policy import options
 from rlm_lsp.server.settings import Settings
 
 

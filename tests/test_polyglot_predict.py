@@ -15,7 +15,7 @@ pytest.importorskip("tree_sitter_cpp")
 pytest.importorskip("tree_sitter_java")
 pytest.importorskip("tree_sitter_go")
 
-from rlm_lsp.app import sources  # noqa: E402
+from rlm_lsp.policy import sources  # noqa: E402
 from rlm_lsp.polyglot.counts import NAMES  # noqa: E402
 from rlm_lsp.runtime import readers  # noqa: E402
 from rlm_lsp.runtime.model_dir import DEFAULT_DIR  # noqa: E402

@@ -9,7 +9,7 @@ import tokenize
 
 import pytest
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.python import snippets
 
 

@@ -9,7 +9,7 @@ from lsprotocol import types
 from pygls.workspace import Workspace
 from test_server_unit import SOURCE, FakePredictor
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.server import actions, diagnostics
 from rlm_lsp.server.analysis import Analyzer, skip_reason
 from rlm_lsp.server.server import RlmServer

@@ -1,4 +1,4 @@
-"""Rule S (`rlm_lsp.app.structural`): a growth step read from the loop nests, in the rule, the
+"""Rule S (`rlm_lsp.policy.structural`): a growth step read from the loop nests, in the rule, the
 settings and the gate's findings, for a model that predicts no growth."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from rlm_lsp.app import project_config, structural
-from rlm_lsp.app.project_config import ConfigError, GateConfig
 from rlm_lsp.gate import compare, formats, report
+from rlm_lsp.policy import project_config, structural
+from rlm_lsp.policy.project_config import ConfigError, GateConfig
 
 LOOP = "def parse(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n"
 NESTED = ("def parse(xs):\n    total = 0\n    for x in xs:\n        for y in xs:\n            total += x * y\n"

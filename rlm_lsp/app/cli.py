@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rlm_lsp import __version__
-from rlm_lsp.app import cli_model, cli_polyglot, cli_sizes, cli_why, options, sources
+from rlm_lsp.app import cli_model, cli_polyglot, cli_sizes, cli_why
 from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their old home, for callers and tests
     JSONL_BATCH,
     JSONL_CACHE,
@@ -52,6 +52,7 @@ from rlm_lsp.app.cli_jsonl import (  # noqa: F401 - JSONL_* and _lines: their ol
     truncated,
 )
 from rlm_lsp.measure import store
+from rlm_lsp.policy import options, sources
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
 from rlm_lsp.runtime import at_n, model, source_text

@@ -30,8 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp.app import project_config
 from rlm_lsp.measure import inputs, report, run, sandbox, store
+from rlm_lsp.policy import project_config
 from rlm_lsp.runtime import sizes, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
 from rlm_lsp.runtime.prediction import growth_label, growth_name

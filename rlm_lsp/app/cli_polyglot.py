@@ -1,5 +1,5 @@
 """`rlm predict` on C++, Java and Go files (`.cpp .cc .cxx .hpp .h`, `.java`, `.go`): one row per
-function or method, found with tree-sitter (`rlm_lsp.app.sources`), scored by the same Predictor and
+function or method, found with tree-sitter (`rlm_lsp.policy.sources`), scored by the same Predictor and
 template as Python's, with the row's "language".
 
 A model that does not list the file's language in its rlm_config.json gives it no number:
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rlm_lsp.app import sources
 from rlm_lsp.app.cli_jsonl import as_json, truncated
+from rlm_lsp.policy import sources
 from rlm_lsp.runtime import model
 
 WHAT_TO_DO = "give --model a model directory that reads it"

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from rlm_lsp.app import project_config
+from rlm_lsp.policy import project_config
 from rlm_lsp.runtime import at_n, growth, sizes, source_text
 from rlm_lsp.runtime.prediction import Prediction
 

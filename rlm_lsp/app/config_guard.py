@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from rlm_lsp.app.project_config import GateConfig
+from rlm_lsp.policy.project_config import GateConfig
 
 
 def stricter(base: GateConfig, head: GateConfig) -> tuple[GateConfig, list[str]]:

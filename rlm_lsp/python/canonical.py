@@ -44,7 +44,7 @@ def canonicalize(tree: ast.Module, outside: frozenset[str] | Mapping[str, str] =
     `outside`: names the code's surroundings define (the other functions and globals of its
     file). A free name or an attribute among them is renamed too, to `g0, g1, ...` by first
     appearance, so renaming a helper does not change its callers. For comparing versions of a
-    function (`rlm_lsp.app.rules`); the model reads snippets canonicalised without it. `typed`:
+    function (`rlm_lsp.policy.rules`); the model reads snippets canonicalised without it. `typed`:
     variables named for the kind of value they are first assigned (see the module doc).
     `no_ops_dropped`: the caller has dropped every `no_op` statement already (a body left empty
     holds one `pass`), as `preprocess` does while it strips, so the pass that would is skipped."""

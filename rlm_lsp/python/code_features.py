@@ -1,5 +1,5 @@
 """Counts a gradient-boosted tree model reads (`rlm_lsp.runtime.feature_trees`): a second, independent
-estimate of a function's cost that the regression rule asks before it flags (`rlm_lsp.app.rules`).
+estimate of a function's cost that the regression rule asks before it flags (`rlm_lsp.policy.rules`).
 
     canonical code -> [characters, lines, tokens, deepest loop, recursive?, parses?,
                        counts of 26 AST node types, counts of 13 markers (sort, heap, 2-D list...)]

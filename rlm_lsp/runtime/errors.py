@@ -13,7 +13,7 @@
 
 The names stay importable from where they were first defined (`rlm_lsp.runtime.model_dir.ModelError`,
 `rlm_lsp.runtime.predictor.InputError`, `rlm_lsp.networks.graph_text.GraphError`, `rlm_lsp.networks.nas.UnknownDevice`,
-`rlm_lsp.app.project_config.ConfigError`, `rlm_lsp.gate.git.GitError`, ...): they are these classes.
+`rlm_lsp.policy.project_config.ConfigError`, `rlm_lsp.gate.git.GitError`, ...): they are these classes.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The feature trees: a second opinion the regression rule asks before it flags (`rlm_lsp.app.rules`).
+"""The feature trees: a second opinion the regression rule asks before it flags (`rlm_lsp.policy.rules`).
 
     canonical code -> `code_features.features` -> boosted trees -> log10 of memory / latency
 

@@ -31,7 +31,7 @@ class Prediction:
     high: float  # p90
     unit: str
     # The sampled values behind it, in draw order: with shared draws, sample i of two codes used the
-    # same random numbers, so their ratios pair up (`rlm_lsp.app.rules.judge`).
+    # same random numbers, so their ratios pair up (`rlm_lsp.policy.rules.judge`).
     samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
     # The same samples with each one's exponent replaced by its expected value under the decoder
     # (`rlm_lsp.runtime.predictor.point_estimate` "log_mean_rb"); () where the model did not give them.

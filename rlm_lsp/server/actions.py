@@ -20,7 +20,7 @@ from typing import Any
 
 from lsprotocol import types
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.server.analysis import FunctionResult, still_valid
 from rlm_lsp.server.diagnostics import SOURCE
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from rlm_lsp.app import rules, sources
+from rlm_lsp.policy import rules, sources
 from rlm_lsp.python import leave_out
 from rlm_lsp.python.snippets import Snippet, context_of
 from rlm_lsp.runtime import at_n
@@ -57,8 +57,8 @@ class FunctionResult:
     header_text: str  # the header line as predicted; features show the result while it is unchanged
     name_text: str  # the line holding the name (hover, diagnostics)
     allowed: str | None = None  # the `# rlm: allow-regression <reason>` pragma's reason (rules.pragma)
-    project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.app.project_config.GateConfig), None when there is none
-    language: str = "python"  # what the model read it as: "cpp", "java", "go" too (rlm_lsp.app.sources)
+    project: Any = None  # the document's `[tool.rlm]` (rlm_lsp.policy.project_config.GateConfig), None when there is none
+    language: str = "python"  # what the model read it as: "cpp", "java", "go" too (rlm_lsp.policy.sources)
 
 
 def skip_reason(text: str) -> str | None:
@@ -264,7 +264,7 @@ def project_rules(uri: str):
     (logged once)."""
     if not uri.startswith("file://"):
         return None
-    from rlm_lsp.app import project_config as config
+    from rlm_lsp.policy import project_config as config
 
     path = Path(unquote(urlparse(uri).path))
     pyproject = next((found for d in path.parents if (found := config.find_pyproject(d))), None)

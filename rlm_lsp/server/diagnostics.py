@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from rlm_lsp.app import rules
+from rlm_lsp.policy import rules
 from rlm_lsp.runtime.prediction import growth_class
 from rlm_lsp.runtime.units import format_ratio, format_value
 from rlm_lsp.server.analysis import FunctionResult
@@ -32,7 +32,7 @@ def messages(r: FunctionResult, settings: Settings) -> list[tuple[str, str]]:
     """(code, message) for each breach of `r`; pure, for tests and the gate-like CLI.
 
     Budgets: the editor's `rlm.budgets`, else the workspace's `[tool.rlm]` ones. Regressions: the
-    gate's rule (`rlm_lsp.app.rules.judge_metric`: over the ratio and confident of it) against HEAD, at the
+    gate's rule (`rlm_lsp.policy.rules.judge_metric`: over the ratio and confident of it) against HEAD, at the
     editor's `rlm.regressionRatio` when set, else `[tool.rlm]`'s ratio (2.0 by default); one
     message per function naming every metric that regressed; `# rlm: allow-regression` silences it.
     A growth step (the same call's `judge_growth`: ~n to ~n², when both versions have growth) is a

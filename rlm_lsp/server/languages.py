@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rlm_lsp.app import sources
+from rlm_lsp.policy import sources
 
 WHAT_TO_DO = "set rlm.modelPath to a model directory that reads it"
 

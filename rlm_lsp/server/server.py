@@ -30,7 +30,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
-from rlm_lsp.app import sources
+from rlm_lsp.policy import sources
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.lines import split_lines_keepends
 from rlm_lsp.runtime.sizes import per_call

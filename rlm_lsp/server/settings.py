@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from rlm_lsp.app import options
+from rlm_lsp.policy import options
 from rlm_lsp.runtime.sizes import parse_n
 from rlm_lsp.server.globs import MAX_PATTERN, compile_glob
 

@@ -34,7 +34,7 @@ model that reads n is asked at the compared size's n (`at_n.ask`, as the gate as
 `[tool.rlm]`'s n); any other model at its reference n.
 
 `--structure s0` or `s1` (or several, `none,s0,s1`: one table each) adds rule S, the growth step
-read from the loop nests (`rlm_lsp.app.structural`), as the gate's `structural-growth` applies it.
+read from the loop nests (`rlm_lsp.policy.structural`), as the gate's `structural-growth` applies it.
 
 Validation problems only by default (the LeetCode split, `training.learning.dataset`); `--split
 training` takes the others (to choose a rule on), `--split all` (or `--all`) both; the model may
@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules, structural  # noqa: E402
+from rlm_lsp.policy import rules, structural  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.gate_variants import METRICS, REGRESSION, is_validation, judged, parent_codes, structure_words  # noqa: E402
 from training.measuring.curve_fit import class_rose  # noqa: E402
@@ -188,7 +188,7 @@ def main(argv=None) -> int:
     ap.add_argument("--all", action="store_true", help="as --split all (training parents may be trained on)")
     ap.add_argument("--structure", default="none",
                     help="rule S variants to judge with, comma-separated: none (the gate without S), "
-                         f"{', '.join(structural.VARIANTS)} (rlm_lsp.app.structural); one table each")
+                         f"{', '.join(structural.VARIANTS)} (rlm_lsp.policy.structural); one table each")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--sample", type=int, help="judge this many pairs drawn at random (seed 0) from the split")
     ap.add_argument("--json")

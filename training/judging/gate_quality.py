@@ -43,8 +43,8 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules, structural  # noqa: E402
-from rlm_lsp.app.rules import growth  # noqa: E402
+from rlm_lsp.policy import rules, structural  # noqa: E402
+from rlm_lsp.policy.rules import growth  # noqa: E402
 from training.learning import dataset  # noqa: E402
 
 NEAR_EQUAL = 1.25
@@ -76,10 +76,10 @@ def pairs_by_metric(examples, metric: str, min_gap: float):
 
 def evaluate(examples, predictions, metric: str, gate_ratio: float, min_gap: float,
              level: float = rules.CONFIDENCE, structure: str | None = None) -> dict:
-    """The gate's rule (`rlm_lsp.app.rules.judge`: over the ratio and at least `level` of the paired
+    """The gate's rule (`rlm_lsp.policy.rules.judge`: over the ratio and at least `level` of the paired
     draws over it; `level` 0 is the plain ratio of the point estimates; the model's feature trees
     have their say where the predictions carry them, unless `--no-trees` took them off) on every pair;
-    with `structure` ("s0", "s1"), rule S too (`rlm_lsp.app.structural`, on the programs' codes)."""
+    with `structure` ("s0", "s1"), rule S too (`rlm_lsp.policy.structural`, on the programs' codes)."""
     far, near = pairs_by_metric(examples, metric, min_gap)
 
     def flags(a, b) -> bool:
@@ -255,7 +255,7 @@ def main(argv=None) -> int:
                    help="the growth rule instead: model v4's functions (training.judging.shaped_examples) with a measured "
                         "growth, paired by a step of rules.GROWTH_STEP; needs a model that predicts growth")
     p.add_argument("--structure", choices=structural.VARIANTS,
-                   help="also the rule with S (rlm_lsp.app.structural) beside it, on the same predictions")
+                   help="also the rule with S (rlm_lsp.policy.structural) beside it, on the same predictions")
     p.add_argument("--json", help="write the results here")
     p.add_argument("--markdown", help="write the model-card table here")
     args = p.parse_args(argv)

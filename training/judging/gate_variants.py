@@ -6,7 +6,7 @@ Each pair of ``variants_v2.pairs.jsonl.gz`` (``training.measuring.variants``: a 
 ``materialize`` or ``nxn_table`` applied to a measured program, checked for the same output on the
 same input) is a commit from the parent to the variant. The variant's code is made again with
 ``training.measuring.mutations.mutate(parent, kind, seed=0)``, as the measuring run made it. The gate's own
-rule decides (``rlm_lsp.app.rules``): no change when the canonical forms agree (``rules.changed``),
+rule decides (``rlm_lsp.policy.rules``): no change when the canonical forms agree (``rules.changed``),
 else a metric is flagged by ``rules.judge_metric`` (ratio 2.0, paired draws, the metric's confidence
 level; for a model with growth, its growth step too), as the gate and the editor flag it.
 
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.app import rules, structural  # noqa: E402
+from rlm_lsp.policy import rules, structural  # noqa: E402
 from rlm_lsp.runtime import at_n  # noqa: E402
 from training.judging.gate_quality import NEAR_EQUAL, _pct, _rate, _wilson  # noqa: E402
 from training.judging.shaped_examples import usable  # noqa: E402  (with the variant examples it filters: no import circle)
@@ -87,7 +87,7 @@ def judged(pairs: Sequence[dict], codes: dict[str, str], predictor,
 
     `n_of(pair)`: the input size to ask both versions at, for a model that reads n (`at_n.ask`, as
     the gate asks at `[tool.rlm]`'s n); any other model, or no `n_of`, is asked at its reference n.
-    `structure`: rule S's variant (`rlm_lsp.app.structural`, "s0" or "s1"), as the gate's
+    `structure`: rule S's variant (`rlm_lsp.policy.structural`, "s0" or "s1"), as the gate's
     `structural-growth` applies it (a model with growth keeps its own step); None: off."""
     todo = []
     for p in pairs:
@@ -170,7 +170,7 @@ def main(argv=None) -> int:
     ap.add_argument("--pairs", default=str(PAIRS))
     ap.add_argument("--all", action="store_true", help="training problems too (their parents may be trained on)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--structure", choices=structural.VARIANTS, help="with rule S (rlm_lsp.app.structural)")
+    ap.add_argument("--structure", choices=structural.VARIANTS, help="with rule S (rlm_lsp.policy.structural)")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     from rlm_lsp.runtime.predictor import Predictor

@@ -1,5 +1,5 @@
 """The values of single `[tool.rlm]` settings and their command-line twins, each parsed or refused
-with a one-line ConfigError naming where it came from (`rlm_lsp.app.project_config` reads the table)."""
+with a one-line ConfigError naming where it came from (`rlm_lsp.policy.project_config` reads the table)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import re
 from typing import Any
 
-from rlm_lsp.app import structural
+from rlm_lsp.policy import structural
 from rlm_lsp.runtime.errors import ConfigError
 
 MEASURE_MODES = ("flagged", "all")  # `measure = true` is "flagged": what the prediction flags

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rlm_lsp.app.rules import GROWTH_STEP, growth
+from rlm_lsp.policy.rules import GROWTH_STEP, growth
 from rlm_lsp.python import loop_nests
 from rlm_lsp.python.cost_front import read as read_cost
 

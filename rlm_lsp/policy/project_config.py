@@ -10,7 +10,7 @@ gpu = "H100"                       # GPU that @triton.jit kernel latency is pred
 ratio = 2.0                        # fail when new/old >= this, for every metric...
 confidence = 0.7                   # ...and at least this share of the paired samples agree (0: the estimates alone,
                                    #    and the model's feature trees where it ships them; default: each metric's
-                                   #    calibrated level, rlm_lsp.app.rules.level_for: 0.5 with the shipped model's trees)
+                                   #    calibrated level, rlm_lsp.policy.rules.level_for: 0.5 with the shipped model's trees)
 latency-ratio = 3.0                # ...or per metric: `<metric>-ratio`
 memory-budget = "512 MB"           # fail when a new prediction exceeds this (new functions too)
 latency-budget = "250 ms"          # sizes: B kB MB GB KiB MiB GiB; times: ns us µs ms s min
@@ -19,7 +19,7 @@ exclude = ["tests/**", "*_pb2.py"]
 fail-unjudged = true               # fail when a file cannot be judged (default false: a note only)
 fail-inconclusive = true           # an inconclusive growth fails too (default false: reported only)
 structural-growth = true           # a growth step read from the code, for models that predict no growth
-                                   #    (rlm_lsp.app.structural: true is its chosen rule S1, or "s0" / "s1" /
+                                   #    (rlm_lsp.policy.structural: true is its chosen rule S1, or "s0" / "s1" /
                                    #    "s2", the cost analyzer's step; default off)
 n = "10**5"                        # the input size `rlm predict` and the editor give values at (default: the
                                    #    model's reference n; rlm_lsp.runtime.sizes); the gate compares at the reference n
@@ -54,8 +54,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rlm_lsp.app import rules, structural
-from rlm_lsp.app.setting_values import (  # noqa: F401 - MEASURE_MODES: for callers
+from rlm_lsp.policy import rules, structural
+from rlm_lsp.policy.setting_values import (  # noqa: F401 - MEASURE_MODES: for callers
     MEASURE_MODES,
     parse_confidence,
     parse_inputs,
@@ -114,7 +114,7 @@ class GateConfig:
         return self.ratios.get(metric, self.default_ratio)
 
     def level(self, metric: str, *predictions) -> float:
-        """The confidence level `metric` is judged at (`rlm_lsp.app.rules.level_for`; the old and new
+        """The confidence level `metric` is judged at (`rlm_lsp.policy.rules.level_for`; the old and new
         `predictions` say whether the model's feature trees judge with it)."""
         return rules.level_for(metric, self.confidence, *predictions)
 
