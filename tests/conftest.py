@@ -122,7 +122,7 @@ def model_copy(tiny_model_dir, tmp_path) -> Path:
 
 # One inlay hint as every editor shows it: each metric may lead with its growth (`~n²`, `~n log n`),
 # a value may carry `~` (rough) or `?` (wider than usual), and with growth `@ n=10⁴` ends it.
-HINT = re.compile(r"^≈ (⚠ )?mem (~[^·]+ · )?\S+ \S+ · (⚠ )?time (~[^·]+ · )?\S+ \S+( @ n=\S+)?$")
+HINT = re.compile(r"^≈ (⚠ )?mem (~[^ ·]+(?: log n)?\?? )?\S+ \S+ · (⚠ )?time (~[^ ·]+(?: log n)?\?? )?\S+ \S+( @ n=\S+)?$")
 
 
 GROWTH_CODES = (  # known growth: the loop nests the growth trees read (rlm_lsp.python.loop_nests)

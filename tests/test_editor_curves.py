@@ -30,8 +30,8 @@ SHIPPED = Path(__file__).resolve().parent.parent / "rlm_lsp" / "models" / "defau
 # Each GROWTH_CODES function's growth class, (memory, time), as its loops say.
 KNOWN = {"constant": ("~1", "~1"), "linear_sum": ("~1", "~n"), "count_pairs": ("~1", "~n²"),
          "table": ("~n²", "~n"), "triple": ("~1", "~n³")}
-HINT = re.compile(r"^≈ mem (?P<mem>~[^ ?]+(?: log n)?)\?? · (?P<memv>~?\S+ \S+?) · "
-                  r"time (?P<time>~[^ ?]+(?: log n)?)\?? · (?P<timev>~?\S+ \S+?) @ n=(?P<n>\S+)$")
+HINT = re.compile(r"^≈ mem (?P<mem>~[^ ?]+(?: log n)?)\?? (?P<memv>~?\S+ \S+?) · "
+                  r"time (?P<time>~[^ ?]+(?: log n)?)\?? (?P<timev>~?\S+ \S+?) @ n=(?P<n>\S+)$")
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_a_pragma_moves_the_function_along_its_curve_and_beats_the_setting(predi
     pairs, other = _by_name(results)["count_pairs"], _by_name(results)["other"]
     at_6 = growth.at(pairs.predictions["latency"], 1e6)
     label = hints.label(pairs, Settings(), lines, unsure.UsualSpread({"latency": 30.0, "memory": 30.0}))
-    assert label.endswith(f"time ~n² · {format_value('ms', at_6.value)} @ n=10⁶"), label
+    assert label.endswith(f"time ~n² {format_value('ms', at_6.value)} @ n=10⁶"), label
     assert at_6.value > 1000 * pairs.predictions["latency"].value  # 100× the n, ~n²: about 10⁴×
     assert hints.label(pairs, Settings.from_dict({"n": 100}), lines).endswith("@ n=10⁶")  # the pragma wins
     assert hints.label(other, Settings(), lines).endswith("@ n=10⁴")  # only the function below it
@@ -81,7 +81,7 @@ def test_the_rlm_n_setting_then_tool_rlm_then_the_models_n(predictor):
     assert hints.label(r, Settings.from_dict({"n": "1e5"}), lines).endswith("@ n=10⁵")
     assert hints.label(r, Settings.from_dict({"n": "100k"}), lines).endswith("@ n=10⁵")
     value_5 = format_value("ms", growth.at(r.predictions["latency"], 1e5).value)
-    assert f"time ~n · {value_5}" in hints.label(r, Settings.from_dict({"n": 1e5}), lines, unsure.UsualSpread(
+    assert f"time ~n {value_5}" in hints.label(r, Settings.from_dict({"n": 1e5}), lines, unsure.UsualSpread(
         {"latency": 30.0, "memory": 30.0}))
     in_project = r.__class__(**{**r.__dict__, "project": SimpleNamespace(n=2500.0)})
     assert hints.label(in_project, Settings(), lines).endswith("@ n=2,500")  # [tool.rlm] n
@@ -180,8 +180,8 @@ def test_the_unsure_mark_is_relative_to_the_models_recorded_usual_spread():
     r = SimpleNamespace(predictions={"latency": g}, snippet=None)
     from rlm_lsp.server.words import hint_label
 
-    assert hint_label(r.predictions, ["latency"], usual) == "time ~n? · 10 ms"
-    assert hint_label(r.predictions, ["latency"], fixed) == "time ~n · 10 ms"
+    assert hint_label(r.predictions, ["latency"], usual) == "time ~n? 10 ms"
+    assert hint_label(r.predictions, ["latency"], fixed) == "time ~n 10 ms"
 
 
 def test_the_usual_spread_is_read_from_the_config_and_a_bad_record_ignored():
@@ -278,7 +278,7 @@ def test_the_server_gives_hints_at_the_set_n_and_the_curve_in_the_hover(growth_m
         c.open(uri, source)
         labels = sorted(h["label"] for h in c.wait_hints(uri, 2))
         assert labels[0].endswith("@ n=10⁵") and " time ~n " in labels[0] + " ", labels  # linear_sum: rlm.n
-        assert labels[1].endswith("@ n=10⁶") and "time ~n² · " in labels[1], labels  # count_pairs: its pragma
+        assert labels[1].endswith("@ n=10⁶") and "time ~n² " in labels[1], labels  # count_pairs: its pragma
         text = c.hover(uri, 1, 5)["contents"]["value"]
         assert "grows ~n² from the nested loop, lines 5–7" in text, text
         assert "data:image/svg+xml;base64," in text and "| n | 10² |" in text

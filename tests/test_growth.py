@@ -181,14 +181,14 @@ def test_hint_names_each_metrics_growth_class():
     from rlm_lsp.server.settings import Settings
 
     r = _result({"memory": _p(value=1100.0, growth=1.05), "latency": _p("latency", 0.019, "ms", growth=2.1)})
-    assert hints.label(r, Settings()) == "≈ mem ~n · 1.1 kB · time ~n² · 19 µs"  # growth leads
+    assert hints.label(r, Settings()) == "≈ mem ~n 1.1 kB · time ~n² 19 µs"  # growth leads
     at = _result({"memory": _p(value=1100.0, growth=1.05, n=1e4), "latency": _p("latency", 0.019, "ms", growth=2.1,
                                                                                n=1e4)})
-    assert hints.label(at, Settings()) == "≈ mem ~n · 1.1 kB · time ~n² · 19 µs @ n=10⁴"  # the n it is for
+    assert hints.label(at, Settings()) == "≈ mem ~n 1.1 kB · time ~n² 19 µs @ n=10⁴"  # the n it is for
     assert "how it grows" in hints.tooltip(at)
     wide = _result({"memory": Prediction("memory", 1100.0, 500.0, 2000.0, "bytes", growth=1.0, growth_low=0.2,
                                          growth_high=1.8)})
-    assert hints.label(wide, Settings()) == "≈ mem ~n? · 1.1 kB"  # p10–p90 spans ~√n to ~n²: unsure
+    assert hints.label(wide, Settings()) == "≈ mem ~n? 1.1 kB"  # p10–p90 spans ~√n to ~n²: unsure
     plain = _result({"memory": _p(value=1100.0), "latency": _p("latency", 0.019, "ms")})
     assert hints.label(plain, Settings()) == "≈ mem 1.1 kB · time 19 µs"  # no growth: as before
     assert "grows" not in hints.tooltip(plain)
@@ -388,7 +388,7 @@ def test_the_server_shows_growth_in_hints_and_hover(growth_model_dir, tmp_path):
     source = "def table(n):\n    return [[0] * n for _ in range(n)]\n\n\ndef total(xs):\n    return sum(xs)\n"
     (tmp_path / "g.py").write_text(source)
     classes = "|".join(re.escape(w) for w in ("~1", "~log n", "~n", "~n log n", "~n²", "~n³", "~2ⁿ"))
-    hint = re.compile(rf"^≈ (⚠ )?mem ({classes})\?? · \S+ \S+ · (⚠ )?time ({classes})\?? · \S+ \S+$")
+    hint = re.compile(rf"^≈ (⚠ )?mem ({classes})\?? \S+ \S+ · (⚠ )?time ({classes})\?? \S+ \S+$")
     client = LspClient(settings={"modelPath": str(growth_model_dir), "debounceMs": 50}, cwd=tmp_path)
     client.initialize(tmp_path)
     with client as c:

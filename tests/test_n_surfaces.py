@@ -144,9 +144,9 @@ def test_the_hint_is_the_model_asked_at_the_functions_n(n_growth_model):
     moved = growth.at(_at(n_growth_model, PAIRS, None), 1e6)  # what moving along the growth gives
     assert format_value("ms", moved.value) != format_value("ms", at_6.value)
     label = hints.label(pairs, Settings.from_dict({"n": 1e5}), lines, SURE)
-    assert label.endswith(f"time ~n² · {format_value('ms', at_6.value)} @ n=10⁶"), label  # the pragma's n
+    assert label.endswith(f"time ~n² {format_value('ms', at_6.value)} @ n=10⁶"), label  # the pragma's n
     label = hints.label(other, Settings.from_dict({"n": 1e5}), lines, SURE)
-    assert f"· {format_value('ms', at_5.value)} @ n=10⁵" in label, label  # the rlm.n setting's
+    assert f" {format_value('ms', at_5.value)} @ n=10⁵" in label, label  # the rlm.n setting's
     assert other.predictions["latency"].value == at_5.value
     results, lines = _analyze(n_growth_model, OTHER)  # nothing stated: the reference n
     [r] = results
@@ -194,7 +194,7 @@ def test_a_model_without_n_is_moved_along_its_growth_as_before(growth_model_dir)
     assert r.predictions["latency"].n == REFERENCE  # predicted at its reference n, never asked at another
     assert r.predictions == _analyze(model, text)[0][0].predictions
     moved = growth.at(r.predictions["latency"], 1e6)
-    assert hints.label(r, Settings(), lines, SURE).endswith(f"time ~n² · {format_value('ms', moved.value)} @ n=10⁶")
+    assert hints.label(r, Settings(), lines, SURE).endswith(f"time ~n² {format_value('ms', moved.value)} @ n=10⁶")
     assert asyncio.run(Explainer().curve(SimpleAnalyzer(model), r)) is None
     md = hover.markdown(r, Settings(), {}, "m", lines=lines, curve=None)
     assert "| run time | " + " | ".join(format_value("ms", v) for _, v in growth.curve(moved)) + " |" in md

@@ -1,6 +1,6 @@
 """textDocument/inlayHint: `≈ mem 48 MB · time 120 ms` after each def header (words.py); when the
 model predicts growth each metric leads with its class, then its value at the function's n
-(curves.choose_n), said once at the end: `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`. A model
+(curves.choose_n), said once at the end: `≈ mem ~n 48 MB · time ~n² 1.2 s @ n=10⁵`. A model
 that reads n was asked at that n by the Analyzer: the value is its own there, never moved.
 
 On a one-line `def f(x): return ...` the hint goes to the end of the line, not between the
@@ -28,7 +28,7 @@ PREFIX = "≈ "
 
 def label(result: FunctionResult, settings: Settings, lines: Sequence[str] = (),
           usual: UsualSpread = FIXED) -> str | None:
-    """`≈ mem 48 MB · time 120 ms`, `≈ mem ~n · 48 MB · time ~n² · 1.2 s @ n=10⁵`, or None when no
+    """`≈ mem 48 MB · time 120 ms`, `≈ mem ~n 48 MB · time ~n² 1.2 s @ n=10⁵`, or None when no
     enabled metric has a prediction. `lines`: the document's, for a `# rlm: n=` comment."""
     shown = [m for m in result.predictions if settings.metric_enabled(m)]
     if not curves.sized(result.predictions):

@@ -10,7 +10,7 @@ usual spread (`rlm_lsp.server.unsure`: the widest fifth of its intervals on vali
 the hint print one significant digit and a `?` instead of a precise-looking number.
 
 How it grows: a model that predicts growth gives each metric the exponent of n it grows by
-(`Prediction.growth`); the hint leads with its class, then the value at n (`mem ~n · 1.1 kB`),
+(`Prediction.growth`); the hint leads with its class, then the value at n (`mem ~n 1.1 kB`),
 the hover says it in a sentence with the number. The classes are `rlm_lsp.runtime.prediction.growth_class`'s,
 which the CLI table and the gate's messages use too. Nothing changes for a prediction without it.
 """
@@ -68,7 +68,7 @@ def rough(unit: str, value: float) -> str:
 
 def short(metric: str, p: Any, usual: UsualSpread = FIXED, judged: Any = None) -> str:
     """`mem 1.1 kB`, `time ~20 µs?` (unsure relative to the model's usual spread), `⚠ mem 120 MB`
-    (large); with growth it leads: `mem ~n · 1.1 kB`, `time ~n²? · 19 µs` (unsure how it grows).
+    (large); with growth it leads: `mem ~n 1.1 kB`, `time ~n²? 19 µs` (unsure how it grows).
     `judged`: the prediction the value's `?` is judged on (`p` at the model's reference n, where
     the usual spread was measured), when `p` was moved to another n."""
     vague = usual.value_unsure(metric, judged if judged is not None else p)
@@ -77,11 +77,11 @@ def short(metric: str, p: Any, usual: UsualSpread = FIXED, judged: Any = None) -
 
 
 def growth_suffix(p: Any, metric: str = "", usual: UsualSpread = FIXED) -> str:
-    """` ~n ·`, ` ~n²? ·` (unsure how it grows: `unsure.UsualSpread.growth_unsure`), '' without growth."""
+    """` ~n`, ` ~n²?` (unsure how it grows: `unsure.UsualSpread.growth_unsure`), '' without growth."""
     grows = getattr(p, "growth", None)
     if grows is None:
         return ""
-    return f" {growth_class(grows)}{'?' if usual.growth_unsure(metric, p) else ''} ·"
+    return f" {growth_class(grows)}{'?' if usual.growth_unsure(metric, p) else ''}"
 
 
 def growth_line(p: Any, source: str = "") -> str | None:
@@ -107,7 +107,7 @@ def _exponent(x: float) -> str:
 
 def hint_label(predictions: Mapping[str, Any], shown: Iterable[str], usual: UsualSpread = FIXED,
                judged: Mapping[str, Any] | None = None) -> str | None:
-    """`mem 1.1 kB · time 19 µs`, `mem ~n · 1.1 kB · time ~n² · 19 µs`, or None when no shown metric
+    """`mem 1.1 kB · time 19 µs`, `mem ~n 1.1 kB · time ~n² 19 µs`, or None when no shown metric
     has a prediction. `judged`: the predictions at the reference n (see `short`)."""
     wanted = set(shown)
     parts = [short(m, p, usual, (judged or {}).get(m)) for m, p in predictions.items() if m in wanted]
