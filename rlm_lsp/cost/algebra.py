@@ -163,12 +163,13 @@ class Cost:
 
 
 def _prune(terms: tuple[Term, ...]) -> Cost:
+    if len(terms) <= 1:
+        return Cost(terms)
     by_key: dict[tuple, Term] = {}
     for t in terms:
-        k = t.key()
-        if k not in by_key:
-            by_key[k] = t
-    kept = [t for t in by_key.values()
-            if not any(o is not t and o.dominates(t) and o.key() != t.key() for o in by_key.values())]
+        by_key.setdefault(t.key(), t)
+    if len(by_key) == 1:
+        return Cost(tuple(by_key.values()))
+    kept = [t for t in by_key.values() if not any(o is not t and o.dominates(t) for o in by_key.values())]  # keys differ
     kept.sort(key=lambda t: -t.degree())
     return Cost(tuple(kept[:MAX_TERMS]))

@@ -29,6 +29,7 @@ from rlm_lsp.python.cost_shapes import (
     plus_or,
     slice_width,
 )
+from rlm_lsp.python.cost_walk import walk
 
 
 class Expressions:
@@ -319,13 +320,13 @@ class Expressions:
     def split_like(self, node) -> bool:
         """An argument that splits the input (`p - 1` of `p = partition(...)`, a filtered comprehension)
         or goes a level down a heap (`largest` of `l = 2 * i + 1`)."""
-        names = {x.id for x in ast.walk(node) if isinstance(x, ast.Name)}
+        names = {x.id for x in walk(node) if isinstance(x, ast.Name)}
         filtered = isinstance(node, (ast.ListComp, ast.GeneratorExp)) and any(g.ifs for g in node.generators)
         return filtered or bool(names & self.pivots) or isinstance(node, ast.Name) and node.id in self.doubles
 
     def mid_like(self, node) -> bool:
         """An argument built from a midpoint (`mid + 1`, `m - 1`)."""
-        return any(isinstance(x, ast.Name) and x.id in self.mids for x in ast.walk(node))
+        return any(isinstance(x, ast.Name) and x.id in self.mids for x in walk(node))
 
     def _memo_dict(self) -> bool:
         """`if key in memo: return memo[key]` near the top of the body."""

@@ -45,10 +45,10 @@ from rlm_lsp.python.cost_shapes import (
     marks_visits,
     midpoints,
     nest_depth,
-    nodes,
     pivots,
     self_concat,
 )
+from rlm_lsp.python.cost_walk import children, nodes_of, walk
 from rlm_lsp.python.param_kinds import infer
 
 FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -78,7 +78,7 @@ def read(code: str, entry: str | None = None) -> Summary | None:
 
 def _functions(tree: ast.Module, node) -> tuple[dict[str, Fn], str]:
     names: dict[str, ast.AST] = {}
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if isinstance(n, FUNCS):
             names.setdefault(n.name, n)
     fns: dict[str, Fn] = {}
@@ -126,7 +126,7 @@ class _Walker(Expressions):
 
     # -- parameters ---------------------------------------------------------------------------------
     def _bind_params(self) -> None:
-        kinds = infer(self.node, [p.arg for p in self.params])
+        kinds = infer(self.node, [p.arg for p in self.params]) if self.params else {}  # none: {}
         for p in self.params:
             k = kinds.get(p.arg)
             if k == "grid" and not is_grid(self.node, p.arg):
@@ -202,7 +202,7 @@ class _Walker(Expressions):
         self.visits = marks_visits(self.node)
         self.block(self.node.body)
         states = None
-        calls = [c for c in nodes(self.node) if isinstance(c, ast.Call) and self.own_callee(c) is self.node]
+        calls = [c for c in nodes_of(self.node, (ast.Call,)) if self.own_callee(c) is self.node]
         if self.visits and len(calls) >= 2 and not self.memo:
             return self._fn(self.primary_or_one())
         if self.memo or self.changing and self._memo_dict():
@@ -316,7 +316,7 @@ class _Walker(Expressions):
                     if base.kind in ("list", "") and not (isinstance(t.slice, ast.UnaryOp) or const(t.slice) == -1):
                         self.work(lib.Effect(length(base)), s.lineno, "del xs[i] (shifts the rest)")
         elif isinstance(s, (ast.Raise, ast.Assert)):
-            for c in ast.iter_child_nodes(s):
+            for c in children(s):
                 if isinstance(c, ast.expr):
                     self.ev(c)
 

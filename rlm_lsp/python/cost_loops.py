@@ -16,6 +16,7 @@ import ast
 from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.python.cost_library import ONE, UNKNOWN
 from rlm_lsp.python.cost_shapes import amortised, binary_search, body_nodes, emptiness, lib_name, squared, updates_of
+from rlm_lsp.python.cost_walk import walk
 
 
 def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
@@ -23,7 +24,7 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
     test = s.test
     # sorted, not a set: the first name found decides some trips, and a set's order changes from one
     # process to the next (hash randomisation), so two runs would read the same loop differently
-    names = sorted({n.id for n in ast.walk(test) if isinstance(n, ast.Name)})
+    names = sorted({n.id for n in walk(test) if isinstance(n, ast.Name)})
     updates = updates_of(s)
     if isinstance(test, ast.Constant) and test.value:
         names = sorted(updates)

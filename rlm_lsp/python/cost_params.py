@@ -11,12 +11,14 @@ from __future__ import annotations
 import ast
 
 from rlm_lsp.python.cost_library import ONE, Val
-from rlm_lsp.python.cost_shapes import const, mentions, nodes
+from rlm_lsp.python.cost_shapes import const, mentions
+from rlm_lsp.python.cost_walk import nodes_of, walk
 
 HINTS = {"int": "int", "str": "str", "list": "list", "List": "list", "dict": "dict", "Dict": "dict", "set": "set",
          "Set": "set", "tuple": "list", "Tuple": "list", "Sequence": "list", "Iterable": "list", "deque": "deque",
          "bytes": "str", "Optional": "", "float": "float", "bool": "bool", "TreeNode": "node", "ListNode": "node",
          "Node": "node"}
+WALKED = (ast.For, ast.comprehension, ast.Subscript, ast.Attribute, ast.Call, ast.Compare, ast.While)
 MEMO_DECORATORS = {"cache", "lru_cache", "memoize", "memoized", "cached"}
 
 
@@ -83,15 +85,15 @@ def counts(fn, name: str) -> bool:
     """An integer parameter that counts: it bounds a range, a while loop or a table, or a recursion
     steps it down."""
     names = aliases(fn, name)
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Call, ast.While, ast.BinOp)):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("range", "str", "bin"):
-            if any(isinstance(x, ast.Name) and x.id in names for a in n.args for x in ast.walk(a)):
+            if any(isinstance(x, ast.Name) and x.id in names for a in n.args for x in walk(a)):
                 return True
-        if isinstance(n, ast.While) and any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(n.test)):
+        if isinstance(n, ast.While) and any(isinstance(x, ast.Name) and x.id in names for x in walk(n.test)):
             return True
         if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and \
                 any(isinstance(x, ast.List) for x in (n.left, n.right)) and \
-                any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n)):
+                any(isinstance(x, ast.Name) and x.id == name for x in walk(n)):
             return True
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == fn.name:
             for a in n.args:
@@ -102,7 +104,7 @@ def counts(fn, name: str) -> bool:
 
 def is_grid(fn, name: str) -> bool:
     """Rows of cells: indexed twice (`p[i][j]`) or measured by its first row (`len(p[0])`)."""
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Subscript,)):
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Subscript) and \
                 isinstance(n.value.value, ast.Name) and n.value.value.id == name and \
                 not isinstance(n.slice, ast.Slice):
@@ -113,7 +115,7 @@ def is_grid(fn, name: str) -> bool:
 def walked(fn, name: str) -> bool:
     """A parameter whose contents are read: iterated, measured, indexed, sliced, a method called on it,
     handed to a builtin that walks it, or to a function (which may)."""
-    for n in nodes(fn):
+    for n in nodes_of(fn, WALKED):
         if isinstance(n, (ast.For, ast.comprehension)) and mentions(n.iter, name):
             return True
         if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id == name:
@@ -136,7 +138,7 @@ def by_digits(fn, name: str) -> bool:
     """An integer read bit by bit or digit by digit (shifts, masks, `% 10`, `str(x)`): its size is its
     number of bits or digits."""
     names = aliases(fn, name)
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Call, ast.BinOp, ast.AugAssign)):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("str", "bin") and \
                 n.args and isinstance(n.args[0], ast.Name) and n.args[0].id in names:
             return True
@@ -155,7 +157,7 @@ def by_digits(fn, name: str) -> bool:
 def aliases(fn, name: str) -> set:
     """`name` and the names set from it alone (`mask = n`, `num = abs(n)`)."""
     out = {name}
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Assign,)):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = n.value.args[0] if isinstance(n.value, ast.Call) and len(n.value.args) == 1 else n.value
             if isinstance(v, ast.BinOp) and isinstance(v.op, (ast.RShift, ast.FloorDiv, ast.Sub, ast.BitAnd)):
@@ -171,16 +173,16 @@ def place_indices(fn, env: dict) -> None:
     lists = {k: v for k, v in env.items() if v.kind in ("list", "str") and v.param == k and v.length is not None
              and not v.length.is_constant()}
     loop_vars: dict[str, set] = {}
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.For,)):
         if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and isinstance(n.iter, ast.Call) and \
                 isinstance(n.iter.func, ast.Name) and n.iter.func.id == "range":
-            loop_vars[n.target.id] = {x.id for a in n.iter.args for x in ast.walk(a) if isinstance(x, ast.Name)}
+            loop_vars[n.target.id] = {x.id for a in n.iter.args for x in walk(a) if isinstance(x, ast.Name)}
     for name, v in list(env.items()):
         if v.kind != "int" or v.param != name or v.mag is None or not v.mag.is_constant():
             continue
-        for n in nodes(fn):
+        for n in nodes_of(fn, (ast.Subscript,)):
             if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in lists and \
                     any(isinstance(x, ast.Name) and (x.id == name or name in loop_vars.get(x.id, ()))
-                        for x in ast.walk(n.slice)):
+                        for x in walk(n.slice)):
                 env[name] = Val(mag=lists[n.value.id].length, kind="int", param=name)
                 break

@@ -9,24 +9,28 @@ it has been. Pure functions of ast nodes.
 from __future__ import annotations
 
 import ast
-import functools
 from collections.abc import Collection
 
 from rlm_lsp.python.cost_library import Val
+from rlm_lsp.python.cost_walk import nodes_of, walk, walk_all
 
 NODE_STEPS = {"next": "const", "left": "tree", "right": "tree", "children": "tree", "prev": "const"}
 
 
-@functools.lru_cache(maxsize=256)
-def nodes(tree: ast.AST) -> tuple[ast.AST, ...]:
+def nodes(tree: ast.AST) -> list[ast.AST]:
     """`ast.walk(tree)` once: the predicates below read a function many times over."""
-    return tuple(ast.walk(tree))
+    return walk(tree)
 
 
-@functools.lru_cache(maxsize=1024)
-def body_nodes(loop: ast.AST) -> tuple[ast.AST, ...]:
+def body_nodes(loop: ast.AST) -> list[ast.AST]:
     """Every node of a loop's body (not its test, target or else), in `ast.walk` order, once."""
-    return tuple(ast.walk(ast.Module(body=list(getattr(loop, "body", [])), type_ignores=[])))
+    try:
+        return loop._cost_body  # type: ignore[attr-defined]
+    except AttributeError:
+        pass
+    out = walk_all(list(getattr(loop, "body", [])))
+    loop._cost_body = out  # type: ignore[attr-defined]
+    return out
 
 
 def lib_name(e: ast.Call) -> str:
@@ -111,7 +115,7 @@ def pairs(t, v):
 
 
 def mentions(node, name: str) -> bool:
-    return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(node))
+    return any(isinstance(x, ast.Name) and x.id == name for x in walk(node))
 
 
 def binary_search(s: ast.While, names: Collection[str]) -> bool:
@@ -120,13 +124,13 @@ def binary_search(s: ast.While, names: Collection[str]) -> bool:
     for n in body_nodes(s):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
-                                                  or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
+                                                  or isinstance(x.op, ast.RShift)) for x in walk(n.value)):
             mids.add(n.targets[0].id)
     if not mids:
         return False
     for n in body_nodes(s):
         if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets) and \
-                any(isinstance(x, ast.Name) and x.id in mids for x in ast.walk(n.value)):
+                any(isinstance(x, ast.Name) and x.id in mids for x in walk(n.value)):
             return True
     return False
 
@@ -134,10 +138,10 @@ def binary_search(s: ast.While, names: Collection[str]) -> bool:
 def midpoints(fn) -> set:
     """Names set to a midpoint: `mid = (lo + hi) // 2`, `m = lo + (hi - lo) // 2`."""
     out = set()
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Assign,)):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
-                                                  or isinstance(x.op, ast.RShift)) for x in ast.walk(n.value)):
+                                                  or isinstance(x.op, ast.RShift)) for x in walk(n.value)):
             out.add(n.targets[0].id)
     return out
 
@@ -147,8 +151,8 @@ def marks_visits(fn) -> bool:
     and returns when it is there again: each state is entered once."""
     marks = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add" or
                 isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) for t in n.targets)
-                for n in nodes(fn))
-    checks = any(isinstance(n, ast.If) and any(isinstance(b, ast.Return) for b in n.body) for n in nodes(fn))
+                for n in nodes_of(fn, (ast.Call, ast.Assign)))
+    checks = any(isinstance(n, ast.If) and any(isinstance(b, ast.Return) for b in n.body) for n in nodes_of(fn, (ast.If,)))
     return marks and checks
 
 
@@ -158,7 +162,7 @@ def alternatives(fn) -> set:
     of its branch of an if/else whose other branch has one too (`if k < x: node.left = f(node.left)
     else: node.right = f(node.right)`)."""
     out = set()
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Return, ast.If)):
         if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and _calls_itself(n.value, fn.name):
             out.add(id(n.value))
         if isinstance(n, ast.If) and n.orelse:
@@ -173,7 +177,7 @@ def _calls_itself(c: ast.Call, name: str) -> bool:
 
 
 def _self_calls(stmts, name: str) -> list:
-    return [c for s in stmts for c in ast.walk(s) if isinstance(c, ast.Call) and _calls_itself(c, name)]
+    return [c for s in stmts for c in walk(s) if isinstance(c, ast.Call) and _calls_itself(c, name)]
 
 
 def _doubles(e) -> bool:
@@ -185,9 +189,9 @@ def _doubles(e) -> bool:
 def doubled(fn) -> set:
     """Names a function sets to a doubled index (`l = 2 * i + 1`, `child = i << 1`, and `largest = l`
     after it): a call of itself on one goes a level down a heap, so its depth is the log of the size."""
-    assigns = [(n.targets[0].id, n.value) for n in nodes(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+    assigns = [(n.targets[0].id, n.value) for n in nodes_of(fn, (ast.Assign,)) if isinstance(n, ast.Assign) and len(n.targets) == 1
                and isinstance(n.targets[0], ast.Name)]
-    children = {name for name, value in assigns if any(_doubles(b) for b in ast.walk(value))}
+    children = {name for name, value in assigns if any(_doubles(b) for b in walk(value))}
     for _ in range(2):  # largest = l, where l = 2 * i + 1
         children |= {name for name, value in assigns if isinstance(value, ast.Name) and value.id in children}
     return children
@@ -198,7 +202,7 @@ def pivots(fn, own: Collection[str]) -> set:
     list by a comprehension (`left = [x for x in a if x < pivot]`): a call of itself on them splits
     its input, about in half on average (quicksort)."""
     out = set()
-    for n in nodes(fn):
+    for n in nodes_of(fn, (ast.Assign,)):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             v = n.value
             if isinstance(v, ast.Call) and lib_name(v) in own and not _calls_itself(v, fn.name):
@@ -233,10 +237,10 @@ def amortised(s: ast.While, names: Collection[str], updates: dict, enclosing: li
     for outer in enclosing:
         if not isinstance(outer, ast.While):
             continue
-        outer_names = {n.id for n in ast.walk(outer.test) if isinstance(n, ast.Name)}
+        outer_names = {n.id for n in walk(outer.test) if isinstance(n, ast.Name)}
         if moved & outer_names:
             return True
-        for n in ast.walk(outer):
+        for n in walk(outer):
             if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in moved and \
                     any(isinstance(t, ast.Name) and t.id in outer_names for t in n.targets):
                 return True
@@ -299,16 +303,23 @@ def big_integers(loop) -> bool:
 
 def nest_depth(fn) -> int:
     """The deepest nest of for and while loops (comprehensions included) in `fn`."""
-    best, todo = 0, [(fn, 0)]
-    while todo:
-        node, d = todo.pop()
-        if isinstance(node, (ast.For, ast.While, ast.AsyncFor)):
-            d += 1
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
-            d += len(node.generators)
-        best = max(best, d)
-        todo.extend((c, d) for c in ast.iter_child_nodes(node))
-    return best
+    return max([_nest(n) for n in walk(fn) if isinstance(n, _NESTS)], default=0)
+
+
+_NESTS = (ast.For, ast.While, ast.AsyncFor, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _nest(loop) -> int:
+    """The deepest nest of loops starting at `loop` (itself counted), kept on it."""
+    try:
+        return loop._cost_nest
+    except AttributeError:
+        pass
+    own = len(loop.generators) if hasattr(loop, "generators") else 1
+    inner = walk(loop)
+    d = own + max([_nest(n) for n in inner[1:] if isinstance(n, _NESTS)], default=0)
+    loop._cost_nest = d
+    return d
 
 
 def emptiness(test) -> list:
@@ -329,7 +340,7 @@ def emptiness(test) -> list:
 
 def squared(test) -> bool:
     """`i * i <= n`, `i ** 2 < n`: the loop runs to the square root of its bound."""
-    for n in ast.walk(test):
+    for n in walk(test):
         if isinstance(n, ast.BinOp) and (isinstance(n.op, ast.Mult) and ast.dump(n.left) == ast.dump(n.right) or
                                          isinstance(n.op, ast.Pow) and const(n.right) == 2):
             return True
@@ -370,7 +381,7 @@ def entry_of(tree: ast.Module, entry: str | None = None) -> ast.AST | None:
 
 def public_method(cls: ast.ClassDef) -> ast.AST | None:
     methods = [m for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    called = {c.func.attr for m in methods for c in ast.walk(m)
+    called = {c.func.attr for m in methods for c in walk(m)
               if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)}
     roots = [m for m in methods if not m.name.startswith("_") and m.name not in called]
     chosen = roots or [m for m in methods if not m.name.startswith("__")] or methods
