@@ -126,7 +126,7 @@ class _Walker(Expressions):
 
     # -- parameters ---------------------------------------------------------------------------------
     def _bind_params(self) -> None:
-        kinds = infer(self.node, [p.arg for p in self.params]) if self.params else {}  # none: {}
+        kinds = infer(self.node, [p.arg for p in self.params], walk(self.node)) if self.params else {}  # none: {}
         for p in self.params:
             k = kinds.get(p.arg)
             if k == "grid" and not is_grid(self.node, p.arg):

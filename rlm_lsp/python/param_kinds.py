@@ -55,11 +55,12 @@ def _const(node) -> bool:
     return isinstance(node, ast.Constant) or isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant)
 
 
-def infer(fn, params: list[str]) -> dict:
-    """param -> kind, from how the function body uses it (see the module's docstring)."""
+def infer(fn, params: list[str], walked: list | None = None) -> dict:
+    """param -> kind, from how the function body uses it (see the module's docstring). `walked`: `fn`'s
+    nodes in `ast.walk` order where the caller has them (operators and contexts may be left out)."""
     alias = {p: p for p in params}  # a name that is the parameter itself (cur = head) or one element of it
     elem: dict[str, str] = {}
-    walked = list(ast.walk(fn))
+    walked = list(ast.walk(fn)) if walked is None else walked
     own = {f.name: [a.arg for a in f.args.args] for f in walked if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for node in [*walked, *walked]:  # twice: a helper's call may come before its body's aliases
         if isinstance(node, ast.Call) and name_of(node.func) in own:  # dfs(root): dfs's parameter is root
