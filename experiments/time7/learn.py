@@ -44,11 +44,6 @@ def agreed(r, p, tau):
     return exponent(r, p, tau)
 
 
-def expected(r, p, tau):
-    """The trees' expected bucket centre, averaged with `exponent`'s reading."""
-    return 0.5 * (float(p @ CENTRE) + exponent(r, p, tau))
-
-
 def exponent(r, p, tau):
     """The analyzer's exponent where the trees give its bucket at least `tau`, else linear's or the
     trees' best bucket's centre."""
@@ -56,7 +51,7 @@ def exponent(r, p, tau):
     if p[b] >= tau:
         return an(r)
     k = int(np.argmax(p))
-    return an(r) if k == b else CENTRE[k] if k != 1 else 1.0
+    return an(r) if k == b else float(CENTRE[k])
 
 
 def main(path, taus=(0.3, 0.4), ways=None, kinds=("small", "rich")):

@@ -182,12 +182,13 @@ class CostGrowth:
         exponent = (lambda s, metric, code: s.growth(metric)) if own else self.exponent
         # the time classes were fitted and judged on Python (time-v7): other languages keep latency's value alone
         metrics = [m for m in self.spec.metrics if not (own and m == "latency" and self.classes is not None)]
-        own_n = self.own_n(exponent(s, "latency", code)) if "latency" in metrics else float(self.spec.reference_n)
+        growth = {m: max(0.0, exponent(s, m, code)) for m in metrics if out.get(m) is not None or m == "latency"}
+        own_n = self.own_n(growth["latency"]) if "latency" in growth else float(self.spec.reference_n)
         for metric in metrics:
             p = out.get(metric)
             if p is None:
                 continue
-            g = max(0.0, exponent(s, metric, code))
+            g = growth[metric]
             lo, hi = self.spec.sure if s.sure else self.spec.unsure
             grown = dataclasses.replace(
                 p, growth=g, growth_low=max(0.0, g + lo), growth_high=g + hi, growth_samples=(),
@@ -200,8 +201,7 @@ class CostGrowth:
         """The n the RLM's number is for, from the time class the analyzer predicts."""
         if not self.spec.own_n:
             return float(self.spec.reference_n)
-        k = time_growth
-        return self.spec.own_n[0 if k < 0.5 else 1 if k < 1.5 else 2 if k < 2.5 else 3]
+        return self.spec.own_n[bucket(time_growth)]
 
 
 def _summary(code: str, entry: str, language: str = "python"):

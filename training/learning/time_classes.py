@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.cost.analyze import FEATURE_NAMES  # noqa: E402
+from rlm_lsp.runtime.cost_growth import CENTRES, TimeClasses, bucket  # noqa: E402
 from rlm_lsp.runtime.model_dir import CONFIG_NAME, sha256_file  # noqa: E402
 
 FILE_NAME = "time_classes.npz"
@@ -41,15 +41,7 @@ TABLE = ROOT / "training" / "data" / "real_functions_time.jsonl.gz"
 SETTINGS = {"max_iter": 120, "learning_rate": 0.06, "max_leaf_nodes": 7, "min_samples_leaf": 12,
             "l2_regularization": 1.0}
 TRUST = 0.4  # the analyzer's bucket stands where the trees give it at least this
-CLASSES = 4
-
-
-def names() -> tuple[str, ...]:
-    return tuple(FEATURE_NAMES) + ("nest", "sure")
-
-
-def bucket(k: float) -> int:
-    return 0 if k < 0.5 else 1 if k < 1.5 else 2 if k < 2.5 else 3
+CLASSES = len(CENTRES)
 
 
 def table(path: Path = TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
@@ -81,7 +73,7 @@ def write(model_dir: Path, model, rows: list[dict]) -> Path:
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
     raw["growth_analyzer"]["time_classes"] = {
-        "file": FILE_NAME, "features": list(names()), "trust": TRUST, "rows": len(rows),
+        "file": FILE_NAME, "features": list(TimeClasses.names()), "trust": TRUST, "rows": len(rows),
         "repositories": sorted({r["repo"] for r in rows}),
         "rows_from": "real functions measured with growth-dev's protocol (training/data/real_functions_time.jsonl.gz)"}
     raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
@@ -97,7 +89,6 @@ def main(argv=None) -> int:
     x, y, w, rows = table(a.table)
     model = fit(x, y, w)
     write(a.model_dir, model, rows)
-    from rlm_lsp.runtime.cost_growth import TimeClasses
     ours = TimeClasses(a.model_dir / FILE_NAME).proba(x)
     worst = float(np.max(np.abs(ours - model.predict_proba(x))))
     print(json.dumps({"rows": len(rows), "numpy_vs_sklearn": worst}))
