@@ -108,3 +108,36 @@ def test_without_tree_sitter_the_files_are_noted_not_judged(repo, polyglot_model
     notes = {n["path"]: n["message"] for n in report["notes"]}
     assert set(notes) == {"stack.cpp", "Stack.java"}
     assert all(m.startswith("not judged: tree-sitter for ") and "pip install tree-sitter" in m for m in notes.values())
+
+
+DEFAULT = Path(__file__).resolve().parents[1] / "rlm_lsp" / "models" / "default"
+shipped = pytest.mark.skipif(not (DEFAULT / "rlm_config.json").is_file(), reason="no shipped default model")
+RENAMES = {"stack.cpp": ("sum_squares", "sum_of_squares"), "Stack.java": ("sumSquares", "sumOfSquares"),
+           "stack.go": ("SumSquares", "SumOfSquares")}
+
+
+@shipped
+def test_the_shipped_model_blocks_each_languages_loop_turned_nested(repo, capsys):
+    """#63: the fixture's edit puts a second loop over xs inside each language's one loop; the
+    default reads latency's growth from the language's cost analyzer (poly-time-v1)."""
+    code, report = run_gate(repo, DEFAULT, capsys)
+    assert code == 1, report
+    assert {f["path"] for f in report["functions"] if f["outcome"] == "regressed"} == set(EDITS), report["functions"]
+    steps = {f["path"]: f for f in report["findings"] if f["rule"] == "growth" and f["metric"] == "latency"}
+    assert set(steps) == set(EDITS), report["findings"]
+    for f in steps.values():
+        assert (f["old"], f["new"]) == (pytest.approx(1.0), pytest.approx(2.0)) and "~n → ~n²" in f["message"], f
+
+
+@shipped
+def test_the_shipped_model_passes_a_rename_in_each_language(tmp_path, capsys):
+    sh(tmp_path, "init", "-q")
+    for name in EDITS:
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    sh(tmp_path, "add", ".")
+    sh(tmp_path, "commit", "-qm", "start")
+    for name, (old, new) in RENAMES.items():
+        (tmp_path / name).write_text((tmp_path / name).read_text().replace(old, new))
+    sh(tmp_path, "add", ".")
+    code, report = run_gate(tmp_path, DEFAULT, capsys)
+    assert code == 0, report

@@ -64,6 +64,7 @@ class AnalyzerSpec:
     trees: Mapping | None = None
     nest_mix: tuple[str, ...] = ()  # metrics whose growth is the mean with the loop nest as written
     time_classes: Mapping | None = None  # latency's correction (the module's docstring)
+    own_latency: tuple[str, ...] = ()  # other languages whose latency growth is given (the docstring)
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -74,7 +75,8 @@ class AnalyzerSpec:
                 raise ValueError("each spread is two numbers")
             spec = cls(int(raw["reference_n"]), (sure[0], sure[1]), (unsure[0], unsure[1]), 0,
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
-                       raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"))
+                       raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"),
+                       tuple(str(x) for x in raw.get("own_latency", ())))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
@@ -179,11 +181,13 @@ class CostGrowth:
             return predictions
         out = dict(predictions)
         legend = tuple(s.legend())
-        exponent = (lambda s, metric, code: s.growth(metric)) if own else self.exponent
-        # the time classes were fitted and judged on Python (time-v7): other languages keep latency's value alone
-        metrics = [m for m in self.spec.metrics if not (own and m == "latency" and self.classes is not None)]
+        exponent = functools.partial(_own_exponent, language=language) if own else self.exponent
+        # the time classes were fitted and judged on Python (time-v7); another language's latency growth is
+        # given where the config lists it in `own_latency` (poly-time-v1), else it keeps its value alone
+        metrics = [m for m in self.spec.metrics if not (own and m == "latency" and self.classes is not None
+                                                         and language not in self.spec.own_latency)]
         growth = {m: max(0.0, exponent(s, m, code)) for m in metrics if out.get(m) is not None or m == "latency"}
-        own_n = self.own_n(growth["latency"]) if "latency" in growth else float(self.spec.reference_n)
+        own_n = self.own_n(growth["latency"]) if "latency" in growth and not own else float(self.spec.reference_n)
         for metric in metrics:
             p = out.get(metric)
             if p is None:
@@ -202,6 +206,26 @@ class CostGrowth:
         if not self.spec.own_n:
             return float(self.spec.reference_n)
         return self.spec.own_n[bucket(time_growth)]
+
+
+def _own_exponent(s, metric: str, code: str, language: str) -> float:
+    """A language with its own front end: the analyzer's exponent; latency's averaged with the text's
+    deepest loop nest where it has a loop (poly-time-v1, judged on the Python twins' curves)."""
+    g = s.growth(metric)
+    if metric != "latency":
+        return g
+    depth = loop_depth(code, language)
+    return (g + depth) / 2 if depth > 0 else g
+
+
+@functools.lru_cache(maxsize=1024)
+def loop_depth(code: str, language: str) -> float:
+    """The deepest loop nest of `code`'s normalised text, as the language's code counts read it."""
+    normalise, count, names = readers.own_normaliser(language), readers.own_counts(language), \
+        readers.own_count_names(language)
+    if normalise is None or count is None or not names or "loop_depth" not in names:
+        return 0.0
+    return float(count(normalise(code))[names.index("loop_depth")])
 
 
 def _summary(code: str, entry: str, language: str = "python"):
