@@ -511,3 +511,10 @@ def test_each_language_lends_its_front_end_to_a_growth_analyzer():
     out = growth.fold(p, code, language="java")
     assert out["memory"].growth == pytest.approx(2.0) and out["memory"].cost == "n²"
     assert out["latency"].growth == pytest.approx(2.0)
+
+
+def test_a_go_copy_by_append_to_a_new_slice_keeps_the_length_it_copies():
+    """`append([]int(nil), xs...)` is a copy of xs: sorting it is n log n, keeping it n."""
+    code = 'package s\nimport "sort"\nfunc SortedCopy(xs []int) []int { c := append([]int(nil), xs...); sort.Ints(c); return c }\n'
+    s = read(code, "go")
+    assert s.text("latency") == "n·log n" and s.text("memory") == "n"

@@ -254,11 +254,13 @@ class Expressions:
             eff = lib.function(name, scope, args)
             if eff is not None:
                 self.work(eff, line, f"{name}()")
+                spread = name == "append" and any(a.type == "variadic_argument" for a in arg_nodes)
                 if name == "append" and args and name_of(arg_nodes[0]):
-                    spread = any(a.type == "variadic_argument" for a in arg_nodes)
                     by = length(args[-1]) if spread else Cost.one()
                     self.grow(name_of(arg_nodes[0]), by, line, "append()")
                     return self.env.get(name_of(arg_nodes[0]), args[0])
+                if spread and len(args) > 1:  # `append([]int(nil), xs...)`: a copy of xs
+                    return self.construct("list", [args[-1]], line)
                 return eff.result
             if name == "make" and not scope and arg_nodes:
                 return self.make(arg_nodes[0], args[1:], line)
