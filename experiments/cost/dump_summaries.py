@@ -1,24 +1,31 @@
-"""Every observable of cost_front.read's Summary, one JSON line per function (bench/cost.py's sets + rows)."""
+"""Every observable of cost_front.read's Summary, one JSON line per function (the rebuilt real-function
+sets and 400 LeetCode programs).
+
+    python experiments/cost/dump_summaries.py OUT [CHECKOUT] [REBUILT_DIR]
+
+CHECKOUT: the project checkout whose analyzer reads (default /work/main; a `git worktree` of an
+older commit compares two analyzers); REBUILT_DIR: the sets' rows with code (`rows.py build`),
+gd.jsonl and fresh1-4.jsonl (default /work/rebuilt)."""
 import json
 import sys
 from pathlib import Path
 
-ROOT = Path("/work/main")
+ROOT = Path(sys.argv[2] if len(sys.argv) > 2 else "/work/main")
+REBUILT = Path(sys.argv[3] if len(sys.argv) > 3 else "/work/rebuilt")
 sys.path.insert(0, str(ROOT))
 from rlm_lsp.python.cost_front import read  # noqa: E402
 
 
 def items():
-    for r in map(json.loads, open("/work/gd/out.jsonl")):
+    for r in map(json.loads, open(REBUILT / "gd.jsonl")):
         yield "gd", r["code"], r["function"]
     from training.measuring import build_dataset as bd
     for c in [p.code for P in bd.problems().values() for p in P.programs][:400]:
         yield "lc", c, None
-    for f in ("/work/fresh/rows_all.jsonl", "/work/fresh2/rows_all.jsonl", "/work/fresh3/rows_all.jsonl",
-              "/work/fresh4/rows_all.jsonl"):
-        for r in map(json.loads, open(f)):
+    for k in range(1, 5):
+        for r in map(json.loads, open(REBUILT / f"fresh{k}.jsonl")):
             if r.get("code"):
-                yield f.split("/")[2], r["code"], r.get("function")
+                yield f"fresh{k}", r["code"], r.get("function")
 
 
 def obs(s):
