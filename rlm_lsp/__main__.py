@@ -10,6 +10,10 @@ if len(sys.argv) > 1 and sys.argv[1] in ("predict", "gate", "serve", "measure"):
 
     raise SystemExit(cli(sys.argv[1:]))
 
+from rlm_lsp.server import preload  # noqa: E402
+
+preload.start()  # the model loads in a thread while the server's imports run (#61)
+
 from rlm_lsp.server import main  # noqa: E402
 
 raise SystemExit(main())

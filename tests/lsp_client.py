@@ -43,7 +43,8 @@ class LspClient:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=stderr,
-            env={**os.environ, **(env or {})},
+            # the model the server preloads while it starts: the one these settings name (as VS Code's extension says)
+            env={"RLM_PRELOAD": json.dumps(self.settings), **os.environ, **(env or {})},
             cwd=cwd,
         )
         self._ids = itertools.count(1)

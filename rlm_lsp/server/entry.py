@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from rlm_lsp.server import transport
+from rlm_lsp.server import preload, transport
 from rlm_lsp.server.handlers import create_server
 from rlm_lsp.server.server import RlmServer
 
@@ -39,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tcp and (not port.isdigit() or not 0 < int(port) < 65536):
         parser.error(f"--tcp wants HOST:PORT with a port from 1 to 65535, not {args.tcp!r}")
 
+    preload.start()  # `rlm serve`, `rlm-lsp`: not started yet (python -m rlm_lsp started it before the imports)
     # Our own framing (transport.py), not pygls' start_io/start_tcp: those go deaf after one bad frame.
     server = create_server()
     client = _ClientLog(server)

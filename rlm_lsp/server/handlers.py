@@ -32,11 +32,14 @@ def create_server() -> RlmServer:
         ls.settings = Settings.from_dict(params.initialization_options, ls.settings)
         ls.worker = Worker(ls.analyze_job)
         ls.client_name = params.client_info.name if params.client_info else ""
+        # The model loads now, by these settings, not after `initialized` and workspace/configuration:
+        # settings pulled then that name the same model keep it, others load theirs.
+        ls.load_model_for(ls.settings)
 
     @server.feature(types.INITIALIZED)
     async def initialized(ls: RlmServer, params: types.InitializedParams) -> None:
-        pulled = await ls.pull_settings()
-        ls.apply_settings(*(pulled or (ls.settings,)))
+        window, folders = await ls.pull_settings() or (ls.settings, None)
+        ls.apply_settings(window, folders, retry=False)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: RlmServer, params: types.DidChangeConfigurationParams) -> None:
@@ -131,7 +134,7 @@ def create_server() -> RlmServer:
         if ls.worker is not None:
             ls.worker.stop()
         # pygls cancels every pending request next while iterating `_request_futures`, and a
-        # cancel runs _Protocol's done-callback, which pops from it ("dictionary changed size
+        # cancel runs Protocol's done-callback, which pops from it ("dictionary changed size
         # during iteration"). Cancel them here, over a copy, so pygls finds them all done.
         current = ls.protocol.msg_id
         for key, future in list(ls.protocol._request_futures.items()):

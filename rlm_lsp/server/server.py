@@ -25,9 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path, uri_scheme
 
 from rlm_lsp.policy import sources
@@ -35,11 +33,12 @@ from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.lines import split_lines_keepends
 from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.server import diagnostics as diagnostics_feature
-from rlm_lsp.server import languages, model
+from rlm_lsp.server import languages, model, preload
 from rlm_lsp.server.analysis import MAX_BYTES, TOO_LARGE, Analyzer, FunctionResult, skip_reason
 from rlm_lsp.server.document import Document
 from rlm_lsp.server.git_head import HeadSource
 from rlm_lsp.server.progress import CLIENT_WAIT_S, Reporter
+from rlm_lsp.server.protocol import Protocol
 from rlm_lsp.server.settings import Settings
 from rlm_lsp.server.threads import LoopBridge
 from rlm_lsp.server.unsure import FIXED, UsualSpread, of_config
@@ -59,44 +58,6 @@ class DocResults:
     lines: tuple[str, ...]  # the analysed text, for client columns of published diagnostics
 
 
-class _Protocol(LanguageServerProtocol):
-    """pygls 2.1 keeps the Future of every notification handled by a generator handler
-    (didOpen, didChange, didClose, ...) in `_request_futures` for good: one per keystroke.
-    Drop each such Future once it is done, so memory does not grow with the number of edits.
-
-    Lifecycle, as the spec asks: a request before `initialize` gets ServerNotInitialized
-    (-32002), one after `shutdown` gets InvalidRequest; notifications then are dropped,
-    except `exit` (pygls exits 0 after `shutdown`, 1 without)."""
-
-    def handle_message(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        if method is not None and method != types.EXIT:
-            error: JsonRpcException | None = None
-            if self._workspace is None and method != types.INITIALIZE:
-                error = JsonRpcServerNotInitialized("server not initialized")
-            elif self._shutdown:
-                error = JsonRpcInvalidRequest("server is shutting down")
-            if error is not None:
-                if hasattr(message, "id"):  # a request; a notification is dropped
-                    self._send_response(message.id, error=error.to_response_error())
-                return
-        super().handle_message(message)
-
-    def _handle_notification(self, method_name: str, params: Any) -> None:
-        before = set(self._request_futures)
-        super()._handle_notification(method_name, params)
-        for key in set(self._request_futures) - before:
-            future = self._request_futures.get(key)
-            if future is not None:
-                future.add_done_callback(self._forget(key))
-
-    def _forget(self, key: Any) -> Callable[[Any], None]:
-        """A done-callback that drops the future of request `key` from the table."""
-        def drop(_future: Any) -> None:
-            self._request_futures.pop(key, None)
-        return drop
-
-
 def _function_of(d: types.Diagnostic) -> str:
     """The function a diagnostic of ours is about (its `data`; "" for none)."""
     return str(d.data.get("function", "")) if isinstance(d.data, dict) else ""
@@ -110,7 +71,7 @@ class RlmServer(LanguageServer):
             NAME,
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-            protocol_cls=_Protocol,
+            protocol_cls=Protocol,
         )
         self.settings = Settings()
         self.folder_settings: dict[str, Settings] = {}  # workspace folder URI -> its settings
@@ -125,7 +86,8 @@ class RlmServer(LanguageServer):
         self.head = HeadSource()
         self.bridge = LoopBridge()
         self.worker: Worker | None = None
-        self._model_key: tuple | None = None
+        self._model_key: tuple | None = None  # of the model loaded (worker thread)
+        self._queued_key: tuple | None = None  # of the last model load queued (protocol thread)
         self.report = Reporter(self, self.bridge, self._cap)
         self.model_desc, self.client_name = "", ""  # "the shipped model on CPU"; clientInfo.name ("Neovim")
         self.usual_spread: UsualSpread = FIXED  # the loaded model's, for the unsure mark (unsure.py)
@@ -215,8 +177,10 @@ class RlmServer(LanguageServer):
         glob = self.settings_for(uri).excluded(to_fs_path(uri) or "", to_fs_path(folder) if folder else None)
         return f"rlm.exclude matches {glob}" if glob else None
 
-    def apply_settings(self, new: Settings, folders: dict[str, Settings] | None = None) -> None:
-        old, self.settings = self.settings, new
+    def apply_settings(self, new: Settings, folders: dict[str, Settings] | None = None, retry: bool = True) -> None:
+        """`retry`: load again a model that failed to load with the same settings (a settings change
+        does; the settings pulled after `initialized` do not: `initialize` already tried them)."""
+        self.settings = new
         if folders is not None:
             self.folder_settings = folders
         if new.log_level:  # else the command line's --log-level stands
@@ -224,8 +188,7 @@ class RlmServer(LanguageServer):
         logger.info("settings: %s", new)
         if self.worker is None:
             return
-        if self._model_key is None or new.model_key() != old.model_key() or self.model_error:
-            self.worker.call(self._load_model)  # also retries a model that failed to load
+        if self.load_model_for(new, retry):
             return
         # Presentation and exclusions: re-run the (memoised) analysis, which redraws everything.
         self.reanalyze_all()
@@ -251,6 +214,16 @@ class RlmServer(LanguageServer):
         per_folder = {uri: Settings.from_dict(raw, window) for uri, raw in zip(folders, got[1:]) if isinstance(raw, dict)}
         return window, per_folder
 
+    def load_model_for(self, settings: Settings, retry: bool = False) -> bool:
+        """Queue a model load when `settings` name another model than the last one queued, or with
+        `retry` the same one when it failed to load; True if queued."""
+        key = settings.model_key()
+        if self.worker is None or (key == self._queued_key and not (retry and self.model_error)):
+            return False
+        self._queued_key = key
+        self.worker.call(self._load_model)
+        return True
+
     # --- model (worker thread) -----------------------------------------------------------
 
     def _load_model(self) -> None:
@@ -263,7 +236,7 @@ class RlmServer(LanguageServer):
         self.report.status("loading", "loading the model")
         token = self.report.begin("Loading the rlm model")
         try:
-            loaded = model.load(settings)
+            loaded = preload.take(settings) or model.load(settings)
         except model.ModelLoadError as exc:
             self.model_error = exc.message
             self.report.end(token, "model failed to load")

@@ -234,17 +234,19 @@ async function start(): Promise<void> {
     return;
   }
   log.info(`starting ${launch.command} ${launch.args.join(" ")}`);
+  const options = initializationOptions(config);
   const serverOptions: ServerOptions = {
     command: launch.command,
     args: launch.args,
     transport: TransportKind.stdio,
-    options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
+    // RLM_PRELOAD: the server loads this model while it imports, before `initialize` arrives (#61)
+    options: { env: { RLM_PRELOAD: JSON.stringify(options), ...process.env, PYTHONUNBUFFERED: "1" } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: documentSelector(),
     outputChannel: log,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
-    initializationOptions: initializationOptions(config),
+    initializationOptions: options,
     synchronize: { configurationSection: "rlm" },
     initializationFailedHandler: (err) => {
       log.error(`the server did not initialize: ${String(err)}`);

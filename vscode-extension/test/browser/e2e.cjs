@@ -48,14 +48,18 @@ async function main() {
     const item = page.locator(".statusbar-item", { hasText: /rlm: / });
     return (await item.count()) ? clean(await item.first().innerText()) : "";
   };
-  const command = async (title) => {
+  const command = async (title) => { // returns when it ran (Date.now() at the Enter)
     await page.keyboard.press("F1");
     const input = page.locator(".quick-input-widget input");
     await input.waitFor({ timeout: TIMEOUT });
     await input.fill(`>${title}`);
     await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: TIMEOUT });
+    const ran = Date.now();
     await page.keyboard.press("Enter");
+    return ran;
   };
+  const noHints = () => page.waitForFunction(() => ![...document.querySelectorAll(".monaco-editor .view-line span")]
+    .some((s) => /≈\s(⚠\s)?mem\s/.test(s.textContent.replace(/\u00a0/g, " "))), null, { timeout: TIMEOUT });
   // Change User settings as a user does: Preferences: Open User Settings (JSON), edit, save.
   const editSettings = async (change) => {
     const now = JSON.parse(fs.readFileSync(SETTINGS, "utf8"));
@@ -89,11 +93,28 @@ async function main() {
     await page.screenshot({ path: path.join(SHOTS, "vscode-interpreter.png") });
 
     result.step = "user settings + restart";
-    await editSettings({ "rlm.pythonPath": PYTHON });
-    const restarted = Date.now(); // a cold server: a new Python process, the model loaded from disk
-    await command("rlm: Restart Server");
+    await editSettings({ "rlm.pythonPath": PYTHON }); // this restarts the server on its own ...
     await hint.first().waitFor({ timeout: TIMEOUT });
-    result.first_hint_ms = Date.now() - restarted; // #61: the first hint after the server starts (bench, not a test)
+    await page.locator(".statusbar-item", { hasText: "rlm: ready" }).first().waitFor({ timeout: TIMEOUT });
+    // ... so the command below is one stop/start cycle: the old server stops (its hints go), a new
+    // Python process starts and loads the model from disk, the open file gets its first hint
+    const restarted = await command("rlm: Restart Server");
+    const timeline = []; // [ms after the command, status bar text] at each change, for the bench
+    let watching = true;
+    const watch = (async () => {
+      while (watching) {
+        const text = await statusText().catch(() => "");
+        if (!timeline.length || timeline[timeline.length - 1][1] !== text) timeline.push([Date.now() - restarted, text]);
+        await page.waitForTimeout(25);
+      }
+    })();
+    await noHints();
+    result.stopped_ms = Date.now() - restarted;
+    await hint.first().waitFor({ timeout: TIMEOUT });
+    result.first_hint_ms = Date.now() - restarted; // #61: the first hint after the restart (bench, not a test)
+    watching = false;
+    await watch;
+    result.restart_timeline = timeline;
     await page.locator(".statusbar-item", { hasText: "rlm: ready" }).first().waitFor({ timeout: TIMEOUT });
     result.later_notifications = (await toasts.allInnerTexts()).map(clean);
     // close the interpreter message (it was answered) so the screenshots show the editor
@@ -116,8 +137,7 @@ async function main() {
 
     result.step = "toggle";
     await command("rlm: Toggle Hints");
-    await page.waitForFunction(() => ![...document.querySelectorAll(".monaco-editor .view-line span")]
-      .some((s) => /≈\smem/.test(s.textContent.replace(/\u00a0/g, " "))), null, { timeout: TIMEOUT });
+    await noHints();
     result.toggled_off = await hint.count();
     await page.locator(".statusbar-item", { hasText: "rlm: hints off" }).first().waitFor({ timeout: TIMEOUT });
     result.status_off = await statusText();
