@@ -65,6 +65,7 @@ class AnalyzerSpec:
     nest_mix: tuple[str, ...] = ()  # metrics whose growth is the mean with the loop nest as written
     time_classes: Mapping | None = None  # latency's correction (the module's docstring)
     own_latency: tuple[str, ...] = ()  # other languages whose latency growth is given (the docstring)
+    own_n_languages: tuple[str, ...] = ()  # other languages whose values are read at their own n too
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -76,7 +77,8 @@ class AnalyzerSpec:
             spec = cls(int(raw["reference_n"]), (sure[0], sure[1]), (unsure[0], unsure[1]), 0,
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
                        raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"),
-                       tuple(str(x) for x in raw.get("own_latency", ())))
+                       tuple(str(x) for x in raw.get("own_latency", ())),
+                       tuple(str(x) for x in raw.get("own_n_languages", ())))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
@@ -187,7 +189,8 @@ class CostGrowth:
         metrics = [m for m in self.spec.metrics if not (own and m == "latency" and self.classes is not None
                                                          and language not in self.spec.own_latency)]
         growth = {m: max(0.0, exponent(s, m, code)) for m in metrics if out.get(m) is not None or m == "latency"}
-        own_n = self.own_n(growth["latency"]) if "latency" in growth and not own else float(self.spec.reference_n)
+        at_own = "latency" in growth and (not own or language in self.spec.own_n_languages)
+        own_n = self.own_n(growth["latency"]) if at_own else float(self.spec.reference_n)
         for metric in metrics:
             p = out.get(metric)
             if p is None:
