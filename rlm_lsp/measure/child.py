@@ -6,7 +6,8 @@ is importable here).  It reads one JSON spec from stdin, then:
 
 1. installs an audit hook that refuses new processes, sockets and ctypes (the kernel sandbox
    stops them too; the hook says why in words);
-2. runs the file's text as a module, finds the function, builds its input of size n (the
+2. runs the file's text as a module (given LeetCode's ``ListNode``/``TreeNode`` first where the
+   file uses them without defining them), finds the function, builds its input of size n (the
    recipe's kinds, ``makers.py``, or the user's ``make(n)``) before any measuring starts;
 3. memory: the tracemalloc peak of the first call in the process;
 4. time: the CPU time (``time.process_time``) of one call, the minimum over 5 samples after one
@@ -104,6 +105,8 @@ def measure(spec: dict) -> dict:
         module = types.ModuleType(spec["module"])
         module.__file__ = spec["file"]
         sys.modules[spec["module"]] = module
+        for supplied in spec.get("supply") or ():  # LeetCode's ListNode/TreeNode, used but not defined by the file
+            module.__dict__[supplied] = makers.STANDARD[supplied]
         exec(compile(spec["code"], spec["file"], "exec"), module.__dict__)
         owner, _, name = spec["function"].rpartition(".")
         f = getattr(module.__dict__[owner](), name) if owner else module.__dict__[name]

@@ -18,7 +18,7 @@ names a generator, `module:make` with `make(n) -> tuple of arguments`, that repl
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rlm_lsp.python.cost_front import SIZE_NAMES
 from rlm_lsp.python.cost_params import by_digits, counts, fn_params, hint_kind, is_grid, walked, with_default
@@ -36,8 +36,10 @@ WORDS = {"ints": "list of ints", "floats": "list of floats", "strs": "list of st
          "set": "set of ints", "string": "string", "digits": "string of digits", "int": "int (n = its value)",
          "bits": "int (n = its bits)", "dict": "dict", "grid": "grid", "grid_chars": "grid of chars",
          "rows": "list of rows",
-         "graph_dict": "graph (dict)", "graph_list": "graph (lists)", "linked": "linked list", "tree": "tree"}
+         "graph_dict": "graph (dict)", "graph_list": "graph (lists)", "linked": "linked list", "tree": "tree",
+         "budget": "int (a budget: n²/4)"}
 SMALL_INT = 5  # an integer that does not grow (a key, a k beside a list)
+STANDARD_NODES = {"ListNode": "next", "TreeNode": "left"}  # LeetCode's harness classes, supplied where not defined
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class Plan:
     remake: bool = False  # fresh copies by building again (node chains too deep to deepcopy)
     generator: str | None = None  # `module:make` from [tool.rlm.inputs]
     reason: str | None = None  # why no input can be built; None when it can
+    supply: tuple = ()  # LeetCode's classes the file uses but does not define (`makers.ListNode`, `makers.TreeNode`)
 
 
 def plans(source: str, generators: dict[str, str] | None = None, only: str | None = None) -> list[Plan]:
@@ -58,15 +61,46 @@ def plans(source: str, generators: dict[str, str] | None = None, only: str | Non
     tree = ast.parse(source)
     generators = generators or {}
     classes = {c.name: c for c in tree.body if isinstance(c, ast.ClassDef)}
+    supply = supplied(tree)
+    callees = {f.name: f for f in tree.body if isinstance(f, FUNCS)}
     out = []
     for owner, fn in _functions(tree):
         qualname = f"{owner.name}.{fn.name}" if owner else fn.name
         if only is not None and only not in (qualname, fn.name):
             continue
         generator = generators.get(qualname) or generators.get(fn.name)
-        plan = _plan(fn, qualname, classes, owner, generator)
-        out.append(plan)
+        methods = {f.name: f for f in owner.body if isinstance(f, FUNCS)} if owner else {}
+        scope = _Scope(callees, methods, supply)
+        plan = _plan(fn, qualname, classes, owner, generator, scope)
+        out.append(replace(plan, supply=supply) if supply and not plan.reason else plan)
     return out
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a parameter handed on can be followed into: the file's functions, the class's methods;
+    and the standard node classes supplied to the measured program."""
+    functions: dict
+    methods: dict
+    supply: tuple = ()
+
+
+def supplied(tree: ast.Module) -> tuple:
+    """LeetCode's `ListNode`/`TreeNode` where the file uses the name (an annotation, a call, a
+    docstring's `:type head: ListNode`) but neither defines nor imports it: its judge's harness
+    defines them, so the measured program is given the standard class (`makers.ListNode`)."""
+    defined: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.ClassDef, *FUNCS)):
+            defined.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            defined.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name):
+            (defined if isinstance(node.ctx, ast.Store) else used).add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):  # "ListNode", or a docstring's types
+            used.update(w for w in STANDARD_NODES if w in node.value)
+    return tuple(w for w in STANDARD_NODES if w in used and w not in defined)
 
 
 def _functions(tree: ast.Module):
@@ -79,14 +113,17 @@ def _functions(tree: ast.Module):
                     yield node, item
 
 
-def _plan(fn, qualname: str, classes: dict, owner: ast.ClassDef | None, generator: str | None) -> Plan:
+def _plan(fn, qualname: str, classes: dict, owner: ast.ClassDef | None, generator: str | None,
+          scope: _Scope | None = None) -> Plan:
     line = fn.lineno
     if owner is not None and (why := _no_instance(owner, fn)):
         return Plan(qualname, line, reason=why)
     if isinstance(fn, ast.AsyncFunctionDef):
         return Plan(qualname, line, reason="an async function: measuring runs plain calls only")
+    scope = scope or _Scope({}, {})
     defaults = with_default(fn)
-    params = [p for p in fn_params(fn) if p.arg not in defaults and p not in fn.args.kwonlyargs]
+    documented = doc_hints(fn)
+    params = [documented.get(p.arg, p) for p in fn_params(fn) if p.arg not in defaults and p not in fn.args.kwonlyargs]
     if any(p.arg not in defaults for p in fn.args.kwonlyargs):
         return Plan(qualname, line, reason="a keyword-only parameter without a default: give a generator in "
                     "[tool.rlm.inputs]")
@@ -99,11 +136,14 @@ def _plan(fn, qualname: str, classes: dict, owner: ast.ClassDef | None, generato
     collections = [p for p in params if (hint_kind(p) or kinds.get(p.arg)) not in ("int", "integer", "float", "bool")]
     recipe, words = [], []
     for p in params:
-        entry = _entry(fn, p, kinds.get(p.arg, "list"), bool(collections), classes)
+        entry = _entry(fn, p, kinds.get(p.arg, "list"), bool(collections), classes, scope)
         if isinstance(entry, str):
             return Plan(qualname, line, reason=f"parameter {p.arg}: {entry}; give a generator in [tool.rlm.inputs]")
         recipe.append(entry)
-        words.append(f"{p.arg}: {WORDS.get(entry['kind'], repr(entry.get('value')))}")
+    _bound_rows(fn, params, recipe, scope)
+    for p, entry in zip(params, recipe):
+        bound = f" (values below {entry['bound']}, the size of {entry['by']})" if entry.get("bound") else ""
+        words.append(f"{p.arg}: {WORDS.get(entry['kind'], repr(entry.get('value')))}{bound}")
     if all(e["kind"] == "const" for e in recipe):
         return Plan(qualname, line, reason="no parameter grows (each reads as a constant: "
                     + ", ".join(words) + "); give a generator in [tool.rlm.inputs]")
@@ -124,21 +164,28 @@ def _no_instance(owner: ast.ClassDef, fn) -> str | None:
     return None
 
 
-def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict) -> dict | str:
+def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict, scope: _Scope | None = None) -> dict | str:
     """The recipe entry for one parameter, or why none can be built."""
     name, hint = p.arg, hint_kind(p)
+    scope = scope or _Scope({}, {})
     if hint in ("float", "bool"):
         return {"kind": "const", "value": 0.5 if hint == "float" else True}
     if hint == "int" or not hint and kind == "integer":
+        if has_collection and _exponent(fn, name):  # `range(1 << n)` beside a list: n stays small, the list grows
+            return {"kind": "const", "value": SMALL_INT}
+        if has_collection and _spent(fn, name):  # `coins -= cost`: a budget the elements use up
+            return {"kind": "budget"}
+        if not has_collection and _lower_end(fn, name):  # `r - l`: l is where a range starts
+            return {"kind": "const", "value": SMALL_INT}
         if counts(fn, name) and (not has_collection or name.lower() in SIZE_NAMES) or not has_collection:
             return {"kind": "bits" if by_digits(fn, name) else "int"}
         return {"kind": "const", "value": SMALL_INT}
     if hint == "node" or not hint and kind == "node":
-        return _node(fn, name, classes)
+        return _node(fn, name, classes, p, scope.supply)
     if hint == "str" or not hint and kind == "string":
         element = _element_kind(fn, name)
-        return {"kind": "strs" if element == "strs" else "digits" if _called_on(fn, name, "int") else "string"}
-    width = _row_width(fn, name) if hint in ("grid", "list", "") else 0
+        return {"kind": "strs" if element == "strs" else "digits" if _digits(fn, name) else "string"}
+    width = _followed(fn, name, scope, _row_width) if hint in ("grid", "list", "") else 0
     if width:  # `for u, v, w in edges`, `start, end = intervals[i]`: rows of a fixed width
         return {"kind": "rows", "width": width}
     if hint == "grid" or kind == "grid" and is_grid(fn, name):
@@ -158,18 +205,209 @@ def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict) -> di
     return {"kind": element or "ints"}
 
 
-def _node(fn, name: str, classes: dict) -> dict | str:
+def _node(fn, name: str, classes: dict, p: ast.arg | None = None, supply: tuple = ()) -> dict | str:
     used = {a.attr for a in ast.walk(fn) if isinstance(a, ast.Attribute) and name_of(a.value) in _aliases(fn, name)}
-    tree = bool(used & {"left", "right"}) or not used & {"next"} and _walks_attrs(fn, {"left", "right"})
+    named = _hint_name(p) if p is not None else ""
+    tree = named == "TreeNode" or named != "ListNode" and (
+        bool(used & {"left", "right"}) or not used & {"next"} and _walks_attrs(fn, {"left", "right"}))
     want = {"left", "right"} if tree else {"next"}
     for cls in classes.values():
         attrs = {t.attr for t in ast.walk(cls) if isinstance(t, ast.Attribute) and name_of(t.value) == "self"
                  and isinstance(t.ctx, ast.Store)}
         if want <= attrs and "val" in attrs:
             return {"kind": "tree" if tree else "linked", "cls": cls.name}
+    standard = "TreeNode" if tree else "ListNode"
+    if standard in supply:  # LeetCode's class, given to the program: nodes of it, as its judge builds them
+        return {"kind": "tree" if tree else "linked", "cls": standard}
     # no class of its own (a TreeNode imported from elsewhere): plain nodes (`makers.PlainNode`),
     # whose value answers to val, data, key, value
     return {"kind": "tree" if tree else "linked", "cls": None}
+
+
+def doc_hints(fn) -> dict:
+    """name -> the parameter with the type its docstring gives (`:type nums: List[int]`, the Sphinx
+    style of older LeetCode solutions), for parameters without an annotation."""
+    doc = ast.get_docstring(fn, clean=False) or ""
+    bare = {p.arg: p for p in fn_params(fn) if p.annotation is None}
+    out = {}
+    for line in doc.splitlines():
+        head, _, text = line.strip().partition(":type ")
+        name, _, typ = text.partition(":")
+        if head or name.strip() not in bare or not typ.strip():
+            continue
+        try:
+            annotation = ast.parse(typ.strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        out[name.strip()] = ast.arg(arg=name.strip(), annotation=annotation)
+    return out
+
+
+def _hint_name(p: ast.arg) -> str:
+    """The class an annotation names, through Optional[...], `X | None` and quotes."""
+    h = p.annotation
+    for _ in range(4):
+        if isinstance(h, ast.Constant) and isinstance(h.value, str):
+            try:
+                h = ast.parse(h.value, mode="eval").body
+            except SyntaxError:
+                return ""
+        elif isinstance(h, ast.Subscript) and name_of(h.value) == "Optional":
+            h = h.slice
+        elif isinstance(h, ast.BinOp):
+            h = h.left
+    return h.id if isinstance(h, ast.Name) else h.attr if isinstance(h, ast.Attribute) else ""
+
+
+def _callee(fn, call: ast.Call, scope: _Scope):
+    """The function a call runs, where it is in the file: `self.m(...)`, a nested or top-level `f(...)`."""
+    if isinstance(call.func, ast.Attribute) and name_of(call.func.value) == "self":
+        return scope.methods.get(call.func.attr)
+    if isinstance(call.func, ast.Name):
+        nested = next((f for f in ast.walk(fn) if isinstance(f, FUNCS) and f.name == call.func.id and f is not fn), None)
+        return nested or scope.functions.get(call.func.id)
+    return None
+
+
+def _followed(fn, name: str, scope: _Scope, read, depth: int = 2):
+    """`read(fn, name)`, or where that finds nothing and `name` is handed on to a function of the
+    file (`self._helper(n, roads)`, a nested `dfs(grid)`), what `read` finds in that function."""
+    found = read(fn, name)
+    if found or depth == 0:
+        return found
+    for call in ast.walk(fn):
+        if not isinstance(call, ast.Call):
+            continue
+        handed = [i for i, a in enumerate(call.args) if name_of(a) == name]
+        keyword = [k.arg for k in call.keywords if k.arg and name_of(k.value) == name]
+        if not handed and not keyword:
+            continue
+        callee = _callee(fn, call, scope)
+        if callee is None or callee is fn:
+            continue
+        params = fn_params(callee)
+        for q in [params[i].arg for i in handed if i < len(params)] + keyword:
+            if got := _followed(callee, q, scope, read, depth - 1):
+                return got
+    return found
+
+
+def _exponent(fn, name: str) -> bool:
+    """`1 << n`, `2 ** n`, `pow(2, n)`: the work is exponential in the value (a bitmask over n items)."""
+    names = _aliases(fn, name)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.BinOp) and (isinstance(n.op, ast.LShift) or isinstance(n.op, ast.Pow)) and \
+                isinstance(n.left, ast.Constant) and n.left.value in (1, 2) and name_of(n.right) in names:
+            return True
+        if isinstance(n, ast.Call) and call_name(n) == "pow" and len(n.args) == 2 and \
+                isinstance(n.args[0], ast.Constant) and n.args[0].value == 2 and name_of(n.args[1]) in names:
+            return True
+    return False
+
+
+def _spent(fn, name: str) -> bool:
+    """`coins -= cost` with cost an element of another parameter: a budget the elements use up."""
+    others = [p.arg for p in fn_params(fn) if p.arg != name]
+    elements = {q: _elements(fn, q) for q in others}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Sub) and name_of(n.target) == name:
+            if any(_is_element(n.value, q, elements[q]) for q in others):
+                return True
+    return False
+
+
+def _lower_end(fn, name: str) -> bool:
+    """`r - l` or `r -= l` with r another parameter: l is where a range starts, not how long it is."""
+    others = {p.arg for p in fn_params(fn)} - {name}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and name_of(n.right) == name and \
+                name_of(n.left) in others:
+            return True
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Sub) and name_of(n.value) == name and \
+                name_of(n.target) in others:
+            return True
+    return False
+
+
+def _digits(fn, name: str) -> bool:
+    """A string read as a number: `int(s)`, `int(c)` of a character, `ord(c) - ord("0")`, `ord(c) - 48`."""
+    if _called_on(fn, name, "int"):
+        return True
+    elements = _elements(fn, name)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and call_name(n) == "int" and len(n.args) == 1 and \
+                _is_element(n.args[0], name, elements):
+            return True
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub):  # `v * 10 + ord(s[i]) - ord("0")` too
+            zero = n.right
+            if (isinstance(zero, ast.Constant) and zero.value == 48 or isinstance(zero, ast.Call) and
+                    call_name(zero) == "ord" and zero.args and isinstance(zero.args[0], ast.Constant) and
+                    zero.args[0].value == "0") and \
+                    any(isinstance(c, ast.Call) and call_name(c) == "ord" and c.args and
+                        _is_element(c.args[0], name, elements) for c in ast.walk(n.left)):
+                return True
+    return False
+
+
+def _sized_by(fn, q: str) -> set:
+    """Names of the tables `fn` builds sized by `q`: `g = [[] for _ in range(q)]`, `d = [x] * q`."""
+    out: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                isinstance(n.value, (ast.List, ast.ListComp, ast.BinOp)):
+            for m in ast.walk(n.value):
+                if isinstance(m, ast.Call) and call_name(m) == "range" and any(name_of(a) == q for a in m.args) or \
+                        isinstance(m, ast.BinOp) and isinstance(m.op, ast.Mult) and \
+                        any(isinstance(x, ast.List) for x in (m.left, m.right)) and \
+                        any(name_of(x) == q for x in (m.left, m.right)):
+                    out.add(n.targets[0].id)
+                    break
+    return out
+
+
+def _indexes(fn, rows: str, q: str, scope: _Scope, depth: int = 2) -> bool:
+    """The rows of `rows` are unpacked into names that index a table sized by the integer `q`
+    (`for u, v, w in roads: g[u][v] = w` with `g` of `range(n)` rows), in `fn` or in the function
+    both are handed to."""
+    unpacked: set[str] = set()
+    for n in ast.walk(fn):
+        target, source = _unpacking(n)
+        if isinstance(target, ast.Tuple) and name_of(source) == rows:
+            unpacked.update(e.id for e in target.elts if isinstance(e, ast.Name))
+    tables = _sized_by(fn, q)
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and name_of(n.slice) in unpacked:
+            base = n.value.value if isinstance(n.value, ast.Subscript) else n.value
+            if name_of(base) in tables:
+                return True
+    if depth == 0:
+        return False
+    for call in ast.walk(fn):
+        if not isinstance(call, ast.Call) or (callee := _callee(fn, call, scope)) is None or callee is fn:
+            continue
+        params = [a.arg for a in fn_params(callee)]
+        at = {name_of(a): params[i] for i, a in enumerate(call.args) if i < len(params) and name_of(a) in (rows, q)}
+        at.update({name_of(k.value): k.arg for k in call.keywords if k.arg and name_of(k.value) in (rows, q)})
+        if rows in at and q in at and _indexes(callee, at[rows], at[q], scope, depth - 1):
+            return True
+    return False
+
+
+def _bound_rows(fn, params: list, recipe: list, scope: _Scope) -> None:
+    """Rows whose values index a table sized by an integer parameter (`g = [[inf] * n for _ in
+    range(n)]`, then `g[u][v]` for `u, v, w in roads`) stay below that integer: where it is
+    exponential (`1 << n`) and so held small, the rows' values are bounded by it; where it was
+    read as a constant, it grows with n as the rows' values do."""
+    rows = [i for i, e in enumerate(recipe) if e["kind"] == "rows"]
+    for j, (q, e) in enumerate(zip(params, recipe)):
+        if e != {"kind": "const", "value": SMALL_INT}:
+            continue
+        linked = [i for i in rows if _indexes(fn, params[i].arg, q.arg, scope)]
+        if linked and _exponent(fn, q.arg):
+            for i in linked:
+                recipe[i] = {**recipe[i], "bound": e["value"], "by": q.arg}
+        elif linked:
+            recipe[j] = {"kind": "int"}
 
 
 def _walks_attrs(fn, attrs: set) -> bool:
@@ -194,6 +432,11 @@ def _elements(fn, name: str) -> set:
                                                                                         "reversed") and n.iter.args else n.iter
             if name_of(it) == name:
                 out.add(n.target.id)
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.target, ast.Tuple) and \
+                len(n.target.elts) == 2 and isinstance(n.target.elts[1], ast.Name) and \
+                isinstance(n.iter, ast.Call) and call_name(n.iter) == "enumerate" and n.iter.args and \
+                name_of(n.iter.args[0]) == name:  # for i, x in enumerate(name)
+            out.add(n.target.elts[1].id)
         elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 isinstance(n.value, ast.Subscript) and name_of(n.value.value) == name:
             out.add(n.targets[0].id)
@@ -319,17 +562,24 @@ def _row_width(fn, name: str) -> int:
     """How many names each row of `name` is unpacked into (`for a, b in name`, `for i, (a, b) in
     enumerate(name)`, `a, b = name[i]`, also in comprehensions and over `sorted(name)`); 0: none."""
     for n in ast.walk(fn):
-        target, source = None, None
-        if isinstance(n, (ast.For, ast.comprehension)):
-            target, source = n.target, n.iter
-            if isinstance(source, ast.Call) and call_name(source) == "enumerate" and source.args and \
-                    isinstance(target, ast.Tuple) and len(target.elts) == 2:
-                target, source = target.elts[1], source.args[0]
-            elif isinstance(source, ast.Call) and call_name(source) in ("sorted", "reversed") and source.args:
-                source = source.args[0]
-        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Subscript):
-            target, source = n.targets[0], n.value.value
+        target, source = _unpacking(n)
         if isinstance(target, ast.Tuple) and 2 <= len(target.elts) <= 4 and name_of(source) == name and \
                 all(isinstance(e, ast.Name) for e in target.elts):
             return len(target.elts)
     return 0
+
+
+def _unpacking(n) -> tuple:
+    """(target, what one row of is unpacked) of `for a, b in xs`, `for i, (a, b) in enumerate(xs)`,
+    `a, b = xs[i]`, also over `sorted(xs)`; (None, None) for any other node."""
+    target, source = None, None
+    if isinstance(n, (ast.For, ast.comprehension)):
+        target, source = n.target, n.iter
+        if isinstance(source, ast.Call) and call_name(source) == "enumerate" and source.args and \
+                isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, source = target.elts[1], source.args[0]
+        elif isinstance(source, ast.Call) and call_name(source) in ("sorted", "reversed") and source.args:
+            source = source.args[0]
+    elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Subscript):
+        target, source = n.targets[0], n.value.value
+    return target, source

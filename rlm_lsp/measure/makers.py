@@ -9,14 +9,19 @@ tuple of arguments.  What n is, per kind (as ``rlm_lsp.python.param_kinds`` read
     ints, floats, strs, sorted_ints, set   n elements           (ints in [0, n], words of 3-8 letters)
     string, digits                         n characters
     int                                    the value n
+    budget                                 the value n²/4: what about half the n ints (mean n/2) add up to,
+                                           for an integer the elements use up (`coins -= cost`)
     bits                                   an integer of n bits
     dict                                   n keys 0..n-1, int values
     grid, grid_chars                       n cells, √n by √n    (cells 0/1, or "0"/"1")
     rows                                   n rows of ``width`` ints in [0, n), each sorted (pairs,
-                                           intervals, edges u, v, w: what `for a, b in xs` unpacks)
+                                           intervals, edges u, v, w: what `for a, b in xs` unpacks);
+                                           in [0, ``bound``) where the rows index a table held that size
     graph_dict, graph_list                 n nodes, 4n random distinct undirected edges, adjacency lists
     linked, tree                           n nodes of the file's own class (``cls`` in ``ns``): a chain
-                                           through ``next``, a balanced search tree through ``left``/``right``
+                                           through ``next``, a balanced search tree through ``left``/``right``;
+                                           LeetCode's ``ListNode``/``TreeNode`` (below) where the file
+                                           uses them without defining them; else ``PlainNode``
     const                                  ``value``, the same at every n (a key, a flag, a small count)
 
 Every maker is deterministic (fixed seeds), so two runs, and the two versions a gate compares,
@@ -28,7 +33,7 @@ from __future__ import annotations
 import math
 import random
 
-KINDS = ("ints", "floats", "strs", "sorted_ints", "set", "string", "digits", "int", "bits", "dict", "grid",
+KINDS = ("ints", "floats", "strs", "sorted_ints", "set", "string", "digits", "int", "budget", "bits", "dict", "grid",
          "grid_chars", "rows", "graph_dict", "graph_list", "linked", "tree", "const")
 FLAT = ("ints", "floats", "strs", "sorted_ints", "set", "dict")  # containers of immutable values: a shallow copy is fresh
 NESTED = ("grid", "grid_chars", "rows", "graph_list", "graph_dict")  # one level of containers of immutable values
@@ -46,7 +51,7 @@ def copies(recipe: list):
     `copy.deepcopy` (or building again) will do.  Shallow copies cost a fraction of a deepcopy,
     which matters when a cheap call is repeated thousands of times a sample."""
     kinds = [e["kind"] for e in recipe]
-    if any(k not in FLAT + NESTED + ("const", "int", "bits", "string", "digits") for k in kinds):
+    if any(k not in FLAT + NESTED + ("const", "int", "budget", "bits", "string", "digits") for k in kinds):
         return None
 
     def fresh(args: tuple) -> tuple:
@@ -71,6 +76,8 @@ def make(entry: dict, n: int, ns: dict, seed: int = 1):
         return entry["value"]
     if kind == "int":
         return n
+    if kind == "budget":
+        return n * n // 4
     if kind == "bits":
         return r.getrandbits(n) | (1 << (n - 1))
     if kind in ("ints", "sorted_ints", "set"):
@@ -91,14 +98,15 @@ def make(entry: dict, n: int, ns: dict, seed: int = 1):
         cells = ("0", "1") if kind == "grid_chars" else (0, 1)
         return [[r.choice(cells) for _ in range(side)] for _ in range(side)]
     if kind == "rows":
-        return [sorted(r.randrange(n) for _ in range(entry["width"])) for _ in range(n)]
+        bound = entry.get("bound") or n
+        return [sorted(r.randrange(bound) for _ in range(entry["width"])) for _ in range(n)]
     if kind in ("graph_dict", "graph_list"):
         adjacent = _graph(n, r)
         return adjacent if kind == "graph_list" else dict(enumerate(adjacent))
     if kind == "linked":
-        return _chain(ns[entry["cls"]] if entry.get("cls") else PlainNode, n, r)
+        return _chain(_cls(entry, ns), n, r)
     if kind == "tree":
-        return _tree(ns[entry["cls"]] if entry.get("cls") else PlainNode, sorted(r.randint(0, n) for _ in range(n)))
+        return _tree(_cls(entry, ns), sorted(r.randint(0, n) for _ in range(n)))
     raise ValueError(f"unknown input kind {kind!r}")
 
 
@@ -118,6 +126,31 @@ def _graph(n: int, r: random.Random) -> list:
             adjacent[u].append(v)
             adjacent[v].append(u)
     return adjacent
+
+
+def _cls(entry: dict, ns: dict):
+    name = entry.get("cls")
+    return PlainNode if not name else ns.get(name) or STANDARD[name] if name in STANDARD else ns[name]
+
+
+class ListNode:
+    """LeetCode's singly linked list node, as its judge defines it for solutions that only use it."""
+
+    def __init__(self, val=0, next=None):
+        self.val = val
+        self.next = next
+
+
+class TreeNode:
+    """LeetCode's binary tree node, as its judge defines it."""
+
+    def __init__(self, val=0, left=None, right=None):
+        self.val = val
+        self.left = left
+        self.right = right
+
+
+STANDARD = {"ListNode": ListNode, "TreeNode": TreeNode}
 
 
 class PlainNode:

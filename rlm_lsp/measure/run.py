@@ -169,12 +169,15 @@ def _spec(t: Target, setup: Setup) -> tuple[list, dict]:
     return binds, {"code": t.source, "file": f"/src/{name}", "module": t.path.stem if t.path.stem.isidentifier()
                    else "measured", "function": t.plan.function, "recipe": list(t.plan.recipe),
                    "generator": t.plan.generator, "mutates": t.plan.mutates, "remake": t.plan.remake, "paths": paths,
+                   "supply": list(t.plan.supply),
                    "output_bytes": setup.limits.output_bytes}
 
 
 def _curve(t: Target, rungs: list[Rung], stopped: str, spent: float) -> Curve:
     if len(rungs) < MIN_RUNGS:
         why = stopped if not rungs else f"only {len(rungs)} size{'s' if len(rungs) > 1 else ''} ran ({stopped})"
+        if t.plan.inputs and not t.plan.generator and stopped.startswith("n="):  # what it failed on, in words
+            why += f" on inputs built as {t.plan.inputs}; give a generator in [tool.rlm.inputs]"
         return Curve(str(t.path), t.plan, "unmeasured", why, tuple(rungs), stopped, wall_s=spent)
     sizes = [r.n for r in rungs]
     growth = {"time": _growth(sizes, [r.time_s for r in rungs], FLOORS["time"]),
