@@ -205,3 +205,14 @@ def test_a_gate_run_leaves_it_to_a_model_with_growth(repo, capsys):
 def test_a_gate_run_passes_a_rename(repo, capsys):
     code, out = _gate(repo, capsys, "import os\n\n\n" + RENAMED, '"s0"')
     assert code == 0 and "read from the code" not in out
+
+
+def test_s3_reads_the_analyzers_time_step_beside_a_predicted_growth():
+    def grown(v):  # a model that predicts growth
+        return P(v, growth=1.0)
+
+    verdict = structural.judge(LOOP, NESTED, "latency", grown(10), grown(10), structural.S3)
+    assert verdict is not None and verdict.regressed and (verdict.old, verdict.new) == (1.0, 2.0)
+    assert structural.judge(LOOP, RENAMED, "latency", grown(10), grown(10), structural.S3).regressed is False
+    assert structural.judge(LOOP, NESTED, "memory", grown(10), grown(10), structural.S3) is None  # latency only
+    assert structural.judge(LOOP, NESTED, "latency", grown(10), grown(10), structural.S2) is None  # S2 steps aside

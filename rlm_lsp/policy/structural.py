@@ -18,7 +18,11 @@ read the step from the code instead: the deepest loop nest over the input
   gate holds a predicted growth to; no veto (the model's values barely move between a loop and a
   nest, which is what S is for).
 
-A model that predicts growth keeps its own growth step and S never applies. The message says the
+- **S3** (session 42): S2 for latency, applied beside a predicted time growth too: the gate flags
+  where either the predicted growth (time-v7's correction of the analyzer, which maps an unsure
+  reading to the likelier class's centre) or the analyzer's own exponent stepped.
+
+A model that predicts growth keeps its own growth step and S0-S2 never apply. The message says the
 step is read from the code, not predicted (`parse(): time grows ~n → ~n² as read from the code
 (nested loop, lines 14–16)`). Rule written before its figures, chosen and judged as logged in
 experiments/log/12-2026-12-06-sessions-34-on.md ("S, a growth step read from the loop nests");
@@ -33,8 +37,8 @@ from rlm_lsp.policy.rules import GROWTH_STEP, growth
 from rlm_lsp.python import loop_nests
 from rlm_lsp.python.cost_front import read as read_cost
 
-S0, S1, S2 = "s0", "s1", "s2"
-VARIANTS = (S0, S1, S2)
+S0, S1, S2, S3 = "s0", "s1", "s2", "s3"
+VARIANTS = (S0, S1, S2, S3)
 # The variant chosen on training problems' curve pairs (the rule: the higher class-rose recall among
 # those flagging at most 5% of near-equal pairs; else the lower near-equal): neither kept near-equal
 # at 5% (S0 11.2%, S1 6.9%, class rose 61% / 45%), so S1.
@@ -87,6 +91,8 @@ def judge(old_code: str, new_code: str, metric: str, old, new, variant: str | No
     a metric without a loop nest, or a model that predicts growth for it (`rules.judge_growth` judges)."""
     if variant is None or metric not in NEST_OF:
         return None
+    if variant == S3:
+        return _analyzer_step(old_code, new_code, metric) if metric == "latency" else None
     if getattr(old, "growth", None) is not None and getattr(new, "growth", None) is not None:
         return None
     if variant not in VARIANTS:

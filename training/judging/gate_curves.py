@@ -73,7 +73,7 @@ ANY = "any"
 TARGETS = {"class_rose": (">=", 0.80), "regressions": (">=", 0.60), "neutral_kinds": ("<=", 0.05)}
 SPLITS = {"validation": "validation problems", "training": "training problems", "all": "all problems"}
 GROUPS = {"class_rose": "class rose", "regressions": "measured ≥ 2×", "neutral_kinds": "neutral mutations",
-          "near_equal": "near-equal (< 1.25×)"}
+          "near_equal": "near-equal (< 1.25×)", "near_equal_flat": "near-equal, class not risen"}
 
 
 def read_rows(path: Path) -> list[dict]:
@@ -118,12 +118,14 @@ def groups(label: dict, flags: dict[str, bool]) -> dict[str, dict[str, bool]]:
         if metric not in flags or x is None:
             continue
         out[metric] = {"class_rose": bool(label["rose"][metric]), "regressions": x >= REGRESSION,
-                       "neutral_kinds": label["neutral"], "near_equal": 1 / NEAR_EQUAL < x < NEAR_EQUAL}
+                       "neutral_kinds": label["neutral"], "near_equal": 1 / NEAR_EQUAL < x < NEAR_EQUAL,
+                       "near_equal_flat": 1 / NEAR_EQUAL < x < NEAR_EQUAL and not label["rose"][metric]}
     if out:
         out[ANY] = {"class_rose": any(g["class_rose"] for g in out.values()),
                     "regressions": any(g["regressions"] for g in out.values()),
                     "neutral_kinds": label["neutral"],
-                    "near_equal": len(out) == len(METRICS) and all(g["near_equal"] for g in out.values())}
+                    "near_equal": len(out) == len(METRICS) and all(g["near_equal"] for g in out.values()),
+                    "near_equal_flat": len(out) == len(METRICS) and all(g["near_equal_flat"] for g in out.values())}
     return out
 
 
@@ -191,11 +193,13 @@ def main(argv=None) -> int:
                          f"{', '.join(structural.VARIANTS)} (rlm_lsp.policy.structural); one table each")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--sample", type=int, help="judge this many pairs drawn at random (seed 0) from the split")
+    ap.add_argument("--not-sample", type=int, metavar="N",
+                    help="leave out the N pairs that --sample N draws (a look on pairs an earlier sample never judged)")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     variants = [None if v == "none" else v for v in a.structure.split(",") if v]
     if not variants or any(v not in (None, *structural.VARIANTS) for v in variants):
-        print(f"gate_curves: --structure {a.structure!r}: expected none, s0, s1 or s2, comma-separated", file=sys.stderr)
+        print(f"gate_curves: --structure {a.structure!r}: expected none, s0, s1, s2 or s3, comma-separated", file=sys.stderr)
         return 2
     split = "all" if a.all else a.split
     try:
@@ -206,6 +210,10 @@ def main(argv=None) -> int:
         print(f"gate_curves: cannot read the measured curves: {e}", file=sys.stderr)
         return 2
     pairs = [p for p in pairs if split == "all" or is_validation(p) == (split == "validation")]
+    if a.not_sample is not None:
+        import random
+        drawn = {id(p) for p in random.Random(0).sample(pairs, min(a.not_sample, len(pairs)))}
+        pairs = [p for p in pairs if id(p) not in drawn]
     if a.sample is not None and a.sample < len(pairs):
         import random
         pairs = random.Random(0).sample(pairs, a.sample)
