@@ -37,9 +37,7 @@ with limits that do not parse, is ignored, with a note.
 
 from __future__ import annotations
 
-import ast
 import difflib
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -49,6 +47,7 @@ from rlm_lsp.policy.project_config import GateConfig
 from rlm_lsp.policy.rules import PRAGMA, growth  # noqa: F401 - part of this module's interface
 from rlm_lsp.python import loop_nests
 from rlm_lsp.python.snippets import Snippet, extract
+from rlm_lsp.python.source import parse as parse_source
 from rlm_lsp.runtime.lines import split_lines
 
 SIMILARITY = 0.75  # difflib ratio on canonical lines, for a rename with edits
@@ -147,14 +146,15 @@ class Finding:
 
 
 def parse_functions(path: str, source: str) -> list[Function]:
-    """The functions of a source that parses; raises SyntaxError/ValueError otherwise."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is the user's business
-        ast.parse(source)
-        snippets = extract(source, "python")
-    comments = rules.comments(source)
-    lines = split_lines(source)
-    names = rules.file_names(source)
+    """The functions of a source that parses; raises SyntaxError/ValueError otherwise. The version is
+    parsed once (`rlm_lsp.python.source`): its functions, its file names and its pragmas read that tree."""
+    parsed = parse_source(source)
+    if parsed.error is not None:
+        raise parsed.error
+    snippets = extract(parsed, "python")
+    comments = rules.comments(parsed)
+    lines = parsed.lines
+    names = rules.file_names(parsed)
     out = []
     for snippet in snippets:
         norm, anon, shape = normalize(snippet.code, names)

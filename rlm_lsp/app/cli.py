@@ -31,7 +31,6 @@ model without it predicts functions per call only, and a note under the table (o
 from __future__ import annotations
 
 import argparse
-import ast
 import functools
 import json
 import os
@@ -55,9 +54,11 @@ from rlm_lsp.measure import store
 from rlm_lsp.policy import options, sources
 from rlm_lsp.python import snippets
 from rlm_lsp.python.shapes import FUNCTION, STDIN, program_shape
+from rlm_lsp.python.source import Source
+from rlm_lsp.python.source import of as source_of
+from rlm_lsp.python.source import parse as parse_source
 from rlm_lsp.runtime import at_n, model, source_text
 from rlm_lsp.runtime.errors import ConfigError, FileProblem, ModelError
-from rlm_lsp.runtime.lines import split_lines
 from rlm_lsp.runtime.prediction import GROWTH_SUFFIX, PER_CALL, Prediction, growth_label  # noqa: F401 - Prediction: for callers
 from rlm_lsp.runtime.sizes import per_call
 from rlm_lsp.runtime.units import format_value
@@ -256,11 +257,12 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     language = sources.language_of(str(path)) or sources.PYTHON  # any other suffix is read as Python, as always
     if language != sources.PYTHON:
         return cli_polyglot.predict_file(predictor, path, source, language)
-    found = snippets.extract(source)
+    parsed = parse_source(source)  # once: its functions, its shape and its parse error read this one tree
+    found = snippets.extract(parsed)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
-    lines = split_lines(source)
+    lines = list(parsed.lines)
     pragmas = {s.name_line + 1: _pragma_n(lines, s, path, notes) for s in found}
-    shape = program_shape(source)
+    shape = program_shape(parsed)
     by_shape = shaped(predictor)
     if by_shape and shape != FUNCTION:  # first: line 1, and the headline of a script
         units.insert(0, ("<script>", "script", 1, source))
@@ -268,7 +270,8 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
         units = [("<module>", "module", 1, source)]
     if shape != FUNCTION and not by_shape and notes is not None:
         notes.append(script_note(path, shape, bool(found)))
-    broken = parse_error(source)
+    broken = parse_error(parsed)
+    del parsed  # its tree is not needed while the model runs
     if broken and notes is not None:
         notes.append(f"note: {path}:{broken}; " + ("only the functions that parse on their own are scored"
                      if found else "the <module> row reads it as text"))
@@ -316,15 +319,15 @@ def _pragma_n(lines: list[str], s: snippets.Snippet, path: Path, notes: list[str
         return None
 
 
-def parse_error(source: str) -> str | None:
-    """`LINE: does not parse (MESSAGE)` for source that is not Python 3, else None."""
-    try:
-        ast.parse(source)
-    except SyntaxError as exc:
+def parse_error(source: str | Source) -> str | None:
+    """`LINE: does not parse (MESSAGE)` for source that is not Python 3, else None; `source`: its
+    text, or the file parsed once (`rlm_lsp.python.source`)."""
+    exc = source_of(source).error
+    if exc is None:
+        return None
+    if isinstance(exc, SyntaxError):
         return f"{exc.lineno or 1}: does not parse ({exc.msg})"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return f"1: does not parse ({type(exc).__name__})"
-    return None
+    return f"1: does not parse ({type(exc).__name__})"
 
 
 def script_note(path: Path, shape: str, has_functions: bool) -> str:

@@ -41,12 +41,9 @@ draws as the values') made that step too. Only when both versions have growth (`
 
 from __future__ import annotations
 
-import ast
 import functools
-import io
 import math
 import re
-import tokenize
 import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
@@ -54,7 +51,8 @@ from dataclasses import dataclass
 
 from rlm_lsp.polyglot import functions as polyglot
 from rlm_lsp.python import preprocess
-from rlm_lsp.python.canonical_scopes import defined_names
+from rlm_lsp.python.source import Source
+from rlm_lsp.python.source import of as source_of
 from rlm_lsp.runtime.prediction import growth_class
 
 DEFAULT_RATIO = 2.0
@@ -88,14 +86,10 @@ def canonical(code: str, outside: frozenset[str] = frozenset(), language: str = 
         return preprocess.canon_v1(code, outside)
 
 
-def file_names(source: str) -> frozenset[str]:
-    """The names a file defines (functions, classes, module variables); empty if it does not parse."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return defined_names(ast.parse(source))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset()
+def file_names(source: str | Source) -> frozenset[str]:
+    """The names a file defines (functions, classes, module variables); empty if it does not parse.
+    `source`: its text, or the version parsed once (`rlm_lsp.python.source`)."""
+    return source_of(source).names
 
 
 def changed(old_code: str, new_code: str, old_names: frozenset[str] = frozenset(),
@@ -239,17 +233,10 @@ def growth_regression(old, new, level: float = CONFIDENCE, step: float = GROWTH_
 # -- pragma -----------------------------------------------------------------------------------
 
 
-def comments(source: str) -> dict[int, str]:
-    """0-based line -> comment text, from the tokenizer (so '#' inside strings is not one)."""
-    found: dict[int, str] = {}
-    try:
-        # newline="": a lone \r ends a line too, as it does for ast and rlm_lsp.runtime.lines
-        for tok in tokenize.generate_tokens(io.StringIO(source, newline="").readline):
-            if tok.type == tokenize.COMMENT:
-                found[tok.start[0] - 1] = tok.string
-    except (tokenize.TokenError, SyntaxError):
-        pass
-    return found
+def comments(source: str | Source) -> dict[int, str]:
+    """0-based line -> comment text, from the tokenizer (so '#' inside strings is not one); `source`:
+    its text, or the version parsed once (`Source.comments`). Do not mutate: it is shared."""
+    return source_of(source).comments
 
 
 _LIMIT = re.compile(r"^\s*(?P<metric>[A-Za-z_][\w-]*)\s*<=\s*(?P<ratio>[0-9]*\.?[0-9]+)\s*[x×]\s*$")

@@ -2,6 +2,7 @@
 model reads that language: one answer for the CLI, the language server and the gate.
 
     path or (uri, languageId) -> language      (`language_of`, `document_language`)
+    text, language -> Source                    (Python: the version parsed once, `parse`; its readers share it)
     source, language -> [Snippet]               (Python: `rlm_lsp.python.snippets`; C++, Java and Go:
                                                 `rlm_lsp.polyglot.functions.units`, with tree-sitter)
     model, language -> read? and why not        (`reads`, `not_read`)
@@ -19,6 +20,8 @@ from pathlib import PurePath
 from rlm_lsp.polyglot import functions as polyglot
 from rlm_lsp.python import snippets
 from rlm_lsp.python.snippets import Snippet
+from rlm_lsp.python.source import Source
+from rlm_lsp.python.source import parse as parse_source
 from rlm_lsp.runtime import at_n, model
 
 PYTHON = "python"
@@ -50,21 +53,29 @@ def too_many(found: list) -> str | None:
     return f"more than {MAX_FUNCTIONS:,} functions ({len(found):,}): generated code?" if len(found) > MAX_FUNCTIONS else None
 
 
-def extract_capped(source: str, language: str) -> list[Snippet]:
+def extract_capped(source: str | Source, language: str) -> list[Snippet]:
     """`extract`, the first `MAX_FUNCTIONS` only: what the editor hints, so one huge file never holds up
     every other document's hints."""
     return extract(source, language)[:MAX_FUNCTIONS]
 
 
-def extract(source: str, language: str) -> list[Snippet]:
-    """The functions and methods of `source`; raises `Unavailable` for C++, Java or Go without tree-sitter."""
+def extract(source: str | Source, language: str) -> list[Snippet]:
+    """The functions and methods of `source` (Python: its text or the version parsed once, `parse`);
+    raises `Unavailable` for C++, Java or Go without tree-sitter."""
     if language == PYTHON:
         return snippets.extract(source)
+    source = source.text if isinstance(source, Source) else source
     return [Snippet(qualname=u.qualname, name=u.name, kind="method" if "." in u.qualname or "::" in u.name
                     else "function", code=u.text, start_line=u.start_line, end_line=u.end_line,
                     name_line=u.name_line, name_col=u.name_col, header_end_line=u.header_end_line,
                     header_end_col=u.header_end_col)
             for u in polyglot.units(source, language)]
+
+
+def parse(text: str, language: str) -> Source | None:
+    """One version of a file parsed once, for its readers to share (`rlm_lsp.python.source`): Python
+    only (None for the other languages, whose functions tree-sitter reads)."""
+    return parse_source(text) if language == PYTHON else None
 
 
 def _config(predictor: model.Model):

@@ -18,6 +18,8 @@ from __future__ import annotations
 import ast
 import warnings
 
+from rlm_lsp.python.source import Source
+
 FUNCTION, STDIN, SCRIPT = "function", "stdin", "script"
 SHAPES = (FUNCTION, STDIN, SCRIPT)
 
@@ -31,9 +33,10 @@ _SETUP_CALLS = {"setrecursionlimit", "set_int_max_str_digits"}
 _STDIN_MODULES = {"fileinput"}
 
 
-def program_shape(module_source: str) -> str:
-    """FUNCTION, STDIN or SCRIPT for a whole module's text (see the module docstring)."""
-    tree = _parse(module_source)
+def program_shape(module_source: str | Source) -> str:
+    """FUNCTION, STDIN or SCRIPT for a whole module's text, or the module parsed once
+    (`rlm_lsp.python.source`; see the module docstring)."""
+    tree = module_source.tree if isinstance(module_source, Source) else _parse(module_source)
     if tree is None or all(_is_definition(s) for s in tree.body):
         return FUNCTION
     return STDIN if reads_stdin(tree) else SCRIPT

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from rlm_lsp.python import helpers
 from rlm_lsp.python import outside as outside_names
 from rlm_lsp.python.canonical_scopes import defined_kinds
+from rlm_lsp.python.source import TOO_DEEP as _TOO_DEEP
+from rlm_lsp.python.source import Source
+from rlm_lsp.python.source import of as source_of
 from rlm_lsp.runtime import readers
-from rlm_lsp.runtime.lines import split_lines
 
 _DEF_LINE = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
 _CLASS_LINE = re.compile(r"^(?P<indent>[ \t]*)class[ \t]+(?P<name>\w+)")
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_TOO_DEEP = (RecursionError, MemoryError)  # ast.parse on deep nesting or a very long expression
 logger = logging.getLogger(__name__)
 _told: set[str] = set()
 
@@ -75,18 +75,17 @@ def context_of(outside: str, **fields: str) -> dict[str, str]:
     return {**out, **fields}
 
 
-def extract(source: str, language: str = "python") -> list[Snippet]:
-    """All top-level functions and methods (nested classes included) of a Python source."""
+def extract(source: str | Source, language: str = "python") -> list[Snippet]:
+    """All top-level functions and methods (nested classes included) of a Python source: its text, or
+    the file parsed once (`rlm_lsp.python.source`), which the other readers of that version share."""
     if language != "python":
         return []
+    parsed = source_of(source)
     # A lone surrogate (possible in an editor buffer) cannot be encoded, so ast.parse refuses
-    # the file; U+FFFD keeps every position (one code point, one UTF-16 unit).
-    if not source.isascii():
-        source = _SURROGATE.sub("\ufffd", source)
-    lines = split_lines(source)  # numbered as ast numbers them (not str.splitlines)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, *_TOO_DEEP):
+    # the file; the Source parsed it with U+FFFD, which keeps every position (one code point, one UTF-16 unit).
+    lines = list(parsed.clean_lines)  # numbered as ast numbers them (not str.splitlines)
+    tree = parsed.tree
+    if tree is None:
         found = _extract_fallback(lines)
         kinds = outside_names.lines_kinds(lines) if found else {}
         return [_with_outside(s, kinds) for s in found] if kinds else found

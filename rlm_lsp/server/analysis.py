@@ -32,6 +32,7 @@ from urllib.parse import unquote, urlparse
 from rlm_lsp.policy import rules, sources
 from rlm_lsp.python import leave_out
 from rlm_lsp.python.snippets import Snippet, context_of
+from rlm_lsp.python.source import Source
 from rlm_lsp.runtime import at_n
 from rlm_lsp.runtime.attribution import Attribution, Attributor
 from rlm_lsp.runtime.lines import split_lines
@@ -102,12 +103,13 @@ class Analyzer:
         if found is None:
             found = {}
             outside: dict[str, str] = {}
-            for s in _safe_extract(head_text, language):
+            head = sources.parse(head_text, language)  # once: its functions and its names read one tree
+            for s in _safe_extract(head or head_text, language):
                 found.setdefault(s.qualname, s.code)
                 outside.setdefault(s.code, s.reading)
             self._heads[key] = found
             self._head_outside[key] = outside
-            names = self._head_names[key] = _file_names(head_text, language)
+            names = self._head_names[key] = _file_names(head)
             self._head_canon[key] = {rules.canonical(code, names, language): code for code in found.values()}
             while len(self._heads) > _MAX_HEADS:
                 gone = self._heads.popitem(last=False)[0]
@@ -143,22 +145,29 @@ class Analyzer:
         visible: tuple[int, int] | None = None,
         language: str = sources.PYTHON,
         n: float | None = None,
+        parsed: Source | None = None,
     ) -> list[FunctionResult]:
         """Results for every function of `text`. `n`: the `rlm.n` setting (a model that reads n).
+        `parsed`: `text` parsed once (`sources.parse`, Python), which its functions, names and pragmas
+        read; without it, `text` is parsed here where one of them needs it (once a call).
 
         With `limit`, at most that many new codes go to the model, functions inside `visible`
         (the lines the editor last asked hints for) first; the others come back without
         predictions and `self.pending` says how many codes were left for the next call
         (`self.pending_visible`: how many of them are the visible functions').
         """
-        snippets = sources.extract(text, language) if snippets is None else snippets
+        if parsed is not None and parsed.text is not text:
+            parsed = None  # another version's: never read
+        if parsed is None and (snippets is None or head_text is not None or "rlm:" in text):
+            parsed = sources.parse(text, language)  # None for another language
+        snippets = sources.extract(parsed or text, language) if snippets is None else snippets
         head_code = self._head_functions(head_text, language) if head_text is not None else {}
         head_outside = self._head_outside.get((language, head_text), {}) if head_text is not None else {}
         # (names HEAD defines, names this text defines): what a rename may not touch
         names: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         renamed: dict[str, str] = {}
         if head_text is not None and head_code:
-            names = (self._head_names.get((language, head_text), frozenset()), _file_names(text, language))
+            names = (self._head_names.get((language, head_text), frozenset()), _file_names(parsed))
             renamed = self._head_canon.get((language, head_text), {})
 
         def head_of(s: Snippet) -> str | None:
@@ -168,7 +177,7 @@ class Analyzer:
                 base = renamed.get(rules.canonical(s.code, names[1], language))
             return base
 
-        lines = split_lines(text)
+        lines = parsed.lines if parsed is not None else split_lines(text)
         project = project_rules(uri)
 
         def choose(s: Snippet) -> float | None:
@@ -222,7 +231,7 @@ class Analyzer:
                 return {}
             return memo.get(key) or fresh.get(key) or {}
 
-        found = rules.comments(text) if "rlm:" in text and language == sources.PYTHON else {}
+        found = rules.comments(parsed) if parsed is not None and "rlm:" in text else {}
         out: list[FunctionResult] = []
         keep: dict[Key, Mapping[str, Any]] = {}
         for s in snippets:
@@ -296,12 +305,12 @@ def _group(s: Snippet) -> str:
     return "kernel" if s.kind == "triton_kernel" else "function"
 
 
-def _file_names(text: str, language: str) -> frozenset[str]:
-    """What a file defines, for canonical renames: Python only (other languages keep their names)."""
-    return rules.file_names(text) if language == sources.PYTHON else frozenset()
+def _file_names(parsed: Source | None) -> frozenset[str]:
+    """What a file defines, for canonical renames: Python only (other languages, no `parsed`, keep their names)."""
+    return rules.file_names(parsed) if parsed is not None else frozenset()
 
 
-def _safe_extract(text: str, language: str = sources.PYTHON) -> list[Snippet]:
+def _safe_extract(text: str | Source, language: str = sources.PYTHON) -> list[Snippet]:
     try:
         return sources.extract(text, language)
     except Exception:  # noqa: BLE001 - HEAD text is whatever was committed; never fail on it
@@ -309,7 +318,7 @@ def _safe_extract(text: str, language: str = sources.PYTHON) -> list[Snippet]:
         return []
 
 
-def _line(lines: list[str], i: int) -> str:
+def _line(lines: Sequence[str], i: int) -> str:
     return lines[i] if 0 <= i < len(lines) else ""
 
 

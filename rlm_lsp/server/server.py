@@ -295,7 +295,8 @@ class RlmServer(LanguageServer):
         try:
             path = to_fs_path(uri) if uri_scheme(uri) == "file" else None
             head_text = self.head.text(path) if path else None
-            snippets = sources.extract_capped(text, language)
+            parsed = sources.parse(text, language)  # once a version: its functions, names and pragmas read it
+            snippets = sources.extract_capped(parsed or text, language)
             lines = tuple(split_lines_keepends(text))
             limit = FIRST_BATCH
             while True:
@@ -303,7 +304,7 @@ class RlmServer(LanguageServer):
                 # first, then the rest in growing batches (a few refreshes, not one per function),
                 # dropping the work as soon as a newer version of the document arrives.
                 functions = analyzer.analyze(uri, text, head_text, snippets, limit=limit, visible=self.visible.get(uri),
-                                             language=language, n=self.settings_for(uri).n)
+                                             language=language, n=self.settings_for(uri).n, parsed=parsed)
                 if not analyzer.pending:
                     break
                 self._land(uri, DocResults(version, tuple(functions), lines))
