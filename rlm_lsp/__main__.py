@@ -10,8 +10,9 @@ if len(sys.argv) > 1 and sys.argv[1] in ("predict", "gate", "serve", "measure"):
 
     raise SystemExit(cli(sys.argv[1:]))
 
-from rlm_lsp.server import preload  # noqa: E402
+from rlm_lsp.server import arguments, preload  # noqa: E402
 
+arguments.parse(sys.argv[1:])  # a bad argument exits here, before a thread starts loading the model
 preload.start()  # the model loads in a thread while the server's imports run (#61)
 
 from rlm_lsp.server import main  # noqa: E402

@@ -215,7 +215,7 @@ def test_17500_bad_messages_keep_the_log_under_1mb(tiny_model_dir, tmp_path):
     with start(tiny_model_dir, tmp_path) as c:
         uri, hints = opened(c, tmp_path)
         bad = [
-            frame(b'{"jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": {"textDocument": 5}}'),
+            frame(b'{"jsonrpc": "2.0", "id": 900005, "method": "textDocument/hover", "params": {"textDocument": 5}}'),
             frame(b'{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": '
                   b'{"uri": "file:///nowhere.py", "version": 2}, "contentChanges": [{"text": "x"}]}}'),
             frame(b"{not json"),

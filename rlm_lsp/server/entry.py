@@ -11,7 +11,6 @@ at stderr, so a stray print from any library cannot corrupt the stream.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -20,7 +19,7 @@ from collections.abc import Sequence
 
 from lsprotocol import types
 
-from rlm_lsp.server import preload, transport
+from rlm_lsp.server import arguments, preload, transport
 from rlm_lsp.server.handlers import create_server
 from rlm_lsp.server.server import RlmServer
 
@@ -29,15 +28,8 @@ _KIND = ((logging.ERROR, types.MessageType.Error), (logging.WARNING, types.Messa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="rlm serve", description="rlm language server (stdio by default)")
-    parser.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (the default)")
-    parser.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead of stdio")
-    parser.add_argument("--log-level", default=os.environ.get("RLM_LOG_LEVEL", "WARNING"))
-    parser.add_argument("--log-file", help="log here instead of stderr")
-    args = parser.parse_args(argv)
+    args = arguments.parse(argv)
     host, _, port = (args.tcp or "").rpartition(":")
-    if args.tcp and (not port.isdigit() or not 0 < int(port) < 65536):
-        parser.error(f"--tcp wants HOST:PORT with a port from 1 to 65535, not {args.tcp!r}")
 
     preload.start()  # `rlm serve`, `rlm-lsp`: not started yet (python -m rlm_lsp started it before the imports)
     # Our own framing (transport.py), not pygls' start_io/start_tcp: those go deaf after one bad frame.
