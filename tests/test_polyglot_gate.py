@@ -141,3 +141,37 @@ def test_the_shipped_model_passes_a_rename_in_each_language(tmp_path, capsys):
     sh(tmp_path, "add", ".")
     code, report = run_gate(tmp_path, DEFAULT, capsys)
     assert code == 0, report
+
+
+def test_a_trees_value_is_held_to_its_own_p10_p90_width():
+    """C++, Java and Go values are trees' point estimates with no paired draws: a change inside their
+    p10-p90 width is their noise (an unused local moved 5-19% of C++ and Go values 2x or more)."""
+    from rlm_lsp.policy import rules
+    from rlm_lsp.runtime.prediction import Prediction
+
+    def trees(v):
+        return Prediction("memory", v, v / 3, v * 3, "bytes", from_trees=True)  # a 9x band
+
+    assert not rules.judge(trees(1e6), trees(4e6), 2.0).regressed  # 4x: inside the band
+    assert rules.judge(trees(1e6), trees(1e7), 2.0).regressed  # 10x: past it
+    plain = Prediction("memory", 4e6, 4e6 / 3, 4e6 * 3, "bytes")  # a model's own estimate: the ratio alone
+    assert rules.judge(Prediction("memory", 1e6, 1e6 / 3, 3e6, "bytes"), plain, 2.0).regressed
+
+
+@shipped
+def test_the_shipped_model_passes_an_unused_local_in_each_language(tmp_path, capsys):
+    locals_ = {"stack.cpp": ("long long total = 0;", "long long total = 0; int unused_ = 0; (void)unused_;"),
+               "Stack.java": ("long total = 0;", "long total = 0; int unused = 0;"),
+               "stack.go": ("total := 0", "total := 0\n\tunused := 0\n\t_ = unused")}
+    sh(tmp_path, "init", "-q")
+    for name in EDITS:
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    sh(tmp_path, "add", ".")
+    sh(tmp_path, "commit", "-qm", "start")
+    for name, (old, new) in locals_.items():
+        text = (tmp_path / name).read_text()
+        assert old in text, name
+        (tmp_path / name).write_text(text.replace(old, new, 1))
+    sh(tmp_path, "add", ".")
+    code, report = run_gate(tmp_path, DEFAULT, capsys)
+    assert code == 0, report["findings"]

@@ -84,12 +84,14 @@ class LanguageTrees:
         return tuple(float(self.trees.predict(x, f"{language}.{m}")[0]) for m in self.metrics)
 
     def predict(self, code: str, language: str, entry: str = "") -> dict[str, Prediction]:
-        """metric -> Prediction of `code` (no samples: the gate compares the values alone)."""
+        """metric -> Prediction of `code` (no samples: the gate compares the values alone, held to their
+        p10-p90 width, `from_trees`)."""
         spread = self.languages[language].spread
         out = {}
         for metric, log10 in zip(self.metrics, self.estimate(code, language, entry), strict=True):
             lo, hi = spread.get(metric, (0.0, 0.0))
-            out[metric] = Prediction(metric, 10 ** log10, 10 ** (log10 + lo), 10 ** (log10 + hi), self.units[metric])
+            out[metric] = Prediction(metric, 10 ** log10, 10 ** (log10 + lo), 10 ** (log10 + hi), self.units[metric],
+                                     from_trees=True)
         return out
 
     def run(self, of: Mapping[str, tuple], language: str) -> tuple[dict, dict]:

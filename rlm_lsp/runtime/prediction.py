@@ -67,6 +67,9 @@ class Prediction:
     # The feature trees' second opinion for the regression rule (`rlm_lsp.runtime.feature_trees`), read only
     # when the rule asks; None where the model ships no trees for this metric.
     features: FeatureCheck | None = field(default=None, repr=False, compare=False)
+    # A point estimate of trees (C++, Java, Go: `rlm_lsp.runtime.language_trees`), its p10-p90 their misses
+    # on training problems: the gate holds a change of it to that width (`rlm_lsp.policy.rules.judge`).
+    from_trees: bool = False
 
 
 # What a function's numbers are for, in the words every surface uses (hover, CLI table): the
