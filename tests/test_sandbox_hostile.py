@@ -655,13 +655,27 @@ return math._cached
 @needs_bwrap
 def test_forged_work_done_only_where_it_is_not_timed_is_rejected():
     """A program that tells the memory run apart (tracemalloc makes allocation slow) and returns a
-    wrong answer in the timing run: the timed runs' outputs must be the memory run's."""
+    wrong answer in the timing run: the timed runs' outputs must be the memory run's.
+
+    It must tell the runs apart every time, or the check that catches it is another one: a timed
+    run that reads itself as the memory run does the work, and the one slow run among fast ones is
+    rejected as state carried between runs (seen under load with a wall-clock threshold of 4 ms,
+    which a preempted allocation crossed).  So it compares CPU times, the best of three, of
+    allocating and of not allocating: 3-6x apart without tracemalloc, 25-50x with it, on an idle
+    machine and beside 14 busy processes alike.  The thread's clock: under the sandbox's RLIMIT_CPU
+    the process clock advances only at scheduler ticks (0 ms for a 1 ms allocation)."""
     code = body('''
 import time
-t = time.perf_counter()
-junk = [object() for _ in range(20000)]
-slow = time.perf_counter() - t > 0.004  # under tracemalloc: the memory run
-del junk
+def cost(work):
+    best = 1.0
+    for _ in range(3):
+        t = time.thread_time()
+        work()
+        best = min(best, time.thread_time() - t)
+    return best
+cells = (None,) * 20000
+ratio = cost(lambda: [object() for _ in cells]) / max(cost(lambda: [None for _ in cells]), 1e-6)
+slow = ratio > 12  # under tracemalloc: the memory run
 return sum(range(3 * 10 ** 6)) if slow else 0
 ''')
     row = measure(code, [{"args": [], "expected": {"json": sum(range(3 * 10 ** 6))}}], mem_limits=FORGE, time_limits=FORGE,
