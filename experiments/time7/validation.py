@@ -2,7 +2,7 @@
 the time-class trees), the candidate beside the analyzer alone, always linear and the loop depth,
 SDs over 200 bootstrap resamples of problems (session 38's `look2.py` way).
 
-    python experiments/time7/validation.py MODEL_DIR [--json FILE]
+    python experiments/time7/validation.py MODEL_DIR [--json FILE] [--metric memory]
 """
 import argparse
 import ast
@@ -24,6 +24,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model_dir", type=Path)
     ap.add_argument("--json")
+    ap.add_argument("--metric", choices=("latency", "memory"), default="latency")
     a = ap.parse_args()
     growth = of_config(ModelConfig.load(a.model_dir))
     from training.judging.growth_eval import asymptotic_targets
@@ -31,7 +32,7 @@ def main():
     from training.measuring import build_dataset as bd
     code = {p.key: p.code for P in bd.problems().values() for p in P.programs}
     T = asymptotic_targets()
-    val = sorted(k for k, t in T.items() if k in code and is_validation(str(t["problem_id"])) and t.get("latency") is not None)
+    val = sorted(k for k, t in T.items() if k in code and is_validation(str(t["problem_id"])) and t.get(a.metric) is not None)
 
     def depth(c):
         try:
@@ -42,17 +43,17 @@ def main():
 
     def candidate(c):
         s = read(c)
-        return 1.0 if s is None else growth.exponent(s, "latency", c)
+        return 1.0 if s is None else growth.exponent(s, a.metric, c)
 
     def analyzer(c):
         s = read(c)
-        return 1.0 if s is None else s.growth("latency")
+        return 1.0 if s is None else s.growth(a.metric)
 
     report = {}
     for name, fn in (("candidate", candidate), ("analyzer", analyzer), ("always_linear", lambda c: 1.0), ("loop_depth", depth)):
         by: dict = {}
         for k in val:
-            by.setdefault(T[k]["problem_id"], []).append((T[k]["latency"], fn(code[k])))
+            by.setdefault(T[k]["problem_id"], []).append((T[k][a.metric], fn(code[k])))
         report[name] = judge(list(by.values()))
         print(name, json.dumps(report[name]))
     if a.json:
