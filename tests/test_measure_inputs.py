@@ -208,3 +208,110 @@ def test_a_function_that_fails_on_its_built_input_says_what_it_was_built_as(tmp_
     assert row["status"] == "unmeasured", row
     assert "TypeError" in row["reason"] and "on inputs built as items: list of ints" in row["reason"], row
     assert "[tool.rlm.inputs]" in row["reason"] and "\n" not in row["reason"]
+
+
+CYCLES = '''
+def cycles(perm):
+    seen = [False] * len(perm)
+    c = 0
+    for i in range(len(perm)):
+        if not seen[i]:
+            c += 1
+            j = i
+            while not seen[j]:
+                seen[j] = True
+                j = perm[j]
+    return c
+'''
+
+
+def test_a_list_whose_elements_are_positions_is_a_permutation():
+    source = CYCLES + '''
+def build(nums):
+    return [nums[nums[i]] for i in range(len(nums))]
+
+def first_missing(nums):
+    n = len(nums)
+    for i in range(n):
+        while 1 <= nums[i] <= n and nums[nums[i] - 1] != nums[i]:
+            j = nums[i] - 1
+            nums[i], nums[j] = nums[j], nums[i]
+    return nums
+
+class BIT:
+    def __init__(self, n):
+        self.n = n
+        self.c = [0] * (n + 1)
+
+    def update(self, x, d):
+        while x <= self.n:
+            self.c[x] += d
+            x += x & -x
+
+class Solution:
+    def inversions(self, nums):
+        t = BIT(len(nums))
+        for x in nums:
+            t.update(x, 1)
+        return t.c
+'''
+    plans = _plans(source)
+    assert plans["cycles"].recipe == ({"kind": "permutation", "base": 0},)  # was ints in [0, n]: seen[n] fails
+    assert plans["cycles"].inputs == "perm: permutation of 0..n-1"
+    assert plans["build"].recipe == ({"kind": "permutation", "base": 0},)
+    assert plans["first_missing"].recipe == ({"kind": "permutation", "base": 1},)  # `x - 1` as a position
+    assert plans["Solution.inversions"].recipe == ({"kind": "permutation", "base": 1},)  # update(0) never ends
+    assert plans["Solution.inversions"].inputs == "nums: permutation of 1..n"
+
+
+def test_positions_of_another_kind_leave_the_list_of_ints():
+    source = '''
+from typing import Mapping
+
+def counts(nums):
+    cnt = [0] * (len(nums) + 1)  # room for every value in [0, n]
+    for x in nums:
+        cnt[x] += 1
+    return cnt
+
+def encode(kinds: Mapping[str, str]) -> str:
+    return " ".join(f"{k}={kinds[k]}" for k in sorted(kinds))
+
+class BIT:
+    def __init__(self, n):
+        self.n, self.c = n, [0] * (n + 1)
+
+    def update(self, x, d):
+        while x <= self.n:
+            self.c[x] += d
+            x += x & -x
+
+def lis(nums):
+    s = sorted(set(nums))
+    t = BIT(len(s))
+    for x in nums:
+        x = bisect_left(s, x) + 1  # no longer an element
+        t.update(x, 1)
+    return t.c
+'''
+    plans = _plans(source)
+    assert plans["counts"].recipe == ({"kind": "ints"},)
+    assert plans["encode"].recipe == ({"kind": "ints"},)  # a mapping's keys index it
+    assert plans["lis"].recipe == ({"kind": "ints"},)
+
+
+def test_a_permutation_is_shuffled_the_same_way_at_each_call():
+    zero = makers.make({"kind": "permutation", "base": 0}, 50, {})
+    one = makers.make({"kind": "permutation", "base": 1}, 50, {})
+    assert sorted(zero) == list(range(50)) and sorted(one) == list(range(1, 51)) and zero != sorted(zero)
+    assert makers.make({"kind": "permutation", "base": 0}, 50, {}) == zero
+    fresh = makers.copies([{"kind": "permutation", "base": 0}])
+    assert fresh((zero,)) == (zero,) and fresh((zero,))[0] is not zero
+
+
+@needs_bwrap
+def test_the_cycles_of_a_permutation_are_measured_without_hints(tmp_path, capsys):
+    (tmp_path / "perm.py").write_text(CYCLES)
+    code = cli.main(["measure", f"{tmp_path / 'perm.py'}::cycles", "--budget", "3", "--max-n", "2**14", "--json"])
+    row, = json.loads(capsys.readouterr().out)
+    assert code == 0 and row["status"] == "measured", row  # was IndexError: seen[n] of ints in [0, n]

@@ -4,7 +4,8 @@
               per parameter: its type hint, else its kind read from use (`rlm_lsp.python.param_kinds`,
               refined as the cost analyzer refines it, `rlm_lsp.python.cost_params`), then what only
               measuring needs: the element kind of a list (ints, floats, strings), a sorted list where
-              the function bisects or halves an index, a grid or a graph, a dict, the file's own node
+              the function bisects or halves an index, a permutation where its elements are used as
+              positions (in itself, a table of its length, a Fenwick tree), a grid or a graph, a dict, the file's own node
               class for a linked list or a tree (each read from the function's syntax tree, `uses.py`)
               -> a recipe (`makers.py` builds it at each n), or a reason it cannot be built
 
@@ -32,7 +33,7 @@ WORDS = {"ints": "list of ints", "floats": "list of floats", "strs": "list of st
          "bits": "int (n = its bits)", "dict": "dict", "grid": "grid", "grid_chars": "grid of chars",
          "rows": "list of rows",
          "graph_dict": "graph (dict)", "graph_list": "graph (lists)", "linked": "linked list", "tree": "tree",
-         "budget": "int (a budget: n²/4)"}
+         "budget": "int (a budget: n²/4)", "permutation": "permutation of 0..n-1"}
 SMALL_INT = 5  # an integer that does not grow (a key, a k beside a list)
 STANDARD_NODES = {"ListNode": "next", "TreeNode": "left"}  # LeetCode's harness classes, supplied where not defined
 
@@ -65,7 +66,7 @@ def plans(source: str, generators: dict[str, str] | None = None, only: str | Non
             continue
         generator = generators.get(qualname) or generators.get(fn.name)
         methods = {f.name: f for f in owner.body if isinstance(f, FUNCS)} if owner else {}
-        scope = uses.Scope(callees, methods, supply)
+        scope = uses.Scope(callees, methods, supply, classes)
         plan = _plan(fn, qualname, classes, owner, generator, scope)
         out.append(replace(plan, supply=supply) if supply and not plan.reason else plan)
     return out
@@ -129,7 +130,9 @@ def _plan(fn, qualname: str, classes: dict, owner: ast.ClassDef | None, generato
     _bound_rows(fn, params, recipe, scope)
     for p, entry in zip(params, recipe):
         bound = f" (values below {entry['bound']}, the size of {entry['by']})" if entry.get("bound") else ""
-        words.append(f"{p.arg}: {WORDS.get(entry['kind'], repr(entry.get('value')))}{bound}")
+        word = "permutation of 1..n" if entry == {"kind": "permutation", "base": 1} else \
+            WORDS.get(entry["kind"], repr(entry.get("value")))
+        words.append(f"{p.arg}: {word}{bound}")
     if all(e["kind"] == "const" for e in recipe):
         return Plan(qualname, line, reason="no parameter grows (each reads as a constant: "
                     + ", ".join(words) + "); give a generator in [tool.rlm.inputs]")
@@ -189,6 +192,8 @@ def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict,
     if uses.bisected(fn, name):
         return {"kind": "sorted_ints"}
     element = uses.list_hint(p) or uses.element_kind(fn, name)
+    if element in (None, "ints") and not uses.mapping_hint(p) and (found := uses.followed(fn, name, scope, lambda f, q: uses.permuted(f, q, scope))):
+        return {"kind": "permutation", "base": found["base"]}  # `seen[perm[j]]`, `nums[x - 1]`, a Fenwick `update(x)`
     return {"kind": element or "ints"}
 
 

@@ -7,6 +7,8 @@ A recipe is one entry per argument, ``{"kind": ..., ...}``; ``build(recipe, n, n
 tuple of arguments.  What n is, per kind (as ``rlm_lsp.python.param_kinds`` reads it):
 
     ints, floats, strs, sorted_ints, set   n elements           (ints in [0, n], words of 3-8 letters)
+    permutation                            0..n-1 shuffled (1..n where ``base`` is 1), for a list whose
+                                           elements index itself or a table of its length
     string, digits                         n characters
     int                                    the value n
     budget                                 the value n²/4: what about half the n ints (mean n/2) add up to,
@@ -33,9 +35,9 @@ from __future__ import annotations
 import math
 import random
 
-KINDS = ("ints", "floats", "strs", "sorted_ints", "set", "string", "digits", "int", "budget", "bits", "dict", "grid",
+KINDS = ("ints", "permutation", "floats", "strs", "sorted_ints", "set", "string", "digits", "int", "budget", "bits", "dict", "grid",
          "grid_chars", "rows", "graph_dict", "graph_list", "linked", "tree", "const")
-FLAT = ("ints", "floats", "strs", "sorted_ints", "set", "dict")  # containers of immutable values: a shallow copy is fresh
+FLAT = ("ints", "permutation", "floats", "strs", "sorted_ints", "set", "dict")  # containers of immutable values: a shallow copy is fresh
 NESTED = ("grid", "grid_chars", "rows", "graph_list", "graph_dict")  # one level of containers of immutable values
 WORD_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
@@ -83,6 +85,10 @@ def make(entry: dict, n: int, ns: dict, seed: int = 1):
     if kind in ("ints", "sorted_ints", "set"):
         xs = [r.randint(0, n) for _ in range(n)]
         return sorted(xs) if kind == "sorted_ints" else set(xs) if kind == "set" else xs
+    if kind == "permutation":
+        xs = list(range(entry.get("base", 0), n + entry.get("base", 0)))
+        r.shuffle(xs)
+        return xs
     if kind == "floats":
         return [r.random() * n for _ in range(n)]
     if kind == "strs":
