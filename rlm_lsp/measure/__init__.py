@@ -2,6 +2,7 @@
 
     inputs.py   a plan per function: its inputs by parameter kind, or the user's generator
     uses.py     how a function uses a parameter (bisected, unpacked in rows, changed, ...), for inputs.py
+    permutations.py  a list whose elements are positions (a permutation kind), for inputs.py
     makers.py   the inputs at size n (standard library only: it also runs inside the sandbox)
     child.py    one function at one n, inside the sandbox: tracemalloc peak, CPU time
     sandbox.py  bubblewrap around child.py, with its limits

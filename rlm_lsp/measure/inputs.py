@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, replace
 
-from rlm_lsp.measure import uses
+from rlm_lsp.measure import permutations, uses
 from rlm_lsp.measure.uses import FUNCS
 from rlm_lsp.python.cost_front import SIZE_NAMES
 from rlm_lsp.python.cost_params import by_digits, counts, fn_params, hint_kind, is_grid, walked, with_default
@@ -192,7 +192,7 @@ def _entry(fn, p: ast.arg, kind: str, has_collection: bool, classes: dict,
     if uses.bisected(fn, name):
         return {"kind": "sorted_ints"}
     element = uses.list_hint(p) or uses.element_kind(fn, name)
-    if element in (None, "ints") and not uses.mapping_hint(p) and (found := uses.followed(fn, name, scope, lambda f, q: uses.permuted(f, q, scope))):
+    if element in (None, "ints") and not uses.mapping_hint(p) and (found := uses.followed(fn, name, scope, lambda f, q: permutations.permuted(f, q, scope))):
         return {"kind": "permutation", "base": found["base"]}  # `seen[perm[j]]`, `nums[x - 1]`, a Fenwick `update(x)`
     return {"kind": element or "ints"}
 
