@@ -129,17 +129,24 @@ def test_the_shipped_model_blocks_each_languages_loop_turned_nested(repo, capsys
         assert (f["old"], f["new"]) == (pytest.approx(1.0), pytest.approx(2.0)) and "~n → ~n²" in f["message"], f
 
 
+def edited(repo: Path, edits: dict[str, tuple[str, str]]) -> Path:
+    """Every fixture committed, then in each file of `edits` every `old` replaced by `new`, staged."""
+    sh(repo, "init", "-q")
+    for name in EDITS:
+        shutil.copy(FIXTURES / name, repo / name)
+    sh(repo, "add", ".")
+    sh(repo, "commit", "-qm", "start")
+    for name, (old, new) in edits.items():
+        text = (repo / name).read_text()
+        assert old in text, name
+        (repo / name).write_text(text.replace(old, new))
+    sh(repo, "add", ".")
+    return repo
+
+
 @shipped
 def test_the_shipped_model_passes_a_rename_in_each_language(tmp_path, capsys):
-    sh(tmp_path, "init", "-q")
-    for name in EDITS:
-        shutil.copy(FIXTURES / name, tmp_path / name)
-    sh(tmp_path, "add", ".")
-    sh(tmp_path, "commit", "-qm", "start")
-    for name, (old, new) in RENAMES.items():
-        (tmp_path / name).write_text((tmp_path / name).read_text().replace(old, new))
-    sh(tmp_path, "add", ".")
-    code, report = run_gate(tmp_path, DEFAULT, capsys)
+    code, report = run_gate(edited(tmp_path, RENAMES), DEFAULT, capsys)
     assert code == 0, report
 
 
@@ -163,15 +170,5 @@ def test_the_shipped_model_passes_an_unused_local_in_each_language(tmp_path, cap
     locals_ = {"stack.cpp": ("long long total = 0;", "long long total = 0; int unused_ = 0; (void)unused_;"),
                "Stack.java": ("long total = 0;", "long total = 0; int unused = 0;"),
                "stack.go": ("total := 0", "total := 0\n\tunused := 0\n\t_ = unused")}
-    sh(tmp_path, "init", "-q")
-    for name in EDITS:
-        shutil.copy(FIXTURES / name, tmp_path / name)
-    sh(tmp_path, "add", ".")
-    sh(tmp_path, "commit", "-qm", "start")
-    for name, (old, new) in locals_.items():
-        text = (tmp_path / name).read_text()
-        assert old in text, name
-        (tmp_path / name).write_text(text.replace(old, new, 1))
-    sh(tmp_path, "add", ".")
-    code, report = run_gate(tmp_path, DEFAULT, capsys)
+    code, report = run_gate(edited(tmp_path, locals_), DEFAULT, capsys)
     assert code == 0, report["findings"]

@@ -16,25 +16,20 @@ _spec.loader.exec_module(learn7)
 score = learn7.score
 
 
-def agree_soft(r, p, tau):
+def stands(r, p, tau) -> bool:
+    """time-v7's rule: the analyzer's reading stands (sure and agreeing with the nest, or trusted)."""
     a = learn7.an(r)
-    if r["sure"] and r["nest"] and score.bucket(a) == score.bucket(r["nest"]):
-        return a
-    b = score.bucket(a)
-    if p[b] >= tau:
-        return a
-    return float(np.dot(p, learn7.CENTRE))
+    return bool(r["sure"] and r["nest"] and score.bucket(a) == score.bucket(r["nest"])) or p[score.bucket(a)] >= tau
+
+
+def agree_soft(r, p, tau):
+    return learn7.an(r) if stands(r, p, tau) else float(np.dot(p, learn7.CENTRE))
 
 
 def soft_mix(r, p, tau):
     """The analyzer where it stands (as agree), else the mean of its exponent and the soft centre."""
     a = learn7.an(r)
-    if r["sure"] and r["nest"] and score.bucket(a) == score.bucket(r["nest"]):
-        return a
-    b = score.bucket(a)
-    if p[b] >= tau:
-        return a
-    return (a + float(np.dot(p, learn7.CENTRE))) / 2
+    return a if stands(r, p, tau) else (a + float(np.dot(p, learn7.CENTRE))) / 2
 
 
 if __name__ == "__main__":
