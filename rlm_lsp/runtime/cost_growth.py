@@ -66,7 +66,6 @@ class AnalyzerSpec:
     time_classes: Mapping | None = None  # latency's correction (the module's docstring)
     own_latency: tuple[str, ...] = ()  # other languages whose latency growth is given (the docstring)
     own_n_languages: tuple[str, ...] = ()  # other languages whose values are read at their own n too
-    memory_classes: Mapping | None = None  # memory's correction (the module's docstring)
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -79,13 +78,13 @@ class AnalyzerSpec:
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
                        raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"),
                        tuple(str(x) for x in raw.get("own_latency", ())),
-                       tuple(str(x) for x in raw.get("own_n_languages", ())), raw.get("memory_classes"))
+                       tuple(str(x) for x in raw.get("own_n_languages", ())))
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
-            for name, tc in (("time_classes", spec.time_classes), ("memory_classes", spec.memory_classes)):
-                if tc is not None and not (isinstance(tc.get("file"), str) and 0 < float(tc["trust"]) <= 1):
-                    raise ValueError(f"{name} need a file and a trust above 0, at most 1")
+            tc = spec.time_classes
+            if tc is not None and not (isinstance(tc.get("file"), str) and 0 < float(tc["trust"]) <= 1):
+                raise ValueError("time_classes need a file and a trust above 0, at most 1")
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelError(f"growth_analyzer entry of rlm_config.json is malformed: {exc}") from None
         if spec.reference_n < 1 or len(spec.sure) != 2 or len(spec.unsure) != 2 or \
@@ -98,9 +97,6 @@ class AnalyzerSpec:
         if spec.time_classes is not None and tuple(spec.time_classes.get("features", ())) != TimeClasses.names():
             raise ModelError("growth_analyzer's time_classes were fitted on other features than this runtime computes; "
                              "refit them (python -m training.learning.time_classes MODEL_DIR)")
-        if spec.memory_classes is not None and tuple(spec.memory_classes.get("features", ())) != MemoryClasses.names():
-            raise ModelError("growth_analyzer's memory_classes were fitted on other features than this runtime computes; "
-                             "refit them (python -m training.learning.time_classes MODEL_DIR --metric memory)")
         return spec
 
 
@@ -144,24 +140,6 @@ class TimeClasses:
         return g if p[b] >= self.trust or k == b else CENTRES[k]
 
 
-class MemoryClasses(TimeClasses):
-    """Memory's correction (mem-v4): the same trees, reading the memory growth before it (the analyzer
-    blended with the cost trees) and the analyzer's own memory exponent beside the summary."""
-
-    @staticmethod
-    def names() -> tuple[str, ...]:
-        return ("memory_growth", "analyzer_memory") + tuple(readers.reader().cost_feature_names) + ("nest", "sure")
-
-    def correct_memory(self, s, g: float) -> float:
-        """Memory's growth `g` of summary `s`, or the centre of the likelier bucket where the trees give
-        g's bucket less than `trust`."""
-        g = max(0.0, g)  # as the fold shows it, and as the trees were fitted on it
-        b = bucket(g)
-        p = self.proba(np.array([[g, s.growth("memory")] + s.features() + [float(s.nest), float(s.sure)]]))[0]
-        k = int(np.argmax(p))
-        return g if p[b] >= self.trust or k == b else CENTRES[k]
-
-
 class CostGrowth:
     """The analyzer as a model's growth: `fold` is `GrowthTrees.fold`'s."""
 
@@ -176,10 +154,6 @@ class CostGrowth:
         self.classes = None
         if spec.time_classes is not None and model_dir is not None:
             self.classes = TimeClasses(model_dir / str(spec.time_classes["file"]), float(spec.time_classes["trust"]))
-        self.memory_classes = None
-        if spec.memory_classes is not None and model_dir is not None:
-            mc = spec.memory_classes
-            self.memory_classes = MemoryClasses(model_dir / str(mc["file"]), float(mc["trust"]))
 
     def exponent(self, s, metric: str, code: str) -> float:
         """The analyzer's exponent, blended with the trees' where the model ships them for `metric`,
@@ -193,10 +167,7 @@ class CostGrowth:
             row = np.array([s.features() + list(fn(code, self.trees.preprocess, ""))])
             blend = float(self.spec.trees["blend"]) if self.spec.trees else 0.0
             g = (1 - blend) * g + blend * float(self.trees.predict(row, metric)[0])
-        g = (g + s.nest) / 2 if metric in self.spec.nest_mix and s.nest > 0 else g
-        if metric == "memory" and self.memory_classes is not None:
-            g = self.memory_classes.correct_memory(s, g)
-        return g
+        return (g + s.nest) / 2 if metric in self.spec.nest_mix and s.nest > 0 else g
 
     def fold(self, predictions: dict[str, Prediction], code: str, pooled=None, outside: str = "",
              entry: str = "", helpers: str = "", language: str = "python") -> dict[str, Prediction]:

@@ -2,8 +2,6 @@
 
     python -m training.learning.time_classes MODEL_DIR [--table TABLE.jsonl]
                                    # fit on every real function of the table, write, check numpy == sklearn
-    python -m training.learning.time_classes MODEL_DIR --metric memory
-                                   # mem-v4: the same for memory's growth (memory_classes.npz)
 
 The analyzer reads the worst case of the code as written; real functions measured with the hidden
 set's protocol (growth-dev's) often grow slower: a second input the measurement holds fixed, an
@@ -13,11 +11,6 @@ the entry's loop nest as written and whether the analyzer is sure, and says how 
 bucket is. `rlm_lsp.runtime.cost_growth` keeps the analyzer's exponent where it is sure and agrees
 with the nest, or where the trees give its bucket at least `TRUST`; otherwise the centre of the
 trees' most likely bucket.
-
-Memory (mem-v4, session 42): the same classifier on `training/data/real_functions_memory.jsonl.gz`
-(1,292 functions of eight repositories: growth-dev and growth-fresh 1-4, `experiments/time8/memory_table.py`),
-reading the shipped memory growth and the analyzer's memory exponent beside the summary; the
-growth stands where the trees give its bucket at least `MEMORY_TRUST`.
 
 Rows: `training/data/real_functions_time.jsonl.gz` (`experiments/time8/table.py --with-fresh5`, then
 `experiments/time7/table.py --slim`): 1,442 real functions of ten public repositories (growth-dev
@@ -41,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rlm_lsp.runtime.cost_growth import CENTRES, MemoryClasses, TimeClasses, bucket  # noqa: E402
+from rlm_lsp.runtime.cost_growth import CENTRES, TimeClasses, bucket  # noqa: E402
 from rlm_lsp.runtime.model_dir import CONFIG_NAME, sha256_file  # noqa: E402
 
 FILE_NAME = "time_classes.npz"
@@ -49,23 +42,18 @@ TABLE = ROOT / "training" / "data" / "real_functions_time.jsonl.gz"
 SETTINGS = {"max_iter": 120, "learning_rate": 0.06, "max_leaf_nodes": 7, "min_samples_leaf": 12,
             "l2_regularization": 1.0}
 TRUST = 0.3  # the analyzer's bucket stands where the trees give it at least this (time-v9; 0.4 in time-v7)
-MEMORY_FILE = "memory_classes.npz"
-MEMORY_TABLE = ROOT / "training" / "data" / "real_functions_memory.jsonl.gz"
-MEMORY_TRUST = 0.3  # mem-v4: chosen leaving one repository out (experiments/time8/memory_learn.py)
 CLASSES = len(CENTRES)
 
 
-def table(path: Path = TABLE, metric: str = "time") -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
-    """(X, y buckets, weights: each repository the same in all, rows); `metric` "memory": the rows'
-    memory exponent, with the memory growth before the correction and the analyzer's beside (mem-v4)."""
+def table(path: Path = TABLE) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
+    """(X, y buckets, weights: each repository the same in all, rows)."""
     opener = gzip.open if str(path).endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as fh:
         rows = [json.loads(line) for line in fh if line.strip()]
-    rows = [r for r in rows if r.get("features") is not None and r.get(metric) is not None]
+    rows = [r for r in rows if r.get("features") is not None]
     per_repo = Counter(r["repo"] for r in rows)
-    head = (lambda r: [float(r["memory_growth"]), float(r["analyzer_memory"])]) if metric == "memory" else (lambda r: [])
-    x = np.array([head(r) + r["features"] + [float(r["nest"] or 0), float(bool(r["sure"]))] for r in rows])
-    y = np.array([bucket(r[metric]) for r in rows])
+    x = np.array([r["features"] + [float(r["nest"] or 0), float(bool(r["sure"]))] for r in rows])
+    y = np.array([bucket(r["time"]) for r in rows])
     w = np.array([len(rows) / (len(per_repo) * per_repo[r["repo"]]) for r in rows])
     return x, y, w, rows
 
@@ -78,20 +66,18 @@ def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray):
     return model
 
 
-def write(model_dir: Path, model, rows: list[dict], metric: str = "time") -> Path:
+def write(model_dir: Path, model, rows: list[dict]) -> Path:
     from training.judging.feature_trees import arrays
-    name, key, kind, source = (MEMORY_FILE, "memory_classes", MemoryClasses, MEMORY_TABLE) if metric == "memory" else \
-        (FILE_NAME, "time_classes", TimeClasses, TABLE)
-    path = model_dir / name
+    path = model_dir / FILE_NAME
     flat = {f"class{k}/{f}": v for k in range(CLASSES) for f, v in arrays(model, k).items()}
     np.savez_compressed(path, **flat)  # type: ignore[arg-type]
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
-    raw["growth_analyzer"][key] = {
-        "file": name, "features": list(kind.names()), "trust": TRUST if metric == "time" else MEMORY_TRUST,
-        "rows": len(rows), "repositories": sorted({r["repo"] for r in rows}),
-        "rows_from": f"real functions measured with growth-dev's protocol ({source.relative_to(ROOT)})"}
-    raw.setdefault("files", {})[name] = sha256_file(path)
+    raw["growth_analyzer"]["time_classes"] = {
+        "file": FILE_NAME, "features": list(TimeClasses.names()), "trust": TRUST, "rows": len(rows),
+        "repositories": sorted({r["repo"] for r in rows}),
+        "rows_from": "real functions measured with growth-dev's protocol (training/data/real_functions_time.jsonl.gz)"}
+    raw.setdefault("files", {})[FILE_NAME] = sha256_file(path)
     config_path.write_text(json.dumps(raw, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 
@@ -99,13 +85,12 @@ def write(model_dir: Path, model, rows: list[dict], metric: str = "time") -> Pat
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m training.learning.time_classes", description=__doc__.split("\n")[0])
     ap.add_argument("model_dir", type=Path)
-    ap.add_argument("--metric", choices=("time", "memory"), default="time")
-    ap.add_argument("--table", type=Path, help="default: training/data/real_functions_{time,memory}.jsonl.gz")
+    ap.add_argument("--table", type=Path, default=TABLE)
     a = ap.parse_args(argv)
-    x, y, w, rows = table(a.table or (MEMORY_TABLE if a.metric == "memory" else TABLE), a.metric)
+    x, y, w, rows = table(a.table)
     model = fit(x, y, w)
-    path = write(a.model_dir, model, rows, a.metric)
-    ours = TimeClasses(path).proba(x)
+    write(a.model_dir, model, rows)
+    ours = TimeClasses(a.model_dir / FILE_NAME).proba(x)
     worst = float(np.max(np.abs(ours - model.predict_proba(x))))
     print(json.dumps({"rows": len(rows), "numpy_vs_sklearn": worst}))
     return 0 if worst < 1e-6 else 1
