@@ -138,6 +138,33 @@ def test_sample_functions_get_values_and_growth(predictor, language):
         summary = readers.own_cost(language)(found[fn].code, None)
         assert growth_name(summary.growth("latency")) == time_class, (language, fn, summary.growth("latency"))
     assert results["table"]["memory"].value > results["constant"]["memory"].value
+    # poly-mem-floor: an n×n table holds n² ints at the reference n whatever the trees' whole-program values say
+    per_int = {"cpp": 4, "java": 4, "go": 8}[language]
+    assert results["table"]["memory"].value >= per_int * 10000.0 ** 2 * 0.999
+
+
+def test_rlm_predict_moves_cpp_values_to_the_n_asked(model_dir, tmp_path):
+    path = tmp_path / SAMPLES["cpp"][0]
+    path.write_text(SAMPLES["cpp"][1], encoding="utf-8")
+
+    def rows(*extra: str) -> dict:
+        proc = _rlm("predict", "--model", str(model_dir), "--json", *extra, str(path))
+        assert proc.returncode == 0, proc.stderr
+        assert "predicts no growth" not in proc.stderr
+        return {r["function"]: r for r in json.loads(proc.stdout)}
+
+    reference, small = rows(), rows("--n", "100")
+    assert reference["table"]["memory"]["n"] == 10000 and small["table"]["memory"]["n"] == 100
+    # ~n² moves by (10⁴/10²)² = 10⁴; ~1 does not move
+    assert small["table"]["memory"]["value"] == pytest.approx(reference["table"]["memory"]["value"] / 1e4, rel=1e-6)
+    assert small["constant"]["memory"]["value"] == pytest.approx(reference["constant"]["memory"]["value"])
+    path.write_text(SAMPLES["cpp"][1].replace("vector<vector<int>> table", "// rlm: n=10**3\nvector<vector<int>> table"),
+                    encoding="utf-8")
+    assert rows()["table"]["memory"]["n"] == 1000
+    path.write_text(SAMPLES["cpp"][1].replace("vector<vector<int>> table", "// rlm: n=lots\nvector<vector<int>> table"),
+                    encoding="utf-8")
+    proc = _rlm("predict", "--model", str(model_dir), str(path))
+    assert proc.returncode == 0 and "`// rlm: n=` ignored" in proc.stdout, proc.stdout + proc.stderr
 
 
 def _rlm(*args: str) -> subprocess.CompletedProcess:

@@ -2,6 +2,9 @@
 
     python experiments/poly_time/along_n.py CANDIDATE_DIR [--out FILE]
 
+"ships" is poly-own-n's rule (the mean over both metrics above 0); poly-mem-floor's (session 43) asked
+memory alone not to fall by more than 1 SD. "changed": the rows whose value the candidate moved.
+
 The rule: experiments/log/15-2026-12-07-session-40.md, "C++/Java/Go values read at their own n". Every
 ok (program, rung) row of `training/data/leetcode_{cpp,java,go}.jsonl.gz` of a validation problem,
 predicted at its measured `input_size` through `rlm predict --jsonl` (the shipped path).
@@ -69,7 +72,8 @@ def main() -> int:
             preds = {k: np.array([got[k][rid][metric] for rid, _, _ in keep]) for k in got}
             boot = bootstrap(probs, y, preds)
             top = [i for i, (rid, _, _) in enumerate(keep) if rid.endswith("@1")]
-            out[metric] = {"shipped": round(spearman(y, preds["shipped"]), 3),
+            out[metric] = {"changed": int(np.sum(~np.isclose(preds["shipped"], preds["candidate"]))),
+                           "shipped": round(spearman(y, preds["shipped"]), 3),
                            "candidate": round(spearman(y, preds["candidate"]), 3),
                            "paired_sd": round(float(np.nanstd(boot["candidate"] - boot["shipped"])), 3),
                            "largest_rung": {k: round(spearman(y[top], preds[k][top]), 3) for k in preds}}

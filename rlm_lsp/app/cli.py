@@ -256,7 +256,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     source = read_source(path)
     language = sources.language_of(str(path)) or sources.PYTHON  # any other suffix is read as Python, as always
     if language != sources.PYTHON:
-        return cli_polyglot.predict_file(predictor, path, source, language)
+        return cli_polyglot.predict_file(predictor, path, source, language, sizes, notes)
     parsed = parse_source(source)  # once: its functions, its shape and its parse error read this one tree
     found = snippets.extract(parsed)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]

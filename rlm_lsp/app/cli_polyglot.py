@@ -2,6 +2,9 @@
 function or method, found with tree-sitter (`rlm_lsp.policy.sources`), scored by the same Predictor and
 template as Python's, with the row's "language".
 
+Values are at the n `sizes` asks each row for (`rlm_lsp.app.cli_sizes`: --n, a `// rlm: n=...` comment
+just above the function, n in [tool.rlm]), moved along the row's growth, as Python's.
+
 A model that does not list the file's language in its rlm_config.json gives it no number:
 `NotRead` carries the one line that says which model, what it reads and what to do, and
 `rlm predict` exits 2.
@@ -9,11 +12,14 @@ A model that does not list the file's language in its rlm_config.json gives it n
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
+from rlm_lsp.app import cli_sizes
 from rlm_lsp.app.cli_jsonl import as_json, truncated
 from rlm_lsp.policy import sources
 from rlm_lsp.runtime import model
+from rlm_lsp.runtime import sizes as size_words
 
 WHAT_TO_DO = "give --model a model directory that reads it"
 
@@ -22,8 +28,11 @@ class NotRead(Exception):
     """The file's language cannot be scored here: the model does not read it, or tree-sitter is missing."""
 
 
-def predict_file(predictor: model.Model, path: Path, source: str, language: str) -> list[dict]:
-    """{"file", "line", "function", "kind", "language", metric...} per function, in source order."""
+def predict_file(predictor: model.Model, path: Path, source: str, language: str,
+                 sizes: cli_sizes.Sizes | None = None, notes: list[str] | None = None) -> list[dict]:
+    """{"file", "line", "function", "kind", "language", metric...} per function, in source order; a
+    malformed `// rlm: n=` is a note, and its function keeps the default n."""
+    sizes = sizes if sizes is not None else cli_sizes.Sizes()
     if not sources.reads(predictor, language):
         raise NotRead(sources.not_read(predictor, language, WHAT_TO_DO))
     try:
@@ -33,8 +42,11 @@ def predict_file(predictor: model.Model, path: Path, source: str, language: str)
     found = [s for s in found if s.code.strip()]
     results = predictor.predict([s.code for s in found], language) if found else []
     rows = []
+    lines = source.splitlines()
     for s, result in zip(found, results, strict=True):
         row = {"file": str(path), "line": s.name_line + 1, "function": s.qualname, "kind": s.kind, "language": language}
+        result = sizes.move(cli_sizes.key(row), result,
+                            functools.partial(sizes.asked, path, s.kind, _pragma(lines, s.start_line, path, notes)))
         row.update({m: as_json(p) for m, p in result.items()})
         cut = predictor.read_limit(s.code, language) if truncated(result) else None
         if cut:
@@ -42,3 +54,13 @@ def predict_file(predictor: model.Model, path: Path, source: str, language: str)
             row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
+
+
+def _pragma(lines: list[str], start_line: int, path: Path, notes: list[str] | None) -> float | None:
+    """The `// rlm: n=...` just above a function whose first line is `start_line` (0-based)."""
+    try:
+        return size_words.pragma_n(lines, start_line, comment="//")
+    except ValueError as exc:
+        if notes is not None:
+            notes.append(f"note: {path}:{start_line}: `// rlm: n=` ignored: {exc}")
+        return None

@@ -66,6 +66,7 @@ class AnalyzerSpec:
     time_classes: Mapping | None = None  # latency's correction (the module's docstring)
     own_latency: tuple[str, ...] = ()  # other languages whose latency growth is given (the docstring)
     own_n_languages: tuple[str, ...] = ()  # other languages whose values are read at their own n too
+    memory_floor_bytes: Mapping[str, float] = dataclasses.field(default_factory=dict)  # language -> bytes per element
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -78,7 +79,10 @@ class AnalyzerSpec:
                        tuple(map(float, raw.get("own_n", ()))), tuple(str(m) for m in raw.get("metrics", METRICS)),
                        raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"),
                        tuple(str(x) for x in raw.get("own_latency", ())),
-                       tuple(str(x) for x in raw.get("own_n_languages", ())))
+                       tuple(str(x) for x in raw.get("own_n_languages", ())),
+                       {str(k): float(v) for k, v in raw.get("memory_floor_bytes", {}).items()})
+            if any(not 0 < b <= 64 for b in spec.memory_floor_bytes.values()):
+                raise ValueError("memory_floor_bytes are bytes per element, above 0 and at most 64")
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
                                                0 <= float(spec.trees["blend"]) <= 1 and spec.trees.get("features")):
                 raise ValueError("trees need a file, features and a blend from 0 to 1")
@@ -201,7 +205,8 @@ class CostGrowth:
                 p, growth=g, growth_low=max(0.0, g + lo), growth_high=g + hi, growth_samples=(),
                 n=own_n, cost=s.text(metric), cost_legend=legend,
                 cost_lines=tuple(k - offset for k in s.lines(metric) if k > offset), cost_unknown=s.unknown)
-            out[metric] = at(grown, float(self.spec.reference_n))
+            out[metric] = floor(at(grown, float(self.spec.reference_n)), self.spec.memory_floor_bytes.get(language)
+                                if metric == "memory" else None)
         return out
 
     def own_n(self, time_growth: float) -> float:
@@ -209,6 +214,20 @@ class CostGrowth:
         if not self.spec.own_n:
             return float(self.spec.reference_n)
         return self.spec.own_n[bucket(time_growth)]
+
+
+def floor(p: Prediction, per_element: float | None) -> Prediction:
+    """`p` raised, with its interval, to what the allocation its growth reads takes at least: `per_element`
+    bytes times n ** growth at its n (poly-mem-floor: an n×n int table at n = 10⁴ holds 4·10⁸ bytes,
+    whatever the trees' whole-program values say). Unchanged where no floor is configured or it is below."""
+    if per_element is None or p.growth is None or p.n is None:
+        return p
+    least = per_element * p.n ** p.growth
+    if p.value >= least:
+        return p
+    k = least / p.value
+    return dataclasses.replace(p, value=least, low=p.low * k, high=p.high * k,
+                               samples=tuple(v * k for v in p.samples), smooth_samples=())
 
 
 def _own_exponent(s, metric: str, code: str, language: str) -> float:

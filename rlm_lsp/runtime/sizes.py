@@ -23,6 +23,7 @@ MAX_N = 10 ** 12  # sizes past this are refused: no curve was measured within si
 _NUMBER = re.compile(r"^\s*(\d[\d_]*(?:\.\d+)?)\s*(?:(?:\*\*|\^)\s*(\d+)|[eE]([+-]?\d+)|([kKmMgG]))?\s*$")
 _SUFFIX = {"k": 1e3, "m": 1e6, "g": 1e9}
 PRAGMA = re.compile(r"#\s*rlm:\s*n\s*=\s*(?P<n>[^\s#]+)")
+SLASHES = re.compile(r"//\s*rlm:\s*n\s*=\s*(?P<n>[^\s/]+)")  # C++, Java and Go: `// rlm: n=10**6`
 
 
 def parse_n(text: str | int | float) -> float:
@@ -57,13 +58,14 @@ def parse_n(text: str | int | float) -> float:
     return value
 
 
-def pragma_n(lines: Sequence[str], def_line: int, decorators: int = 0) -> float | None:
-    """The `# rlm: n=...` comment on the comment lines just above a function (0-based `def_line`,
-    with `decorators` lines of decorators above it); None without one. A malformed value raises
-    ValueError naming it."""
+def pragma_n(lines: Sequence[str], def_line: int, decorators: int = 0, comment: str = "#") -> float | None:
+    """The `# rlm: n=...` comment (`// rlm: n=...` where `comment` is "//") on the comment lines just
+    above a function (0-based `def_line`, with `decorators` lines of decorators above it); None without
+    one. A malformed value raises ValueError naming it."""
     line = def_line - decorators - 1
-    while 0 <= line < len(lines) and lines[line].lstrip().startswith("#"):
-        m = PRAGMA.search(lines[line])
+    pattern = SLASHES if comment == "//" else PRAGMA
+    while 0 <= line < len(lines) and lines[line].lstrip().startswith(comment):
+        m = pattern.search(lines[line])
         if m:
             return parse_n(m.group("n"))
         line -= 1
