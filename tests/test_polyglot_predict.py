@@ -206,3 +206,16 @@ def test_unreadable_input_gives_one_line_never_a_traceback(model_dir, tmp_path, 
         assert proc.returncode == 0 and "deep.go" in proc.stdout, proc.stderr
     else:
         assert proc.returncode == 1 and len(lines) == 1 and lines[0].startswith(f"rlm: {path}: skipped: "), lines
+
+
+def test_the_editor_reads_a_cpp_functions_slash_pragma(predictor):
+    from rlm_lsp.runtime.lines import split_lines_keepends
+    from rlm_lsp.server import hints
+    from rlm_lsp.server.analysis import Analyzer
+    from rlm_lsp.server.settings import Settings
+
+    text = SAMPLES["cpp"][1].replace("vector<vector<int>> table", "// rlm: n=10**2\nvector<vector<int>> table")
+    results = {r.snippet.name: r for r in Analyzer(predictor).analyze("file:///x.cpp", text, None, language="cpp")}
+    lines = split_lines_keepends(text)
+    assert hints.label(results["table"], Settings(), lines).endswith("@ n=10²"), hints.label(results["table"], Settings(), lines)
+    assert hints.label(results["single"], Settings(), lines).endswith("@ n=10⁴")

@@ -184,7 +184,7 @@ class Analyzer:
             """The n `s` is asked at: None (its reference n) for a model that does not read n, or a kernel."""
             if not self.reads_n or _group(s) == "kernel":
                 return None
-            return curves.choose(lines, s.start_line, n, project).n
+            return curves.choose(lines, s.start_line, n, project, language).n
 
         sizes = {id(s): choose(s) for s in snippets}  # read once: both loops below ask
 

@@ -53,18 +53,22 @@ def sized(predictions: Mapping[str, Any]) -> bool:
 
 def choose_n(result: Any, lines: Sequence[str], settings: Any) -> SizeChoice:
     """The n of `result`'s function: its pragma, else `rlm.n`, else `[tool.rlm]`'s n, else the model's."""
-    return choose(lines, result.snippet.start_line, getattr(settings, "n", None), result.project)
+    return choose(lines, result.snippet.start_line, getattr(settings, "n", None), result.project,
+                  getattr(result, "language", "python"))
 
 
-def choose(lines: Sequence[str], start_line: int, setting_n: float | None, project: Any) -> SizeChoice:
-    """`choose_n` for the function whose first line is `start_line` (0-based), before it has a result."""
+def choose(lines: Sequence[str], start_line: int, setting_n: float | None, project: Any,
+           language: str = "python") -> SizeChoice:
+    """`choose_n` for the function whose first line is `start_line` (0-based), before it has a result;
+    C++, Java and Go write the comment `// rlm: n=...`."""
     problem = ""
+    comment = "#" if language == "python" else "//"
     try:
-        n = pragma_n(lines, start_line)
+        n = pragma_n(lines, start_line, comment=comment)
         if n is not None:
-            return SizeChoice(n, "its `# rlm: n=` comment")
+            return SizeChoice(n, f"its `{comment} rlm: n=` comment")
     except ValueError as exc:
-        problem = f"the `# rlm: n=` comment above it is ignored: {exc}"
+        problem = f"the `{comment} rlm: n=` comment above it is ignored: {exc}"
     if setting_n is not None:
         return SizeChoice(setting_n, "the rlm.n setting", problem)
     project_n = getattr(project, "n", None)
