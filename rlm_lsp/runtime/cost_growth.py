@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rlm_lsp.runtime import readers
+from rlm_lsp.runtime import readers, value_shift
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.feature_trees import FeatureTrees
 from rlm_lsp.runtime.growth import at
@@ -67,6 +67,7 @@ class AnalyzerSpec:
     own_latency: tuple[str, ...] = ()  # other languages whose latency growth is given (the docstring)
     own_n_languages: tuple[str, ...] = ()  # other languages whose values are read at their own n too
     memory_floor_bytes: Mapping[str, float] = dataclasses.field(default_factory=dict)  # language -> bytes per element
+    value_trees: Mapping | None = None  # Python values' factor (`rlm_lsp.runtime.value_shift`)
 
     @classmethod
     def parse(cls, raw: Mapping) -> AnalyzerSpec:
@@ -80,7 +81,8 @@ class AnalyzerSpec:
                        raw.get("trees"), tuple(str(m) for m in raw.get("nest_mix", ())), raw.get("time_classes"),
                        tuple(str(x) for x in raw.get("own_latency", ())),
                        tuple(str(x) for x in raw.get("own_n_languages", ())),
-                       {str(k): float(v) for k, v in raw.get("memory_floor_bytes", {}).items()})
+                       {str(k): float(v) for k, v in raw.get("memory_floor_bytes", {}).items()},
+                       raw.get("value_trees"))
             if any(not 0 < b <= 64 for b in spec.memory_floor_bytes.values()):
                 raise ValueError("memory_floor_bytes are bytes per element, above 0 and at most 64")
             if spec.trees is not None and not (isinstance(spec.trees.get("file"), str) and
@@ -158,6 +160,10 @@ class CostGrowth:
         self.classes = None
         if spec.time_classes is not None and model_dir is not None:
             self.classes = TimeClasses(model_dir / str(spec.time_classes["file"]), float(spec.time_classes["trust"]))
+        try:
+            self.values = value_shift.of_spec(spec.value_trees, model_dir)
+        except ValueError as exc:
+            raise ModelError(f"growth_analyzer: {exc}") from None
 
     def exponent(self, s, metric: str, code: str) -> float:
         """The analyzer's exponent, blended with the trees' where the model ships them for `metric`,
@@ -207,7 +213,7 @@ class CostGrowth:
                 cost_lines=tuple(k - offset for k in s.lines(metric) if k > offset), cost_unknown=s.unknown)
             out[metric] = floor(at(grown, float(self.spec.reference_n)), self.spec.memory_floor_bytes.get(language)
                                 if metric == "memory" else None)
-        return out
+        return self.values.apply(s, out) if self.values is not None and not own else out
 
     def own_n(self, time_growth: float) -> float:
         """The n the RLM's number is for, from the time class the analyzer predicts."""

@@ -1,0 +1,81 @@
+"""How far the network's value sits from real functions' measured calls, read from what the runtime
+already knows of a Python function at the reference n (value-v1, session 43).
+
+    the cost analyzer's Summary (features, loop nest, sure)
+      + each metric's growth [+ its value at the reference n, log10]    -> trees, one per metric
+      -> log10 of the factor the value (its interval and samples) is multiplied by
+
+The network learned whole LeetCode programs run on their test input; a function of a real codebase,
+called once on its own input, is measured differently (tracemalloc peak and CPU time of the call). The
+trees were fitted on real functions of the spent growth sets (growth-dev, growth-fresh 1-6), their
+target the mean over measured sizes of log10(measured / the shipped value moved along the shipped
+growth). The factor does not depend on n: the curve keeps its growth. Configured in the growth analyzer's
+entry of rlm_config.json:
+
+    "value_trees": {"file": "value_trees.npz", "metrics": ["latency", "memory"], "features": [...]}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+
+from rlm_lsp.runtime import readers
+from rlm_lsp.runtime.feature_trees import FeatureTrees
+from rlm_lsp.runtime.prediction import Prediction
+
+FILE_NAME = "value_trees.npz"
+METRICS = ("latency", "memory")
+MOST = 3.0  # a factor past 10**3 either way is not believed: clipped
+
+
+def feature_names(with_values: bool = False) -> tuple[str, ...]:
+    """The trees' row as this runtime computes it; `with_values`: the network's log10 values too
+    (value-v1's row: it made values jumpier under neutral edits, so value-v2 reads none)."""
+    kinds = ("log10", "growth") if with_values else ("growth",)
+    return tuple(readers.reader().cost_feature_names) + ("nest", "sure") + tuple(
+        f"{k}_{m}" for k in kinds for m in METRICS)
+
+
+def row(s, values: Mapping[str, float], growths: Mapping[str, float], with_values: bool = False) -> list[float]:
+    """Summary `s`, each metric's growth (and, `with_values`, its value at the reference n) -> the trees' row."""
+    logs = [math.log10(max(values[m], 1e-12)) for m in METRICS] if with_values else []
+    return [float(v) for v in s.features()] + [float(s.nest), float(s.sure)] + logs + [float(growths[m]) for m in METRICS]
+
+
+class ValueShift:
+    def __init__(self, path: Path, metrics: tuple[str, ...], with_values: bool = False):
+        self.trees = FeatureTrees(path, metrics, "")
+        self.with_values = with_values
+
+    def apply(self, s, predictions: dict[str, Prediction]) -> dict[str, Prediction]:
+        """`predictions` (at the reference n, with growth) each multiplied by its metric's factor;
+        unchanged where a metric the row needs is missing."""
+        if any(predictions.get(m) is None or predictions[m].growth is None for m in METRICS):
+            return predictions
+        x = np.array([row(s, {m: predictions[m].value for m in METRICS}, {m: predictions[m].growth for m in METRICS},
+                          self.with_values)])
+        out = dict(predictions)
+        for m in self.trees.metrics:
+            k = 10 ** float(np.clip(self.trees.predict(x, m)[0], -MOST, MOST))
+            p = out[m]
+            out[m] = dataclasses.replace(p, value=p.value * k, low=p.low * k, high=p.high * k,
+                                         samples=tuple(v * k for v in p.samples),
+                                         smooth_samples=tuple(v * k for v in p.smooth_samples))
+        return out
+
+
+def of_spec(raw: Mapping | None, model_dir: Path | None) -> ValueShift | None:
+    """The growth analyzer's `value_trees` (None without); ValueError where it was fitted on other features."""
+    if raw is None or model_dir is None:
+        return None
+    features = tuple(raw.get("features", ()))
+    if features not in (feature_names(), feature_names(with_values=True)):
+        raise ValueError("value_trees were fitted on other features than this runtime computes; refit them "
+                         "(python experiments/value1/fit.py)")
+    return ValueShift(model_dir / str(raw.get("file", FILE_NAME)), tuple(str(m) for m in raw.get("metrics", METRICS)),
+                      features == feature_names(with_values=True))
