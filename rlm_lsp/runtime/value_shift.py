@@ -55,10 +55,10 @@ class ValueShift:
     def apply(self, s, predictions: dict[str, Prediction]) -> dict[str, Prediction]:
         """`predictions` (at the reference n, with growth) each multiplied by its metric's factor;
         unchanged where a metric the row needs is missing."""
-        if any(predictions.get(m) is None or predictions[m].growth is None for m in METRICS):
+        growths = {m: p.growth for m in METRICS if (p := predictions.get(m)) is not None and p.growth is not None}
+        if len(growths) < len(METRICS):
             return predictions
-        x = np.array([row(s, {m: predictions[m].value for m in METRICS}, {m: predictions[m].growth for m in METRICS},
-                          self.with_values)])
+        x = np.array([row(s, {m: predictions[m].value for m in METRICS}, growths, self.with_values)])
         out = dict(predictions)
         for m in self.trees.metrics:
             k = 10 ** float(np.clip(self.trees.predict(x, m)[0], -MOST, MOST))
