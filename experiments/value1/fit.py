@@ -33,9 +33,12 @@ def load(path: str) -> list[dict]:
 
 
 WITH_VALUES = True  # --no-values: the analyzer's features and the growths alone
+ANALYZER_ONLY = False  # --analyzer-only: the analyzer's features, loop nest and `sure` alone (value-v3)
 
 
 def x_of(rows: list[dict]) -> np.ndarray:
+    if ANALYZER_ONLY:
+        return np.array([r["features"] for r in rows])
     if not WITH_VALUES:
         return np.array([r["features"] + [r[m]["growth"] for m in METRICS] for r in rows])
     return np.array([r["features"] + [np.log10(max(r[m]["value"], 1e-12)) for m in METRICS]
@@ -92,7 +95,8 @@ def ship(rows: list[dict], model_dir: Path) -> None:
     config_path = model_dir / CONFIG_NAME
     raw = json.loads(config_path.read_text(encoding="utf-8"))
     raw["growth_analyzer"]["value_trees"] = {
-        "file": value_shift.FILE_NAME, "metrics": list(METRICS), "features": list(value_shift.feature_names(WITH_VALUES)),
+        "file": value_shift.FILE_NAME, "metrics": list(METRICS), "features": list(value_shift.feature_names(
+            "analyzer" if ANALYZER_ONLY else "values" if WITH_VALUES else "growth")),
         "rows": len(rows), "sets": sorted({r["set"] for r in rows}),
         "rows_from": "real functions of growth-dev and growth-fresh 1-6 (experiments/value1/table.py), each set weighing the same"}
     raw.setdefault("files", {})[value_shift.FILE_NAME] = sha256_file(path)
@@ -110,9 +114,11 @@ def main() -> int:
     ap.add_argument("--cv", action="store_true")
     ap.add_argument("--ship", type=Path)
     ap.add_argument("--no-values", action="store_true")
+    ap.add_argument("--analyzer-only", action="store_true")
     a = ap.parse_args()
-    global WITH_VALUES
+    global WITH_VALUES, ANALYZER_ONLY
     WITH_VALUES = not a.no_values
+    ANALYZER_ONLY = a.analyzer_only
     rows = load(a.table)
     if a.cv:
         cv(rows)
