@@ -4,6 +4,10 @@ calls (`rlm_lsp.runtime.value_shift`), checked leaving one set out, and written 
     python experiments/value1/fit.py TABLE.jsonl --cv                 # leave one set out: values along n
     python experiments/value1/fit.py TABLE.jsonl --ship MODEL_DIR     # fit on every row; write the trees
 
+The shipped trees (value-v3, refitted with mem-v6's analyzer): `python experiments/value1/fit.py
+training/data/real_functions_values.jsonl.gz --analyzer-only --ship MODEL_DIR` (the table: table.py's
+rows of the seven spent sets, no code).
+
 TABLE: experiments/value1/table.py's rows. Each set weighs the same. The figure: Spearman ρ over every
 (function, measured n) row of the value at n against the measured value (the fresh judge's "values
 along n"), the shipped value moved along the shipped growth against the same times the trees' factor.
@@ -29,7 +33,9 @@ SETTINGS = {"max_iter": 150, "learning_rate": 0.05, "max_leaf_nodes": 15, "min_s
 
 
 def load(path: str) -> list[dict]:
-    return [r for r in map(json.loads, open(path)) if all(r[m]["shift"] is not None for m in METRICS)]
+    import gzip
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
+        return [r for r in map(json.loads, fh) if all(r[m]["shift"] is not None for m in METRICS)]
 
 
 WITH_VALUES = True  # --no-values: the analyzer's features and the growths alone

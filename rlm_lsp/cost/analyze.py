@@ -9,6 +9,9 @@
               by half, a calls -> the master theorem (one call: the top call's work; two: n log n
                                   with a linear merge, n with constant work)
               by a constant    -> depth × the work of one call (one call), 2ⁿ (two calls or more)
+    what outlives a call (`Store(kept=True)`: printed text, appends to the caller's containers) adds up
+              over every loop around it and every call of a recursion (as time does), and a callee's
+              over the loops around its call
 
 The result is a `Summary`, what every surface reads: the cost per metric, its exponent when every
 sized input grows with n together, the lines carrying the leading term, and what it could not read.
@@ -38,6 +41,7 @@ class Summary:
     unknown: tuple[str, ...] = ()  # what could not be read (an unknown call, a loop bound), with its line
     recursion: str = ""  # how the entry recurses, in words ("" for none)
     nest: int = 0  # the entry's deepest loop nest as written (for, while, comprehensions), as read
+    kept: Cost = field(default_factory=Cost.zero)  # the part of `memory` that outlives the call
 
     def cost(self, metric: str) -> Cost:
         return self.time if metric == "latency" else self.memory
@@ -100,6 +104,7 @@ class _Acc:
     time: Cost = field(default_factory=Cost.zero)
     store: Cost = field(default_factory=Cost.zero)
     peak: Cost = field(default_factory=Cost.zero)
+    kept: Cost = field(default_factory=Cost.zero)  # outlives the call: per run of the block
     self_calls: list = field(default_factory=list)  # (how many times, Call)
 
 
@@ -119,8 +124,8 @@ class _Analyzer:
             acc = self.block(fn, fn.body)
         finally:
             self.busy.discard(name)
-        time, memory, how = _recursion(fn, acc, self.unknown)
-        s = Summary(time, memory, fn.symbols, fn.scaled, (), how)
+        time, memory, how, kept = _recursion(fn, acc, self.unknown)
+        s = Summary(time, memory.plus(kept), fn.symbols, fn.scaled, (), how, kept=kept)
         self.done[name] = s
         return s
 
@@ -132,6 +137,8 @@ class _Analyzer:
                 acc.peak = acc.peak.plus(s.memory.at(s.line))
                 if not s.known:
                     self.unknown.append(f"{s.what} (line {s.line})")
+            elif isinstance(s, Store) and s.kept:
+                acc.kept = acc.kept.plus(s.size.at(s.line))
             elif isinstance(s, Store):
                 acc.store = acc.store.plus(s.size.at(s.line))
             elif isinstance(s, Loop):
@@ -140,6 +147,7 @@ class _Analyzer:
                 acc.time = acc.time.plus(trip.times(Cost.one().plus(inner.time)))
                 acc.store = acc.store.plus(inner.store)  # a Store's size already counts its loops
                 acc.peak = acc.peak.plus(inner.peak)
+                acc.kept = acc.kept.plus(trip.times(inner.kept))
                 acc.self_calls += [(trip.times(m), c) for m, c in inner.self_calls]
                 if not s.known:
                     self.unknown.append(f"{s.what} (line {s.line})")
@@ -151,17 +159,19 @@ class _Analyzer:
                     sub = self.summary(s.callee)
                     acc.time = acc.time.plus(sub.time.substitute(s.args).at(s.line))
                     acc.peak = acc.peak.plus(sub.memory.substitute(s.args).at(s.line))
+                    acc.kept = acc.kept.plus(sub.kept.substitute(s.args).at(s.line))
                 else:
                     self.unknown.append(f"call of {s.callee} (line {s.line})")
                     acc.time = acc.time.plus(Cost.one(s.line))
         return acc
 
 
-def _recursion(fn: Fn, acc: _Acc, unknown: list[str]) -> tuple[Cost, Cost, str]:
+def _recursion(fn: Fn, acc: _Acc, unknown: list[str]) -> tuple[Cost, Cost, str, Cost]:
+    """(time, memory less what outlives the call, how it recurses, what outlives the call)."""
     work = Cost.one(fn.line).plus(acc.time)
     mem = fn.frame.plus(acc.store).plus(acc.peak)
     if not acc.self_calls:
-        return work, acc.store.plus(acc.peak), ""
+        return work, acc.store.plus(acc.peak), "", acc.kept
     calls = [c for _, c in acc.self_calls]
     sites = len([c for c in calls if not c.alternative]) + any(c.alternative for c in calls)
     sized = any(not m.is_constant() for m, _ in acc.self_calls)
@@ -173,31 +183,36 @@ def _recursion(fn: Fn, acc: _Acc, unknown: list[str]) -> tuple[Cost, Cost, str]:
         depth = Cost.one()
     line = calls[0].line
     if fn.states is not None:
-        return fn.states.at(line).times(work), fn.states.at(line).plus(mem), "memoised"
+        return fn.states.at(line).times(work), fn.states.at(line).plus(mem), "memoised", \
+            fn.states.at(line).times(acc.kept)
     if "half" in shrinks and not sized:
-        d, top = work.degree(fn.scaled), depth.at(line)
-        if sites == 1:
-            time = work if d > 0 else top.log(line)
-        elif d < 0.9:
-            time = top
-        elif d < 1.1:
-            time = work.times(top.log(line))
-        else:
-            time = work
-        return time, mem.plus(top.log(line)), "halving"
+        top = depth.at(line)
+
+        def halving(per_call: Cost) -> Cost:
+            d = per_call.degree(fn.scaled)
+            if sites == 1:
+                return per_call if d > 0 else top.log(line)
+            if d < 0.9:
+                return top
+            return per_call.times(top.log(line)) if d < 1.1 else per_call
+        return halving(work), mem.plus(top.log(line)), "halving", halving(acc.kept) if acc.kept.terms else acc.kept
     if "tree" in shrinks and sites == 1 and not sized:  # one way down (a search tree): a path
-        return depth.log(line).times(work), mem.times(depth.log(line)), "down a tree"
+        return depth.log(line).times(work), mem.times(depth.log(line)), "down a tree", depth.log(line).times(acc.kept)
     if "tree" in shrinks:
-        return depth.at(line).times(work), mem.times(depth.log(line)), "over a tree"
+        return depth.at(line).times(work), mem.times(depth.log(line)), "over a tree", depth.at(line).times(acc.kept)
     if "" in shrinks:
         unknown.append(f"recursion (line {line}): how it shrinks")
     if sites == 1 and not sized:
-        return depth.at(line).times(work), depth.at(line).times(mem), "one call, one step smaller"
-    return depth.exponential(line).times(work), depth.at(line).times(mem), "several calls, each one step smaller"
+        return depth.at(line).times(work), depth.at(line).times(mem), "one call, one step smaller", \
+            depth.at(line).times(acc.kept)
+    # what outlives the calls is read as for one chain of them: the analyzer's 2ⁿ is often a
+    # search that prunes (a maze, a backtracking that stops at the first answer)
+    return depth.exponential(line).times(work), depth.at(line).times(mem), "several calls, each one step smaller", \
+        depth.at(line).times(acc.kept)
 
 
 def analyze(fns: dict[str, Fn], entry: str) -> Summary:
     """The entry's summary, the other functions of `fns` read as its callees."""
     a = _Analyzer(fns)
     s = a.summary(entry)
-    return Summary(s.time, s.memory, s.symbols, s.scaled, tuple(dict.fromkeys(a.unknown)), s.recursion)
+    return Summary(s.time, s.memory, s.symbols, s.scaled, tuple(dict.fromkeys(a.unknown)), s.recursion, kept=s.kept)

@@ -6,6 +6,9 @@
                                 allocates for a while (freed again: not multiplied by enclosing loops)
       Store(size)               what stays allocated (appends, `d[k] = v`), in all: the front end has
                                 multiplied it by the loops it ran in since its container was made
+      Store(size, kept=True)    what outlives the call (printed text, appends to a container the caller
+                                holds): its size each time the line runs; the analyzer multiplies it
+                                by every loop around it and by the calls of a recursion
       Call(callee, args)        a call of a function of the same file, with each of its parameters' sizes;
                                 a call of the function itself says how its arguments shrink
 
@@ -40,6 +43,7 @@ class Store:
     size: Cost
     line: int
     what: str
+    kept: bool = False  # outlives the call (stdout, self's state, the caller's container): see above
 
 
 @dataclass(frozen=True)

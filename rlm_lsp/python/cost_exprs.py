@@ -13,9 +13,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from rlm_lsp.cost.algebra import Cost
-from rlm_lsp.cost.form import Call, Work
+from rlm_lsp.cost.form import Call, Store, Work
 from rlm_lsp.python import cost_library as lib
-from rlm_lsp.python.cost_library import CHAR, NUMBER, ONE, UNKNOWN, Val, length
+from rlm_lsp.python.cost_library import CHAR, NUMBER, ONE, UNKNOWN, Val, length, printed
 from rlm_lsp.python.cost_params import fn_params, param_names
 from rlm_lsp.python.cost_shapes import (
     NODE_STEPS,
@@ -29,6 +29,7 @@ from rlm_lsp.python.cost_shapes import (
     plus_or,
     slice_width,
 )
+from rlm_lsp.python.cost_stores import self_attr
 from rlm_lsp.python.cost_walk import walk
 
 
@@ -48,6 +49,7 @@ class Expressions:
         def work(self, e: lib.Effect, line: int, what: str) -> None: ...
         def emit(self, step: Any) -> None: ...
         def grow(self, name: str, by: Cost, line: int, what: str) -> None: ...
+        def keep(self, target: Any, by: Cost, line: int, what: str) -> None: ...
         def bind(self, target: Any, v: Val, value_node: Any) -> None: ...
         def loop(self, trip: Cost, line: int, what: str, body: Any, known: bool = True, node: Any = None) -> None: ...
         def primary_or_one(self) -> Cost: ...
@@ -236,6 +238,9 @@ class Expressions:
         own = self.own_callee(e)
         if own is not None:
             return self.own_call(e, own, args)
+        if name == "print" and isinstance(e.func, ast.Name):
+            self.emit(Store(printed(args), e.lineno, "printed text (stdout is kept)", kept=True))
+            return UNKNOWN
         if isinstance(e.func, ast.Attribute) and recv is not None and not module_like(e.func.value):
             eff = lib.method(name, recv, args, consts)
             if eff is not None:
@@ -244,12 +249,16 @@ class Expressions:
                     args[0].length.is_constant()
                 if eff.store is not None and isinstance(e.func.value, ast.Name) and not char:
                     self.grow(e.func.value.id, eff.store, e.lineno, f".{name}()")
+                elif eff.store is not None and self_attr(e.func.value) and not char:
+                    self.keep(e.func.value, eff.store, e.lineno, f".{name}()")
                 return eff.result
         eff = lib.builtin(name, args, kwargs, consts)
         if eff is not None:
             self.work(eff, e.lineno, f"{name}()")
             if eff.store is not None and e.args and isinstance(e.args[0], ast.Name):
                 self.grow(e.args[0].id, eff.store, e.lineno, f"{name}()")
+            elif eff.store is not None and e.args and self_attr(e.args[0]):
+                self.keep(e.args[0], eff.store, e.lineno, f"{name}()")
             return eff.result
         if isinstance(e.func, ast.Name) and e.func.id in self.env and self.env[e.func.id].kind != "function":
             return UNKNOWN  # a class of the file, a callable parameter

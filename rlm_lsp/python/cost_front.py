@@ -48,6 +48,7 @@ from rlm_lsp.python.cost_shapes import (
     pivots,
     self_concat,
 )
+from rlm_lsp.python.cost_stores import Stores, rebuilt
 from rlm_lsp.python.cost_walk import children, nodes_of, walk
 from rlm_lsp.python.param_kinds import infer
 
@@ -103,7 +104,7 @@ class _Front:
         self.fns[node.name] = w.fn()
 
 
-class _Walker(Expressions):
+class _Walker(Expressions, Stores):
     def __init__(self, front: _Front, node, entry: bool, outer: dict, outer_size: Cost | None = None):
         self.outer_size = outer_size  # a nested function's: the size its enclosing function walks
         self.front = front
@@ -246,18 +247,6 @@ class _Walker(Expressions):
         for step in once:  # what a branch leaving the loop did (`insert(i, x); return`): once
             self.emit(step)
 
-    def grow(self, name: str, by: Cost, line: int, what: str) -> None:
-        """`name` grows by `by` elements each time this line runs (an append): it keeps them."""
-        v = self.env.get(name)
-        times = ONE
-        depth = v.depth if v is not None and v.depth >= 0 else 0
-        for t in self.trips[depth:]:
-            times = times.times(t)
-        added = by.times(times)
-        self.emit(Store(added, line, what))
-        if v is not None:
-            self.env[name] = replace(v, length=length(v).plus(added) if v.length is not None else added)
-
     # -- statements ---------------------------------------------------------------------------------
     def block(self, stmts) -> None:
         for s in stmts:
@@ -267,7 +256,7 @@ class _Walker(Expressions):
         if isinstance(s, (ast.Assign, ast.AnnAssign)):
             if s.value is None:
                 return
-            grown = self_concat(s)
+            grown = self_concat(s) or rebuilt(s)
             if grown is not None:
                 return self.concat(s, *grown)
             v = self.ev(s.value)
@@ -359,37 +348,6 @@ class _Walker(Expressions):
                 for trip in self.trips:
                     times = times.times(trip)
                 self.emit(Store(times, target.lineno, "a new object linked in"))
-
-    def concat(self, s, name: str, added, prepend: bool) -> None:
-        """`s = s + x` (as `s += x`: grown in place) or `s = x + s` (a new copy of s each time)."""
-        cur = self.env.get(name, UNKNOWN)
-        v = self.ev(added)
-        if cur.kind not in ("str", "list", "tuple"):
-            self.ev(s.value)
-            return
-        self.work(lib.Effect(length(v)), s.lineno, "+")
-        self.grow(name, length(v), s.lineno, "+ (it grows)")
-        if prepend:
-            self.work(lib.Effect(length(self.env[name])), s.lineno, "x + s (a copy of s each time)")
-
-    def aug(self, s: ast.AugAssign) -> None:
-        v = self.ev(s.value)
-        if isinstance(s.target, ast.Subscript) and isinstance(s.target.value, ast.Name):
-            base = self.ev(s.target.value)
-            key = self.ev(s.target.slice)
-            if base.kind == "dict" and not is_char(key) and key.kind != "int":
-                self.grow(s.target.value.id, ONE, s.lineno, "a counter's entry")
-            return
-        if not isinstance(s.target, ast.Name):
-            self.ev(s.target)
-            return
-        name = s.target.id
-        cur = self.env.get(name, UNKNOWN)
-        if cur.mag is not None and any(t.exp for t in cur.mag.terms):
-            self.work(lib.Effect(cur.mag.log()), s.lineno, "arithmetic on a big integer")
-        if cur.kind in ("str", "list") and isinstance(s.op, ast.Add):
-            self.work(lib.Effect(length(v)), s.lineno, "+=")
-            self.grow(name, length(v), s.lineno, "+= (it grows)")
 
     def while_body(self, s: ast.While) -> None:
         self.ev(s.test)

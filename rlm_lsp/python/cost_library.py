@@ -60,6 +60,18 @@ def total(v: Val) -> Cost:
     return length(v).times(inner)
 
 
+def printed(args: list[Val]) -> Cost:
+    """The characters `print(*args)` writes: a collection's or a string's elements (a grid's cells), a
+    big integer's digits, one line for anything else."""
+    out = ONE
+    for v in args:
+        if v.kind in ("list", "tuple", "set", "dict", "deque", "str", "lazy"):
+            out = out.plus(total(v))
+        elif v.mag is not None and any(t.exp for t in v.mag.terms):
+            out = out.plus(v.mag.log())
+    return out
+
+
 def of_kind(v: Val, kind: str) -> Val:
     return replace(v, kind=kind)
 
@@ -85,6 +97,9 @@ def builtin(name: str, args: list[Val], kwargs: dict[str, Val], const_args: list
         if name == "reduce":
             return Effect(length(first))
     n = length(first)
+    if name in ("str", "repr") and first.kind in ("list", "tuple", "set", "dict", "deque"):
+        m = total(first)  # a container's text: every element's
+        return Effect(m, m, Val(length=m, kind="str"))
     if name in CONSTANT_CALLS:
         return Effect(result=NUMBER if name in ("int", "abs", "ord", "round", "hash") else UNKNOWN)
     if name == "len":
@@ -157,7 +172,9 @@ def method(name: str, recv: Val, args: list[Val], const_args: list) -> Effect | 
     """A method `name` called on a value of size `recv`."""
     n = length(recv)
     first = args[0] if args else UNKNOWN
-    if name in ("append", "add", "appendleft", "push"):
+    if name == "add":  # a set's element is hashable: a string at most, never a list
+        return Effect(store=Cost.one().plus(total(first) if first.kind == "str" else ONE))
+    if name in ("append", "appendleft", "push"):
         return Effect(store=Cost.one().plus(total(first) if first.kind in ("list", "str", "dict", "set") else ONE))
     if name in ("extend", "update", "extendleft"):
         return Effect(length(first), store=length(first))

@@ -74,11 +74,24 @@ def memoised(node) -> bool:
 
 
 def module_constants(tree: ast.Module) -> dict:
+    """The module's names: constants, and empty containers (`dist = {}`) a function may fill."""
     out = {}
     for s in tree.body:
         if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name):
-            out[s.targets[0].id] = Val(length=ONE, mag=ONE, kind="const")
+            out[s.targets[0].id] = Val(length=ONE, mag=ONE, kind=_empty_container(s.value) or "const")
     return out
+
+
+def _empty_container(v) -> str:
+    """"dict", "list" or "set" for `{}`, `[]`, `dict()`, `set()`, `defaultdict(list)`; "" otherwise."""
+    if isinstance(v, ast.Dict) and not v.keys:
+        return "dict"
+    if isinstance(v, ast.List) and not v.elts:
+        return "list"
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and not v.args[1:]:
+        return {"dict": "dict", "set": "set", "list": "list", "defaultdict": "dict", "OrderedDict": "dict"}.get(
+            v.func.id, "") if v.func.id == "defaultdict" or not v.args else ""
+    return ""
 
 
 def counts(fn, name: str) -> bool:
