@@ -28,10 +28,10 @@ FIELDS = {"latency": "time_ms", "memory": "memory_bytes"}
 FLOOR = {"latency": 1e-4, "memory": 64.0}  # ms, bytes: a measured 0 is read as this
 
 
-def predict(rows: list[dict]) -> dict:
+def predict(rows: list[dict], model: str | None = None) -> dict:
     lines = [json.dumps({"id": r["id"], "code": r["code"], "language": "python", "entry": r["function"]}) for r in rows]
-    out = subprocess.run([RLM, "predict", "--jsonl", "-"], input="\n".join(lines) + "\n", capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run([RLM, "predict", "--jsonl", "-"] + (["--model", model] if model else []),
+                         input="\n".join(lines) + "\n", capture_output=True, text=True, check=True)
     return {p.get("id"): p for p in map(json.loads, filter(str.strip, out.stdout.splitlines()))}
 
 
@@ -40,7 +40,13 @@ def main() -> int:
     ap.add_argument("out")
     ap.add_argument("rows", nargs="+", help="ROWS.jsonl:SETNAME")
     ap.add_argument("--measured", action="append", default=[], help="MEASURED.jsonl:SETNAME (by id)")
+    ap.add_argument("--model", help="a model directory WITHOUT value_trees (the factor is fitted on the network's "
+                                    "own values); default: the shipped one, refused if it has them")
     a = ap.parse_args()
+    config = json.loads((Path(a.model or ROOT / "rlm_lsp" / "models" / "default") / "rlm_config.json").read_text())
+    if "value_trees" in config.get("growth_analyzer", {}):
+        print("table.py: the model already applies value_trees; give --model a copy without them", file=sys.stderr)
+        return 2
     measured = {}
     for spec in a.measured:
         path, _, name = spec.partition(":")
@@ -52,7 +58,7 @@ def main() -> int:
             rows = [json.loads(x) for x in open(path) if x.strip()]
             rows = [r | measured.get((name, r["id"]), {}) for r in rows]
             rows = [r for r in rows if r.get("sizes") and r.get("time_ms") and r.get("code")]
-            got = predict(rows)
+            got = predict(rows, a.model)
             kept = 0
             for r in rows:
                 p = got.get(r["id"]) or {}
