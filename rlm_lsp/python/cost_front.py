@@ -34,6 +34,7 @@ from rlm_lsp.python.cost_params import (
     walked,
     with_default,
 )
+from rlm_lsp.python.cost_probes import midpoints, new_record
 from rlm_lsp.python.cost_shapes import (
     alternatives,
     big_integers,
@@ -43,7 +44,6 @@ from rlm_lsp.python.cost_shapes import (
     fresh,
     is_char,
     marks_visits,
-    midpoints,
     nest_depth,
     pivots,
     self_concat,
@@ -285,6 +285,11 @@ class _Walker(Expressions, Stores):
                     self.stack.append([])  # a branch that leaves the loop runs once, not once a turn
                     self.block(branch)
                     self.exits[-1].extend(self.stack.pop())
+                elif self.trips and branch is s.body and new_record(s):
+                    self.stack.append([])  # a new best: its copies are as short as the best, a few elements
+                    self.block(branch)
+                    for step in self.stack.pop():
+                        self.emit(replace(step, time=ONE) if isinstance(step, Work) and step.known else step)
                 else:
                     self.block(branch)
         elif isinstance(s, (ast.With, ast.AsyncWith)):

@@ -3,9 +3,12 @@ its body changes the names in it.
 
     while q / while stack            a worklist: every element pushed (the input's size)
     x //= 2, lo = mid + 1            halving: log of the bound
+    while not done: gap //= 2 ...    a flag around a gap shrunk each turn: log of the gap
     node = node.next / node.left     the nodes of the list / a path down a tree (log n)
     i += 1 up to a bound             the bound (√ of it for `i * i <= n`)
     a pointer an enclosing loop also advances, a stack it pushes once a turn: constant (amortised)
+    a count drained by 1, an iterator made before it advanced: constant (amortised)
+    a match of two elements extended (`s[i + k] == s[j + k]`): constant (a few turns on typical input)
     anything else                    the function's input size, marked unknown
 """
 
@@ -15,7 +18,8 @@ import ast
 
 from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.python.cost_library import ONE, UNKNOWN
-from rlm_lsp.python.cost_shapes import amortised, binary_search, body_nodes, emptiness, lib_name, squared, updates_of
+from rlm_lsp.python.cost_probes import binary_search, extends_match, flag_test, shared_steps, shrunk_each_turn
+from rlm_lsp.python.cost_shapes import amortised, body_nodes, emptiness, lib_name, squared, updates_of
 from rlm_lsp.python.cost_walk import walk
 
 
@@ -25,10 +29,10 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
     # sorted, not a set: the first name found decides some trips, and a set's order changes from one
     # process to the next (hash randomisation), so two runs would read the same loop differently
     names = sorted({n.id for n in walk(test) if isinstance(n, ast.Name)})
-    updates = updates_of(s)
+    updates = updates_of(s, self.front.names)
     if isinstance(test, ast.Constant) and test.value:
         names = sorted(updates)
-    if self.trips and amortised(s, names, updates, self.enclosing):
+    if self.trips and (amortised(s, names, updates, self.enclosing) or shared_steps(s, names) or extends_match(s)):
         return ONE, True  # a pointer or a stack the enclosing loop advances too: it pays for these steps
     # a worklist: while stack / while q / while len(q) > 0
     for nm in emptiness(test):
@@ -42,7 +46,10 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
                          for c in body_nodes(s))
             return (self.primary_or_one() if pushes or v.length is None else v.length), True
     halves = [nm for nm in names if updates.get(nm) == "half"]
-    if halves or binary_search(s, names):
+    if not halves and flag_test(s):  # `while not done:` around a gap shrunk each turn (comb sort)
+        halves = shrunk_each_turn(s, updates)
+        names = sorted({*names, *halves})
+    if halves or binary_search(s, names, body_nodes(s)):
         bound = ONE
         for nm in names:
             v = self.env.get(nm, UNKNOWN)

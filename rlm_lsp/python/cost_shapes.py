@@ -12,6 +12,9 @@ import ast
 from collections.abc import Collection
 
 from rlm_lsp.python.cost_library import Val
+from rlm_lsp.python.cost_probes import binary_search as binary_search  # noqa: F401 (moved: read here too)
+from rlm_lsp.python.cost_probes import geometric, lowbit
+from rlm_lsp.python.cost_probes import midpoints as midpoints  # noqa: F401 (moved: rlm_lsp.measure reads it here)
 from rlm_lsp.python.cost_walk import nodes_of, walk, walk_all
 
 NODE_STEPS = {"next": "const", "left": "tree", "right": "tree", "children": "tree", "prev": "const"}
@@ -65,8 +68,9 @@ def fresh(node) -> bool:
                              ast.BinOp, ast.Constant, ast.JoinedStr))
 
 
-def updates_of(loop) -> dict:
-    """name -> how the loop's body changes it: "half" (//= 2, >>= 1, *= 2), "step" (+= 1),
+def updates_of(loop, helpers: dict | None = None) -> dict:
+    """name -> how the loop's body changes it: "half" (//= 2, >>= 1, *= 2, a factor or a bit a turn:
+    `cost_probes.geometric`, through the same-file functions `helpers`), "step" (+= 1),
     "node" / "node-tree" (= x.next / = x.left)."""
     out: dict[str, str] = {}
     named = any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) for n in body_nodes(loop))
@@ -75,14 +79,18 @@ def updates_of(loop) -> dict:
         if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
             k = const(n.value)
             if isinstance(n.op, (ast.FloorDiv, ast.Div, ast.RShift, ast.LShift)) or \
-                    isinstance(n.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2:
+                    isinstance(n.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2 or \
+                    isinstance(n.op, (ast.Add, ast.Sub)) and lowbit(n.value, n.target.id) or \
+                    isinstance(n.op, ast.BitAnd) and mentions(n.value, n.target.id):
                 out[n.target.id] = "half"
             elif isinstance(n.op, (ast.Add, ast.Sub)):
                 out.setdefault(n.target.id, "step")
         elif isinstance(n, ast.Assign):
             for t in n.targets:
                 for nm, v in pairs(t, n.value):
-                    if isinstance(v, ast.BinOp):
+                    if geometric(v, nm, helpers):
+                        out[nm] = "half"
+                    elif isinstance(v, ast.BinOp):
                         k = const(v.right)
                         if isinstance(v.op, (ast.FloorDiv, ast.Div, ast.RShift)) and mentions(v.left, nm) or \
                                 isinstance(v.op, ast.Mult) and isinstance(k, (int, float)) and k >= 2 and \
@@ -116,34 +124,6 @@ def pairs(t, v):
 
 def mentions(node, name: str) -> bool:
     return any(isinstance(x, ast.Name) and x.id == name for x in walk(node))
-
-
-def binary_search(s: ast.While, names: Collection[str]) -> bool:
-    """lo/hi narrowed to a midpoint: `mid = (lo + hi) // 2` then `lo = mid + 1` or `hi = mid`."""
-    mids = set()
-    for n in body_nodes(s):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
-                any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
-                                                  or isinstance(x.op, ast.RShift)) for x in walk(n.value)):
-            mids.add(n.targets[0].id)
-    if not mids:
-        return False
-    for n in body_nodes(s):
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in names for t in n.targets) and \
-                any(isinstance(x, ast.Name) and x.id in mids for x in walk(n.value)):
-            return True
-    return False
-
-
-def midpoints(fn) -> set:
-    """Names set to a midpoint: `mid = (lo + hi) // 2`, `m = lo + (hi - lo) // 2`."""
-    out = set()
-    for n in nodes_of(fn, (ast.Assign,)):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
-                any(isinstance(x, ast.BinOp) and (isinstance(x.op, (ast.FloorDiv, ast.Div)) and const(x.right) in (2, 3)
-                                                  or isinstance(x.op, ast.RShift)) for x in walk(n.value)):
-            out.add(n.targets[0].id)
-    return out
 
 
 def marks_visits(fn) -> bool:
@@ -232,7 +212,8 @@ def self_concat(s):
 def amortised(s: ast.While, names: Collection[str], updates: dict, enclosing: list) -> bool:
     """An inner while loop whose steps the enclosing loops pay for: it advances a pointer an enclosing
     while also advances or restarts from (`cur = cur.next` in both; `l = r` after the inner `r += 1`),
-    or it pops a stack that the enclosing loop pushes once per turn (a monotonic stack)."""
+    or it pops a stack that the enclosing loop pushes once per turn (a monotonic stack; `pop`, `popleft`,
+    `pop_back` ...)."""
     moved = {nm for nm in names if updates.get(nm)}
     for outer in enclosing:
         if not isinstance(outer, ast.While):
@@ -245,11 +226,12 @@ def amortised(s: ast.While, names: Collection[str], updates: dict, enclosing: li
                     any(isinstance(t, ast.Name) and t.id in outer_names for t in n.targets):
                 return True
     popped = {c.func.value.id for c in body_nodes(s)
-              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in ("pop", "popleft")
+              if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr.startswith("pop")
               and isinstance(c.func.value, ast.Name)}
     pushed = {c.func.value.id for c in body_nodes(s)
               if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and
-              c.func.attr in ("append", "appendleft", "add", "extend") and isinstance(c.func.value, ast.Name)}
+              c.func.attr in ("append", "appendleft", "add", "extend", "push", "push_back", "push_front")
+              and isinstance(c.func.value, ast.Name)}
     return bool((popped & set(names)) - pushed) and bool(enclosing)
 
 
