@@ -1,12 +1,15 @@
 """`rlm measure` on growth-dev (issue 62's first figure): for how many real functions it builds
 inputs without a hint, and how often its measured class equals the set's.
 
-    python experiments/measure/growth_dev.py OUT.jsonl [--rows /work/gd/out.jsonl] [--every 4] [--budget 5]
+    python experiments/measure/growth_dev.py OUT.jsonl [--rows /work/gd/out.jsonl] [--every 4] [--start 0] [--budget 5]
 
 Each sampled row's code goes to a temporary file and `rlm measure FILE::FUNCTION --json` runs on
 it (the shipped CLI, in its sandbox). Resumable: rows already in OUT are skipped. `--summary` prints
 the figures of OUT. The set's classes are words (linear, nlogn, ...); rlm measure's are the
-project's labels (n, n log n, ...): mapped one to one.
+project's labels (n, n log n, ...): mapped one to one. Each row keeps the measured curve (sizes, time_s,
+memory_bytes), so a change of the fit can be judged on OUT without measuring again (`--refit`: the
+figures with the curves refitted by the current `rlm_lsp.measure.run`). `--start K` samples every
+`--every`-th row from row K (a second sample beside the first).
 """
 import argparse
 import json
@@ -43,14 +46,30 @@ def measure(rows, out, budget):
             row = {"id": r["id"], "status": got.get("status"), "reason": got.get("reason"), "inputs": got.get("inputs"),
                    "set": {"time": [r["time_class"], r["time_exponent"]], "memory": [r["memory_class"], r["memory_exponent"]]},
                    "measured": {m: [(got.get(m) or {}).get("class"), (got.get(m) or {}).get("exponent")]
-                                for m in ("time", "memory")}}
+                                for m in ("time", "memory")},
+                   "sizes": got.get("sizes"), "time_s": got.get("time_s"), "memory_bytes": got.get("memory_bytes"),
+                   "stopped": got.get("stopped"), "wall_s": got.get("wall_s")}
             fh.write(json.dumps(row) + "\n")
             fh.flush()
             print(r["id"], row["status"], row["measured"], row["set"], flush=True)
 
 
-def summary(out):
+def refit(rows):
+    """The rows with their curves' classes fitted again by the current code (rows without a curve kept)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from rlm_lsp.measure.run import FLOORS, _growth
+
+    for r in rows:
+        if r["status"] == "measured" and r.get("sizes"):
+            for m, key in (("time", "time_s"), ("memory", "memory_bytes")):
+                g = _growth(r["sizes"], [float(c) for c in r[key]], FLOORS[m])
+                r["measured"][m] = [g.growth_class, g.exponent]
+    return rows
+
+
+def summary(out, again=False):
     rows = [json.loads(x) for x in open(out)]
+    rows = refit(rows) if again else rows
     built = [r for r in rows if r["status"] == "measured" or (r["reason"] or "").find("n=") >= 0]
     measured = [r for r in rows if r["status"] == "measured"]
     print(f"{len(rows)} functions; inputs built without a hint for {len(built)} ({len(built) / len(rows):.0%}); "
@@ -68,11 +87,13 @@ def main():
     ap.add_argument("--rows", default="/work/gd/out.jsonl")
     ap.add_argument("--every", type=int, default=4)
     ap.add_argument("--budget", type=float, default=5.0)
+    ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--summary", action="store_true")
+    ap.add_argument("--refit", action="store_true")
     a = ap.parse_args()
-    if a.summary:
-        return summary(a.out)
-    rows = [json.loads(x) for x in open(a.rows)][:: a.every]
+    if a.summary or a.refit:
+        return summary(a.out, a.refit)
+    rows = [json.loads(x) for x in open(a.rows)][a.start:: a.every]
     measure(rows, a.out, a.budget)
 
 

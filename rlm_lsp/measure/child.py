@@ -8,7 +8,8 @@ is importable here).  It reads one JSON spec from stdin, then:
    stops them too; the hook says why in words);
 2. runs the file's text as a module (given LeetCode's ``ListNode``/``TreeNode`` first where the
    file uses them without defining them), finds the function, builds its input of size n (the
-   recipe's kinds, ``makers.py``, or the user's ``make(n)``) before any measuring starts;
+   recipe's kinds, ``makers.py``, or the user's ``make(n)``) before any measuring starts; an int
+   converts to a string at any size (CPython's 4300-digit guard off: n bits pass it at n ≈ 14300);
 3. memory: the tracemalloc peak of the first call in the process;
 4. time: the CPU time (``time.process_time``) of one call, the minimum over 5 samples after one
    warm-up; a sample repeats the call r times when one call takes under 5 ms, with the garbage
@@ -90,6 +91,8 @@ def measure(spec: dict) -> dict:
     makers = importlib.util.module_from_spec(found)
     found.loader.exec_module(makers)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), spec.get("recursion", 10_000)))
+    if hasattr(sys, "set_int_max_str_digits"):  # an int of n bits prints past 4300 digits: the ladder's, not the code's, limit
+        sys.set_int_max_str_digits(0)
     sys.path[:0] = spec["paths"]
     sys.addaudithook(_hook)
     sink = Sink()

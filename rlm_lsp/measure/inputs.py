@@ -114,7 +114,7 @@ def _plan(fn, qualname: str, classes: dict, owner: ast.ClassDef | None, generato
     if any(p.arg not in defaults for p in fn.args.kwonlyargs):
         return Plan(qualname, line, reason="a keyword-only parameter without a default: give a generator in "
                     "[tool.rlm.inputs]")
-    mutates = any(uses.mutates(fn, p.arg) for p in params)
+    mutates = any(uses.followed(fn, p.arg, scope, uses.mutates) for p in params)  # also in a helper it hands p to
     if generator:
         return Plan(qualname, line, inputs=f"generator {generator}", mutates=mutates, generator=generator)
     if not params:

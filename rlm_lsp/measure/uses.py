@@ -27,6 +27,8 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "sort", "rev
             "popitem", "add", "discard", "appendleft", "popleft", "heappush", "heappop", "heapify", "shuffle",
             "heapreplace", "heappushpop", "insort", "insort_left", "insort_right", "difference_update",
             "intersection_update", "symmetric_difference_update"}
+FIRST_ARG = {"heappush", "heappop", "heapify", "heapreplace", "heappushpop", "insort", "insort_left", "insort_right",
+             "shuffle"}  # mutators that change their first argument (`heappush(h, x)`); the others, their receiver
 MAPPINGS = {"Mapping", "MutableMapping", "dict", "Dict", "defaultdict", "DefaultDict", "Counter", "OrderedDict"}
 DICT_METHODS = {"items", "keys", "values", "get", "setdefault", "popitem"}
 
@@ -336,13 +338,16 @@ def mutates(fn, name: str) -> bool:
 
     for n in ast.walk(fn):
         targets = n.targets if isinstance(n, (ast.Assign, ast.Delete)) else [n.target] \
-            if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+            if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) else []
+        while any(isinstance(t, (ast.Tuple, ast.List, ast.Starred)) for t in targets):  # `a[i], a[j] = a[j], a[i]`
+            targets = [e for t in targets for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else
+                                                    [t.value] if isinstance(t, ast.Starred) else [t])]
         if any(isinstance(t, (ast.Subscript, ast.Attribute)) and of(t) for t in targets):
             return True
         if isinstance(n, ast.Call):
             attr = n.func.attr if isinstance(n.func, ast.Attribute) else call_name(n)
             if attr in MUTATORS and (isinstance(n.func, ast.Attribute) and of(n.func.value)
-                                     or n.args and of(n.args[0])):
+                                     or attr in FIRST_ARG and n.args and of(n.args[0])):  # not `out.append(x.val)`
                 return True
     return False
 
