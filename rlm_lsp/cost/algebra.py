@@ -87,6 +87,14 @@ class Cost:
     def sym(name: str, power: float = 1.0, line: int = 0) -> Cost:
         return Cost((Term(((name, power),), lines=(line,) if line else ()),))
 
+    @staticmethod
+    def product(costs) -> Cost:
+        """The product of `costs` (the trip counts of the loops a line runs in); one where there are none."""
+        out = Cost.one()
+        for c in costs:
+            out = out.times(c)
+        return out
+
     def plus(self, o: Cost) -> Cost:
         return _prune(self.terms + o.terms)
 

@@ -344,17 +344,12 @@ class Expressions:
         (its log n is paid on every operation, the first ones included)."""
         if v.kind not in ("tmap", "tset", "heap") or not length(v).is_constant() or v.depth < 0:
             return v
-        times = ONE
-        for t in self.trips[v.depth:]:
-            times = times.times(t)
-        return replace(v, length=times)
+        return replace(v, length=Cost.product(self.trips[v.depth:]))
 
     def kept(self, target, v: Val, line: int, what: str) -> None:
         """`value` stored into an element or a field (`dp[i] = make([]int, m)`, `cur->next = new Node`):
         what it holds stays, once per turn of the loops it runs in."""
-        times = ONE
-        for t in self.trips:
-            times = times.times(t)
+        times = Cost.product(self.trips)
         size = total(v) if v.kind in CONTAINERS and v.depth == -1 else ONE if v.kind == "object" else None
         if size is not None and not (size.is_constant() and not self.trips):
             self.emit(Store(size.times(times), line, what))

@@ -215,11 +215,8 @@ class _Walker(Assignments):
     def grow(self, name: str, by: Cost, line: int, what: str) -> None:
         """`name` grows by `by` elements each time this line runs (an append): it keeps them."""
         v = self.env.get(name)
-        times = ONE
         depth = v.depth if v is not None and v.depth >= 0 else 0
-        for t in self.trips[depth:]:
-            times = times.times(t)
-        added = by.times(times)
+        added = by.times(Cost.product(self.trips[depth:]))
         self.emit(Store(added, line, what))
         if v is not None:
             self.env[name] = replace(v, length=length(v).plus(added) if v.length is not None else added)

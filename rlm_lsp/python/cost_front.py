@@ -349,10 +349,7 @@ class _Walker(Expressions, Stores):
                 self.env["self." + target.attr] = v
             elif isinstance(value_node, ast.Call) and isinstance(value_node.func, ast.Name) and \
                     value_node.func.id[:1].isupper():
-                times = ONE
-                for trip in self.trips:
-                    times = times.times(trip)
-                self.emit(Store(times, target.lineno, "a new object linked in"))
+                self.emit(Store(Cost.product(self.trips), target.lineno, "a new object linked in"))
 
     def while_body(self, s: ast.While) -> None:
         self.ev(s.test)

@@ -47,11 +47,8 @@ class Stores:
             self.emit(Store(by, line, what + " (the caller's container)", kept=True))
             added = by
         else:
-            times = ONE
             depth = v.depth if v is not None and v.depth >= 0 else 0
-            for t in self.trips[depth:]:
-                times = times.times(t)
-            added = by.times(times)
+            added = by.times(Cost.product(self.trips[depth:]))
             self.emit(Store(added, line, what))
         if v is not None:
             self.env[name] = replace(v, length=length(v).plus(added) if v.length is not None else added)
