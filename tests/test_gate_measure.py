@@ -101,7 +101,9 @@ def test_a_loop_turned_nested_is_blocked_by_measurement_though_the_model_predict
     assert result.exit_code == 1, out["text"]
     [found] = [f for f in result.findings if f.failed]
     assert (found.rule, found.metric, found.decided) == ("measured", "latency", "measured")
-    assert found.classes[0] in ("n", "n log n") and found.classes[1] == "n²", found.classes  # a busy machine: n log n
+    # the single loop's ladder is short under an 8 s budget: on a loaded machine (two workers beside the
+    # sandbox) its fit has read n log n and, once, log n; what the gate must show is the rise to n²
+    assert found.classes[0] in ("log n", "n", "n log n") and found.classes[1] == "n²", found.classes
     text = out["text"]
     assert f"count_smaller(): measured time grows ~{found.classes[0]} → ~n²" in text and "decided by: measured" in text
     assert "no growth predicted, not flagged" in text  # the prediction beside the measurement
