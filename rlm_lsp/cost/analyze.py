@@ -157,9 +157,11 @@ class _Analyzer:
                     acc.time = acc.time.plus(Cost.one(s.line))
                 elif s.callee in self.fns and s.callee not in self.busy:
                     sub = self.summary(s.callee)
-                    acc.time = acc.time.plus(sub.time.substitute(s.args).at(s.line))
-                    acc.peak = acc.peak.plus(sub.memory.substitute(s.args).at(s.line))
-                    acc.kept = acc.kept.plus(sub.kept.substitute(s.args).at(s.line))
+                    if s.part != "kept":
+                        acc.time = acc.time.plus(sub.time.substitute(s.args).at(s.line))
+                        acc.peak = acc.peak.plus(sub.memory.substitute(s.args).at(s.line))
+                    if s.part != "time":
+                        acc.kept = acc.kept.plus(sub.kept.substitute(s.args).at(s.line))
                 else:
                     self.unknown.append(f"call of {s.callee} (line {s.line})")
                     acc.time = acc.time.plus(Cost.one(s.line))

@@ -63,6 +63,9 @@ class Call:
     shrink: str = ""
     depth: Cost = field(default_factory=Cost.zero, hash=False)  # a self-call: how deep it goes (const shrink)
     alternative: bool = False  # a self-call that is one of several alternatives (each `return f(...)`)
+    # "" the whole call; "time": its time and peak only; "kept": what it keeps only. A search from every
+    # cell whose marks the loop shares comes as both: "kept" in the loop, "time" once after it
+    part: str = ""
 
 
 @dataclass(frozen=True)

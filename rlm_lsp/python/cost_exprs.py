@@ -17,6 +17,7 @@ from rlm_lsp.cost.form import Call, Store, Work
 from rlm_lsp.python import cost_library as lib
 from rlm_lsp.python.cost_library import CHAR, NUMBER, ONE, UNKNOWN, Val, length, printed
 from rlm_lsp.python.cost_params import fn_params, param_names
+from rlm_lsp.python.cost_probes import marks_param
 from rlm_lsp.python.cost_shapes import (
     NODE_STEPS,
     const,
@@ -44,6 +45,10 @@ class Expressions:
     doubles: set[str]
     pivots: set[str]
     alternatives: set[int]
+    trips: list[Cost]
+    enclosing: list
+    set_at: dict[str, int]
+    exits: list[list]
 
     if TYPE_CHECKING:
         def work(self, e: lib.Effect, line: int, what: str) -> None: ...
@@ -102,12 +107,13 @@ class Expressions:
             vals = [self.ev(v) for v in e.values]
             return next((v for v in reversed(vals) if v.kind), vals[-1])
         if isinstance(e, ast.Compare):
-            self.ev(e.left)
+            left = self.ev(e.left)
             for op, c in zip(e.ops, e.comparators):
                 right = self.ev(c)
                 if isinstance(op, (ast.In, ast.NotIn)) and right.kind in ("list", "str", "deque", "tuple", "lazy"):
                     if not (right.kind == "str" and right.length is not None and right.length.is_constant()):
-                        self.work(lib.Effect(length(right)), e.lineno, "`in` on a list (a scan)")
+                        grown = Cost.zero() if is_char(left) else self.grown_here(c, right)  # an alphabet at most
+                        self.work(lib.Effect(length(right).plus(grown)), e.lineno, "`in` on a list (a scan)")
             return NUMBER
         if isinstance(e, ast.Call):
             return self.call(e)
@@ -267,6 +273,24 @@ class Expressions:
         self.emit(Work(ONE, Cost.zero(), e.lineno, f"call of {name or '?'}", False))
         return UNKNOWN
 
+    def grown_here(self, node, v: Val) -> Cost:
+        """What a list `node` (a local name) gains in the loops around this line, made before them and
+        added to in them (`if x not in seen: seen.append(x)`): up to an element a turn, a scan of it
+        later in the same loop sees them (the walker reads each loop once, with the list as first made)."""
+        if not (isinstance(node, ast.Name) and v.kind == "list" and self.trips and
+                len(self.enclosing) == len(self.trips) and 0 <= v.depth < len(self.trips)):
+            return Cost.zero()
+        loops = self.enclosing[v.depth:]
+        added = any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr in
+                    ("append", "insert", "extend") and isinstance(c.func.value, ast.Name) and c.func.value.id == node.id
+                    for c in walk(loops[0]))
+        if not added:
+            return Cost.zero()
+        times = ONE
+        for t in self.trips[v.depth:]:
+            times = times.times(t)
+        return times
+
     def own_callee(self, e: ast.Call):
         f = e.func
         if isinstance(f, ast.Name) and f.id in self.front.names:
@@ -297,7 +321,14 @@ class Expressions:
             size = a.mag if a.kind == "int" else a.length
             if size is not None:
                 sizes[node.name + "." + p] = size
-        self.emit(Call(callee.name, sizes, e.lineno))
+        call = Call(callee.name, sizes, e.lineno)
+        shared = [self.set_at.get(a.id, 0) for a, p in zip(e.args, params)
+                  if isinstance(a, ast.Name) and marks_param(node, p) and self.set_at.get(a.id, 0) < len(self.trips)]
+        if shared:  # a search from every cell, its marks kept across the loop: its time once for the loop
+            self.exits[min(shared)].append(replace(call, part="time"))
+            self.emit(replace(call, part="kept"))
+        else:
+            self.emit(call)
         biggest = max((a for a in args if a.kind in ("list", "str")), key=lambda a: length(a).degree(), default=None)
         return Val(length=length(biggest), kind="list", depth=-1) if biggest is not None else UNKNOWN
 

@@ -203,8 +203,8 @@ def method(name: str, recv: Val, args: list[Val], const_args: list) -> Effect | 
     if name in ("find", "index", "rfind", "rindex") and len(args) >= 2:  # from a position on: a scan onward
         return Effect(result=Val(mag=n, kind="int"))
     if name in STR_WALKS:
-        result = Val(length=n, kind="str") if name not in ("find", "rfind", "count", "index", "rindex") \
-            else Val(mag=n, kind="int")
+        result = Val(length=n, kind="str", elem=CHAR if name != "split" else None) \
+            if name not in ("find", "rfind", "count", "index", "rindex") else Val(mag=n, kind="int")
         return Effect(n, n if result.kind == "str" else Cost.zero(), result)
     if name in CONSTANT_METHODS:
         result = _elem(recv) if name in ("get", "popleft", "peek", "top", "setdefault") else UNKNOWN

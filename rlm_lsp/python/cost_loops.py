@@ -5,9 +5,12 @@ its body changes the names in it.
     x //= 2, lo = mid + 1            halving: log of the bound
     while not done: gap //= 2 ...    a flag around a gap shrunk each turn: log of the gap
     node = node.next / node.left     the nodes of the list / a path down a tree (log n)
-    i += 1 up to a bound             the bound (√ of it for `i * i <= n`)
+    i += 1 up to a bound             the bound (√ of it for `i * i <= n`; its square where the body
+                                     also steps it back, `i -= 1`: gnome sort)
     a pointer an enclosing loop also advances, a stack it pushes once a turn: constant (amortised)
     a count drained by 1, an iterator made before it advanced: constant (amortised)
+    a window's left end (`d[s[l]] -= 1; l += 1`, set before the loop around it): constant (amortised)
+    shell sort's insertion (`j -= gap`, the gap shrunk by a loop around): constant (a few places)
     a match of two elements extended (`s[i + k] == s[j + k]`): constant (a few turns on typical input)
     anything else                    the function's input size, marked unknown
 """
@@ -18,7 +21,15 @@ import ast
 
 from rlm_lsp.cost.algebra import Cost
 from rlm_lsp.python.cost_library import ONE, UNKNOWN
-from rlm_lsp.python.cost_probes import binary_search, extends_match, flag_test, shared_steps, shrunk_each_turn
+from rlm_lsp.python.cost_probes import (
+    back_and_forth,
+    binary_search,
+    extends_match,
+    flag_test,
+    gap_insertion,
+    shared_steps,
+    shrunk_each_turn,
+)
 from rlm_lsp.python.cost_shapes import amortised, body_nodes, emptiness, lib_name, squared, updates_of
 from rlm_lsp.python.cost_walk import walk
 
@@ -32,7 +43,8 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
     updates = updates_of(s, self.front.names)
     if isinstance(test, ast.Constant) and test.value:
         names = sorted(updates)
-    if self.trips and (amortised(s, names, updates, self.enclosing) or shared_steps(s, names) or extends_match(s)):
+    if self.trips and (amortised(s, names, updates, self.enclosing) or shared_steps(s, names) or extends_match(s)
+                       or window_pointer(self, s, names) or gap_insertion(s, self.enclosing)):
         return ONE, True  # a pointer or a stack the enclosing loop advances too: it pays for these steps
     # a worklist: while stack / while q / while len(q) > 0
     for nm in emptiness(test):
@@ -76,6 +88,29 @@ def while_trip(self, s: ast.While) -> tuple[Cost, bool]:
                 bound = bound.plus(size)
         if squared(test):
             bound = bound.power(0.5)
+        elif bound.terms and any(back_and_forth(s, nm) for nm in steps):
+            bound = bound.times(bound)  # gnome sort: a step back for each inversion
         if bound.terms:
             return bound, True
     return self.primary_or_one(), False
+
+
+def window_pointer(self, s: ast.While, names: list) -> bool:
+    """A sliding window's inner while (`while len(seen) > 2: seen[s[l]] -= 1; l += 1`): its body
+    steps a pointer by 1 that indexes a sequence, set before the loop around it and never reset in
+    that loop, so all the inner turns together move it at most across the sequence once. (A pointer
+    the test names is the two-pointer rule's.)"""
+    outer = self.enclosing[-1] if self.enclosing else None
+    if outer is None:
+        return False
+    reset = {t.id for n in walk(outer) if isinstance(n, (ast.Assign, ast.AnnAssign))
+             for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    indexes = {x.id for n in body_nodes(s) if isinstance(n, ast.Subscript) for x in walk(n.slice)
+               if isinstance(x, ast.Name)}
+    for stmt in s.body:
+        if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add) and isinstance(stmt.target, ast.Name) \
+                and isinstance(stmt.value, ast.Constant) and stmt.value.value == 1:
+            nm = stmt.target.id
+            if nm not in names and nm in indexes and nm not in reset and self.set_at.get(nm, 0) < len(self.trips):
+                return True
+    return False

@@ -93,8 +93,12 @@ def lowbit(e, name: str) -> bool:
 def geometric(value, name: str, helpers: dict | None = None) -> bool:
     """`value`, assigned to `name`, changes it by a factor or a bit a turn, so a loop on it runs a log
     of its range: `n // k`, `n / k`, `n >> 1`, `n * 2`, `n * 10 // 13`, `int(gap / 1.3)`,
-    `i + (i & -i)`, `i - (i & -i)`, `i & (i - 1)`, or a call of a same-file function (`helpers`: name
+    `i + (i & -i)`, `i - (i & -i)`, `i & (i - 1)`, `1 if gap == 2 else gap // 2`, or a call of a same-file function (`helpers`: name
     -> its def) that does one of these to its parameter (`get_next(i)`, `next_gap(gap)`)."""
+    if isinstance(value, ast.IfExp):  # `1 if gap == 2 else int(gap / 2.2)`: a constant or a factor
+        sides = (value.body, value.orelse)
+        return any(geometric(x, name, helpers) for x in sides) and \
+            all(isinstance(x, ast.Constant) or geometric(x, name, helpers) for x in sides)
     if isinstance(value, ast.Call) and _callee(value) in ROUNDING and len(value.args) == 1:
         return geometric(value.args[0], name, helpers)
     if isinstance(value, ast.Call) and helpers and _callee(value) in helpers:
@@ -193,9 +197,31 @@ def extends_match(s: ast.While) -> bool:
     """`while ... and s[i + k] == s[j + k]:` inside another loop: it extends a match of two elements
     (a palindrome around a centre, a Z-box, a pattern against the text), which on typical input
     stops after a few turns."""
-    return any(isinstance(c, ast.Compare) and any(isinstance(o, ast.Eq) for o in c.ops) and
-               isinstance(c.left, ast.Subscript) and all(isinstance(x, ast.Subscript) for x in c.comparators)
-               for c in walk(s.test))
+    return any(_pair_of_elements(c, ast.Eq) for c in walk(s.test)) or breaks_on_mismatch(s)
+
+
+def _pair_of_elements(c, ops) -> bool:
+    """`a[i] == b[j]` (ops: the comparisons that count): two subscripts compared."""
+    return isinstance(c, ast.Compare) and any(isinstance(o, ops) for o in c.ops) and \
+        isinstance(c.left, ast.Subscript) and all(isinstance(x, ast.Subscript) for x in c.comparators)
+
+
+def _same_sequence(c: ast.Compare) -> bool:
+    """`s[l] != s[r]`: both sides index the same name."""
+    seqs = {ast.unparse(x.value) for x in (c.left, *c.comparators) if isinstance(x, ast.Subscript)}
+    return len(seqs) == 1
+
+
+def breaks_on_mismatch(s: ast.While) -> bool:
+    """`while l >= 0 and r < n: if s[l] != s[r]: break ...` (or `while True:`): the loop leaves when
+    two elements of one sequence differ, so it too extends a match (a palindrome around a centre).
+    A text against a pattern (`text[t + p] != pattern[p]`) is left out: a brute-force search's
+    inputs are often built to match far."""
+    for stmt in s.body:
+        if isinstance(stmt, ast.If) and any(isinstance(b, ast.Break) for b in stmt.body) and \
+                any(_pair_of_elements(c, ast.NotEq) and _same_sequence(c) for c in walk(stmt.test)):
+            return True
+    return False
 
 
 def new_record(s: ast.If) -> bool:
@@ -212,3 +238,77 @@ def new_record(s: ast.If) -> bool:
         if a is not None and a[0] in compared:
             return True
     return False
+
+
+def _root(node):
+    """The name under a subscript or attribute chain (`seen` of `seen[r][c]`), else None."""
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def marks_param(fn, param: str) -> bool:
+    """Whether `fn` calls itself and marks where it has been in its parameter `param` (`param.add(x)`,
+    `param[r][c] = True`, `grid[r][c] = '#'`), reading it in a test (`if x in param: return`): a
+    search whose marks a caller's loop shares, so all its calls together enter each state once."""
+    own = any(isinstance(c, ast.Call) and _callee(c) == fn.name for c in walk(fn))
+    marks = tests = False
+    for n in walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "add" and \
+                isinstance(n.func.value, ast.Name) and n.func.value.id == param:
+            marks = True
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Subscript) and _root(t) == param for t in n.targets):
+            marks = True
+        if isinstance(n, (ast.If, ast.While)) and _mentions(n.test, param):
+            tests = True
+    return own and marks and tests
+
+
+def _moves(n, name: str) -> int:
+    """+1 where `n` moves `name` up by a constant (`i += 1`, `i = i + 1`), -1 down, else 0."""
+    if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name and \
+            isinstance(n.value, ast.Constant) and isinstance(n.op, (ast.Add, ast.Sub)):
+        return 1 if isinstance(n.op, ast.Add) else -1
+    a = _assigned(n)
+    if a is not None and a[0] == name and isinstance(a[1], ast.BinOp) and isinstance(a[1].op, (ast.Add, ast.Sub)) \
+            and isinstance(a[1].left, ast.Name) and a[1].left.id == name and isinstance(a[1].right, ast.Constant):
+        return 1 if isinstance(a[1].op, ast.Add) else -1
+    return 0
+
+
+def back_and_forth(s: ast.While, name: str) -> bool:
+    """`while i < n: if a[i] >= a[i - 1]: i += 1 else: swap; i -= 1` (gnome sort): the loop's own
+    branches step its index both up and down, so each step back undoes one forward (an inversion):
+    the bound squared. A move the body makes every turn (`i -= 1` in a branch, then `i += 1` at the
+    end: the Dutch national flag) is not one."""
+    moves = {_moves(n, name) for n in walk_body(s)}
+    return {1, -1} <= moves and not any(_moves(stmt, name) for stmt in s.body)
+
+
+def gap_insertion(s: ast.While, enclosing: list) -> bool:
+    """Shell sort's insertion: `while j >= gap and a[j - gap] > x: ...; j -= gap` inside a loop on the
+    gap (`while gap > 0: ...; gap //= 2`, set anew each turn, not stepped by 1). Per element it moves
+    a few places on typical input, so the sort reads n·log n (measured about n^1.3)."""
+    gaps = set()
+    for n in s.body:  # the loop's own statements move its test's pointer down by the gap
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Sub) and isinstance(n.value, ast.Name) and \
+                isinstance(n.target, ast.Name) and _mentions(s.test, n.target.id):
+            gaps.add(n.value.id)
+        a = _assigned(n)
+        if a is not None and isinstance(a[1], ast.BinOp) and isinstance(a[1].op, ast.Sub) and _mentions(s.test, a[0]) \
+                and isinstance(a[1].left, ast.Name) and a[1].left.id == a[0] and isinstance(a[1].right, ast.Name):
+            gaps.add(a[1].right.id)
+    for outer in enclosing:
+        if not isinstance(outer, ast.While):
+            continue
+        for g in gaps:
+            if _mentions(outer.test, g) and any(_sets(x, g) and not _moves(x, g) for x in walk_body(outer)):
+                return True
+    return False
+
+
+def _sets(n, name: str) -> bool:
+    """`name = ...`, `name: T = ...` or `name op= ...`."""
+    a = _assigned(n)
+    return a is not None and a[0] == name or \
+        isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name
