@@ -261,7 +261,7 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
     found = snippets.extract(parsed)
     units = [(s.qualname, s.kind, s.name_line + 1, s.code) for s in found]
     lines = list(parsed.lines)
-    pragmas = {s.name_line + 1: _pragma_n(lines, s, path, notes) for s in found}
+    pragmas = {s.name_line + 1: cli_sizes.pragma(lines, s.start_line, path, notes) for s in found}
     shape = program_shape(parsed)
     by_shape = shaped(predictor)
     if by_shape and shape != FUNCTION:  # first: line 1, and the headline of a script
@@ -307,16 +307,6 @@ def predict_file(predictor: model.Model, path: Path, notes: list[str] | None = N
                 row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
-
-
-def _pragma_n(lines: list[str], s: snippets.Snippet, path: Path, notes: list[str] | None) -> float | None:
-    """A function's `# rlm: n=...`; a malformed one is a note, and the function keeps the default n."""
-    try:
-        return cli_sizes.pragma(lines, s.start_line)
-    except ValueError as exc:
-        if notes is not None:
-            notes.append(f"note: {path}:{s.start_line}: `# rlm: n=` ignored: {exc}")
-        return None
 
 
 def parse_error(source: str | Source) -> str | None:

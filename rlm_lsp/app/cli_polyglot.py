@@ -19,7 +19,6 @@ from rlm_lsp.app import cli_sizes
 from rlm_lsp.app.cli_jsonl import as_json, truncated
 from rlm_lsp.policy import sources
 from rlm_lsp.runtime import model
-from rlm_lsp.runtime import sizes as size_words
 
 WHAT_TO_DO = "give --model a model directory that reads it"
 
@@ -46,7 +45,8 @@ def predict_file(predictor: model.Model, path: Path, source: str, language: str,
     for s, result in zip(found, results, strict=True):
         row = {"file": str(path), "line": s.name_line + 1, "function": s.qualname, "kind": s.kind, "language": language}
         result = sizes.move(cli_sizes.key(row), result,
-                            functools.partial(sizes.asked, path, s.kind, _pragma(lines, s.start_line, path, notes)))
+                            functools.partial(sizes.asked, path, s.kind,
+                                              cli_sizes.pragma(lines, s.start_line, path, notes, language)))
         row.update({m: as_json(p) for m, p in result.items()})
         cut = predictor.read_limit(s.code, language) if truncated(result) else None
         if cut:
@@ -54,13 +54,3 @@ def predict_file(predictor: model.Model, path: Path, source: str, language: str,
             row["read_tokens"] = {"read": cut[0], "of": cut[1]}
         rows.append(row)
     return rows
-
-
-def _pragma(lines: list[str], start_line: int, path: Path, notes: list[str] | None) -> float | None:
-    """The `// rlm: n=...` just above a function whose first line is `start_line` (0-based)."""
-    try:
-        return size_words.pragma_n(lines, start_line, comment="//")
-    except ValueError as exc:
-        if notes is not None:
-            notes.append(f"note: {path}:{start_line}: `// rlm: n=` ignored: {exc}")
-        return None

@@ -130,10 +130,18 @@ def file_bytes(path: Path) -> float:
                          "use --input-bytes 1 for an empty input") from None
 
 
-def pragma(lines: list[str], start_line: int) -> float | None:
-    """The `# rlm: n=...` above a function whose first line (decorator or def) is `start_line`
-    (0-based); ValueError for a malformed one."""
-    return sizes.pragma_n(lines, start_line)
+def pragma(lines: list[str], start_line: int, path: Path, notes: list[str] | None,
+           language: str = "python") -> float | None:
+    """The `# rlm: n=...` (`// rlm: n=...` in C++, Java, Go) above a function whose first line (decorator
+    or def) is `start_line` (0-based); a malformed one is a note in `notes`, and the function keeps the
+    default n."""
+    comment = sizes.comment_of(language)
+    try:
+        return sizes.pragma_n(lines, start_line, comment=comment)
+    except ValueError as exc:
+        if notes is not None:
+            notes.append(f"note: {path}:{start_line}: `{comment} rlm: n=` ignored: {exc}")
+        return None
 
 
 def closing_line(sizes_: Sizes, rows: list[dict]) -> str | None:

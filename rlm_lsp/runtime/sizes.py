@@ -58,6 +58,11 @@ def parse_n(text: str | int | float) -> float:
     return value
 
 
+def comment_of(language: str) -> str:
+    """How `language` starts the line comment an `rlm: n=` pragma sits in: `#` for Python, `//` for C++, Java, Go."""
+    return "#" if language == "python" else "//"
+
+
 def pragma_n(lines: Sequence[str], def_line: int, decorators: int = 0, comment: str = "#") -> float | None:
     """The `# rlm: n=...` comment (`// rlm: n=...` where `comment` is "//") on the comment lines just
     above a function (0-based `def_line`, with `decorators` lines of decorators above it); None without

@@ -22,7 +22,7 @@ from typing import Any
 from rlm_lsp.python import loop_nests
 from rlm_lsp.runtime import growth
 from rlm_lsp.runtime.prediction import growth_class
-from rlm_lsp.runtime.sizes import format_n, pragma_n
+from rlm_lsp.runtime.sizes import comment_of, format_n, pragma_n
 from rlm_lsp.runtime.units import format_value
 
 SIZES = (10 ** 2, 10 ** 3, 10 ** 4, 10 ** 5, 10 ** 6)
@@ -62,7 +62,7 @@ def choose(lines: Sequence[str], start_line: int, setting_n: float | None, proje
     """`choose_n` for the function whose first line is `start_line` (0-based), before it has a result;
     C++, Java and Go write the comment `// rlm: n=...`."""
     problem = ""
-    comment = "#" if language == "python" else "//"
+    comment = comment_of(language)
     try:
         n = pragma_n(lines, start_line, comment=comment)
         if n is not None:
