@@ -48,7 +48,7 @@ from rlm_lsp.runtime import readers, value_shift
 from rlm_lsp.runtime.errors import ModelError
 from rlm_lsp.runtime.feature_trees import FeatureTrees
 from rlm_lsp.runtime.growth import at
-from rlm_lsp.runtime.prediction import Prediction
+from rlm_lsp.runtime.prediction import Prediction, scaled
 
 METRICS = ("memory", "latency")
 
@@ -231,9 +231,7 @@ def floor(p: Prediction, per_element: float | None) -> Prediction:
     least = per_element * p.n ** p.growth
     if p.value >= least:
         return p
-    k = least / p.value
-    return dataclasses.replace(p, value=least, low=p.low * k, high=p.high * k,
-                               samples=tuple(v * k for v in p.samples), smooth_samples=())
+    return scaled(p, least / p.value)
 
 
 def _own_exponent(s, metric: str, code: str, language: str) -> float:

@@ -138,6 +138,13 @@ def fold_growth(predictions: dict[str, Prediction]) -> dict[str, Prediction]:
     return out
 
 
+def scaled(p: Prediction, k: float) -> Prediction:
+    """`p` times `k`: its value, interval and samples (a factor on the number, not on its growth)."""
+    return dataclasses.replace(p, value=p.value * k, low=p.low * k, high=p.high * k,
+                               samples=tuple(v * k for v in p.samples),
+                               smooth_samples=tuple(v * k for v in p.smooth_samples))
+
+
 def with_n(predictions: dict[str, Prediction], n: float | None) -> dict[str, Prediction]:
     """Each Prediction saying it is for size `n` (a model that reads n: the n it read; its growth,
     where it predicts one, moves it from there, `rlm_lsp.runtime.growth.at`); unchanged for None."""

@@ -16,7 +16,6 @@ entry of rlm_config.json:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,7 +24,7 @@ import numpy as np
 
 from rlm_lsp.runtime import readers
 from rlm_lsp.runtime.feature_trees import FeatureTrees
-from rlm_lsp.runtime.prediction import Prediction
+from rlm_lsp.runtime.prediction import Prediction, scaled
 
 FILE_NAME = "value_trees.npz"
 METRICS = ("latency", "memory")
@@ -70,10 +69,7 @@ class ValueShift:
         out = dict(predictions)
         for m in self.trees.metrics:
             k = 10 ** float(np.clip(self.trees.predict(x, m)[0], -MOST, MOST))
-            p = out[m]
-            out[m] = dataclasses.replace(p, value=p.value * k, low=p.low * k, high=p.high * k,
-                                         samples=tuple(v * k for v in p.samples),
-                                         smooth_samples=tuple(v * k for v in p.smooth_samples))
+            out[m] = scaled(out[m], k)
         return out
 
 
